@@ -1,0 +1,39 @@
+"""evidence-plan: an evidence-driven plan compiler.
+
+The library is usable without the CLI::
+
+    from compiler import compile_plan
+    result = compile_plan("plan.yaml")
+    result.status          # "ready" or "blocked"
+    result.diagnostics     # tuple of Diagnostic
+
+Heavy modules are imported on first use, so that ``import compiler`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+__all__ = ["CompileResult", "Diagnostic", "PlanInputError", "compile_plan", "__version__"]
+
+if TYPE_CHECKING:
+    from compiler.compile import CompileResult, compile_plan
+    from compiler.diagnostics import Diagnostic, PlanInputError
+
+_LAZY = {
+    "CompileResult": "compiler.compile",
+    "compile_plan": "compiler.compile",
+    "Diagnostic": "compiler.diagnostics",
+    "PlanInputError": "compiler.diagnostics",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

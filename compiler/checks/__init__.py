@@ -1,0 +1,48 @@
+"""Stage 3: checks over validated items. Each rule yields diagnostics; none stops the others.
+
+A check is a function ``(ctx) -> Iterable[Diagnostic]`` registered in ``CHECKS``; the codes it
+may emit are declared in ``compiler.codes`` and documented there (the README table is generated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from compiler.diagnostics import Diagnostic, Location
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from compiler.load import Document
+    from compiler.model import Item, Plan
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    plan: Plan
+    doc: Document
+    graph: nx.DiGraph
+
+    def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
+        path = (*self.plan.items_path, item.index, *rest)
+        smap = self.doc.source_map
+        pos = smap.key(path) if key else smap.value(path)
+        return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
+
+
+Check = Callable[[CheckContext], Iterable[Diagnostic]]
+
+
+def all_checks() -> list[Check]:
+    from compiler.checks import dependencies, items
+
+    return [*items.CHECKS, *dependencies.CHECKS]
+
+
+def run_checks(ctx: CheckContext) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for check in all_checks():
+        out.extend(check(ctx))
+    return out

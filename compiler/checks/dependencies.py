@@ -1,0 +1,78 @@
+"""Rules about depends_on: unknown ids, self-dependencies, repeats, and cycles."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compiler.checks import CheckContext
+from compiler.diagnostics import Diagnostic, Note, closest
+from compiler.graph import find_cycles
+from compiler.model import Item
+
+
+def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP301: every dependency names an item of the plan; close misspellings get a did-you-mean."""
+    known = ctx.plan.known_ids
+    for item in ctx.plan.items:
+        unknown = [(j, d) for j, d in enumerate(item.depends_on) if d not in known]
+        if not unknown:
+            continue
+        names = list(dict.fromkeys(d for _, d in unknown))
+        guesses = {d: g for d in names if (g := closest(d, known)) is not None}
+        if len(names) == 1 and guesses:
+            hint = f" (did you mean {guesses[names[0]]}?)"
+        elif guesses:
+            hint = " (did you mean " + ", ".join(f"{g} for {d}" for d, g in guesses.items()) + "?)"
+        else:
+            hint = ""
+        yield Diagnostic(
+            "EP301",
+            f"{item.id} depends on unknown items: {', '.join(names)}{hint}",
+            item.id,
+            ctx.loc(item, item.depends_key, unknown[0][0]),
+        )
+
+
+def self_dependency(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP302: an item cannot depend on itself."""
+    for item in ctx.plan.items:
+        for j, dep in enumerate(item.depends_on):
+            if dep == item.id:
+                yield Diagnostic("EP302", f"{item.id} depends on itself", item.id,
+                                 ctx.loc(item, item.depends_key, j))
+                break
+
+
+def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP304 (warning): the same dependency listed twice."""
+    for item in ctx.plan.items:
+        seen: set[str] = set()
+        for j, dep in enumerate(item.depends_on):
+            if dep in seen:
+                yield Diagnostic("EP304", f"{item.id} lists dependency {dep} twice", item.id,
+                                 ctx.loc(item, item.depends_key, j))
+            seen.add(dep)
+
+
+def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP303: one diagnostic per cycle (strongly connected component), with its path and a note at
+    each depends_on entry on the loop, so the reader sees which edge to cut."""
+    first: dict[str, Item] = {}
+    for item in ctx.plan.items:
+        first.setdefault(item.id, item)
+    for path in find_cycles(ctx.graph):
+        notes = []
+        for a, b in zip(path, path[1:]):
+            item = first[a]
+            where = ctx.loc(item, item.depends_key, item.depends_on.index(b))
+            notes.append(Note(f"{a} depends on {b}", where))
+        yield Diagnostic(
+            "EP303",
+            f"dependency cycle among: {', '.join(sorted(set(path)))} ({' -> '.join(path)})",
+            path[0],
+            notes[0].location,
+            tuple(notes),
+        )
+
+
+CHECKS = [unknown_dependencies, self_dependency, duplicate_dependencies, cycles]

@@ -1,0 +1,350 @@
+"""The command line: a thin shell over the library. Parses options, calls, prints, exits.
+
+Exit codes (every command): 0 ready or done, 1 blocked, 2 input or usage error, 3 internal error.
+Data goes to stdout; messages, summaries and errors to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from compiler import __version__
+from compiler.diagnostics import Diagnostic, PlanInputError
+
+EXIT_READY, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+# Past this many, compile's summary says how many more there are (all are in the JSON).
+SCREEN_DIAGNOSTICS = 40
+
+
+def _color() -> bool | None:
+    return False if os.environ.get("NO_COLOR") else None  # None: click decides by the terminal
+
+
+def _style(text: str, severity: str) -> str:
+    if os.environ.get("NO_COLOR"):
+        return text
+    return click.style(text, fg="red" if severity == "error" else "yellow", bold=True)
+
+
+def _err(text: str = "") -> None:
+    click.echo(text, err=True, color=_color())
+
+
+def _show_input_error(err: PlanInputError) -> None:
+    from compiler.reporters import text
+
+    click.echo(text([err.diagnostic], _style), err=True, nl=False, color=_color())
+
+
+def _show_diagnostics(diagnostics: Sequence[Diagnostic], limit: int | None = None) -> None:
+    from compiler.reporters import text
+
+    shown = diagnostics if limit is None else diagnostics[:limit]
+    click.echo(text(shown, _style), err=True, nl=False, color=_color())
+    if len(shown) < len(diagnostics):
+        _err(f"... and {len(diagnostics) - len(shown)} more")
+
+
+class _Group(click.Group):
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Keep the epilog's own line breaks (click would re-wrap it).
+        if self.epilog:
+            formatter.write("\n" + self.epilog + "\n")
+
+
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="""Examples:
+  evidence-plan compile plan.yaml              # writes evidence-plan.json and evidence-plan.md
+  evidence-plan check plans/*.yaml             # CI or pre-commit: exit 1 when a plan is blocked
+  evidence-plan render evidence-plan.json -o PLAN.md
+  evidence-plan convert plan.yaml plan.json
+  evidence-plan schema input > plan.schema.json
+
+Exit codes: 0 ready, 1 blocked, 2 input or usage error, 3 internal error (a bug).""",
+)
+@click.version_option(__version__, "-V", "--version", prog_name="evidence-plan")
+@click.option("--debug", is_flag=True, help="Show a traceback for internal errors.")
+def cli(debug: bool) -> None:
+    """Compile evidence-driven plans: validate work items, check their evidence, order them into
+    waves, and write evidence-plan.json (ready or blocked) and a Markdown rendering."""
+
+
+@cli.command("compile")
+@click.argument("plan", metavar="PLAN")
+@click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
+              help="Folder for evidence-plan.json and evidence-plan.md (default: the plan's folder).")
+def compile_command(plan: str, output_dir: str | None) -> int:
+    """Compile PLAN (.yaml, .yml, .json, or - for stdin) into evidence-plan.json and evidence-plan.md.
+
+    Both files are written even when the plan is blocked (the JSON says why); nothing is written
+    when PLAN cannot be read. Exit 0 ready, 1 blocked, 2 input error.
+
+    \b
+    Examples:
+      evidence-plan compile plan.yaml
+      evidence-plan compile examples/duplicate-email/plan.yaml -o outputs
+      cat plan.yaml | evidence-plan compile - -o build
+    """
+    from compiler.compile import compile_plan
+    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps, write_atomic
+    from compiler.render import render_markdown
+
+    try:
+        result = compile_plan(plan)
+    except PlanInputError as err:
+        _show_input_error(err)
+        return EXIT_INPUT
+    out_dir = output_dir if output_dir is not None else (
+        "." if plan == "-" else os.path.dirname(plan) or "."
+    )
+    if not os.path.isdir(out_dir):
+        if os.path.exists(out_dir):
+            _err(f"{out_dir}: error: not a folder")
+            return EXIT_INPUT
+        os.makedirs(out_dir, exist_ok=True)
+    document = build_output(result, out_dir)
+    json_path = os.path.join(out_dir, JSON_NAME)
+    md_path = os.path.join(out_dir, MARKDOWN_NAME)
+    markdown = render_markdown(document, base=document["root"])
+    write_atomic(json_path, dumps(document))
+    write_atomic(md_path, markdown)
+
+    _show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
+    _err(_summary(result.document.name, document))
+    if result.status == "ready":
+        for n, wave in enumerate(result.waves, 1):
+            line = ", ".join(wave)
+            _err(f"  wave {n}: {line if len(line) <= 90 else line[:87] + '...'}")
+            if n == 10 and len(result.waves) > 11:
+                _err(f"  ... {len(result.waves) - 10} more waves")
+                break
+    _err(f"wrote {json_path}")
+    _err(f"wrote {md_path}")
+    return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _summary(name: str, document: dict[str, Any]) -> str:
+    s = document["summary"]
+    if document["status"] == "ready":
+        text = f"{name}: ready: {_plural(s['items'], 'item')} in {_plural(s['waves'], 'wave')}"
+        text += f" (widest {s['widest_wave']})"
+        if s["warnings"]:
+            text += f", {_plural(s['warnings'], 'warning')}"
+        return text
+    parts = [_plural(s["errors"], "error")]
+    if s["warnings"]:
+        parts.append(_plural(s["warnings"], "warning"))
+    return f"{name}: blocked: {', '.join(parts)}"
+
+
+@cli.command("check")
+@click.argument("plans", nargs=-1, required=True, metavar="PLAN...")
+@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "github", "sarif"]),
+              default="auto", show_default=True,
+              help="Report format; auto is github under GitHub Actions, else text.")
+@click.option("--strict", is_flag=True, help="Warnings block too (exit 1).")
+def check_command(plans: tuple[str, ...], fmt: str, strict: bool) -> int:
+    """Check one or more plans without writing anything (for CI and pre-commit).
+
+    Every file is checked, even after a bad one. The report goes to stdout; with text, a
+    summary line follows on stderr. Exit 0 all ready, 1 any blocked, 2 any unreadable.
+
+    \b
+    Examples:
+      evidence-plan check plan.yaml
+      evidence-plan check --strict plans/*.yaml
+      evidence-plan check --format sarif plan.yaml > evidence-plan.sarif
+    """
+    from compiler import reporters
+    from compiler.compile import compile_plan
+    from compiler.diagnostics import sort_diagnostics
+
+    diagnostics: list[Diagnostic] = []
+    input_errors = blocked = 0
+    for plan in plans:
+        try:
+            result = compile_plan(plan)
+        except PlanInputError as err:
+            diagnostics.append(err.diagnostic)
+            input_errors += 1
+            continue
+        diagnostics.extend(result.diagnostics)
+        if result.status == "blocked" or (strict and result.count("warning")):
+            blocked += 1
+    ordered = sort_diagnostics(diagnostics) if len(plans) > 1 else tuple(diagnostics)
+    fmt = reporters.resolve_format(fmt, dict(os.environ))
+    if fmt == "text":
+        click.echo(reporters.text(ordered, _style), nl=False, color=_color())
+        errors = sum(1 for d in ordered if d.severity == "error")
+        warnings = len(ordered) - errors
+        ready = len(plans) - blocked - input_errors
+        _err(f"{_plural(len(plans), 'plan')}: {ready} ready, {blocked} blocked, {input_errors} unreadable"
+             f" ({_plural(errors, 'error')}, {_plural(warnings, 'warning')})")
+    elif fmt == "json":
+        click.echo(reporters.as_json(ordered), nl=False)
+    elif fmt == "github":
+        click.echo(reporters.github(ordered), nl=False)
+    else:
+        click.echo(reporters.sarif(ordered, __version__), nl=False)
+    if input_errors:
+        return EXIT_INPUT
+    return EXIT_BLOCKED if blocked else EXIT_READY
+
+
+@cli.command("render")
+@click.argument("compiled", metavar="EVIDENCE_PLAN_JSON")
+@click.option("-o", "--output", metavar="FILE", default="-", show_default=True,
+              help="Where to write the Markdown; - is stdout.")
+def render_command(compiled: str, output: str) -> int:
+    """Render a compiled evidence-plan.json as Markdown. The JSON is the source of truth.
+
+    \b
+    Examples:
+      evidence-plan render evidence-plan.json > PLAN.md
+      evidence-plan render build/evidence-plan.json -o docs/plan.md
+    """
+    from compiler.emit import write_atomic
+    from compiler.render import link_base, render_markdown
+    from compiler.output_model import read_compiled
+
+    try:
+        document = read_compiled(compiled)
+    except PlanInputError as err:
+        _show_input_error(err)
+        return EXIT_INPUT
+    json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
+    md_dir = "." if output == "-" else os.path.dirname(output) or "."
+    markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))
+    if output == "-":
+        click.echo(markdown, nl=False)
+    else:
+        write_atomic(output, markdown)
+        _err(f"wrote {output}")
+    return EXIT_READY
+
+
+@cli.command("convert")
+@click.argument("source", metavar="IN")
+@click.argument("target", metavar="OUT")
+@click.option("--to", "to", type=click.Choice(["yaml", "json", "md"]), default=None,
+              help="Output format; needed when OUT is -, else taken from OUT's extension.")
+def convert_command(source: str, target: str, to: str | None) -> int:
+    """Convert a plan between YAML and JSON, or render it as Markdown, file in, file out.
+
+    IN is .yaml, .yml or .json (a plan, or a compiled evidence-plan.json); - reads stdin.
+    OUT is .yaml, .yml, .json or .md; - writes stdout (then give --to). Items are normalized;
+    every item field is kept, so YAML -> JSON -> YAML gives the same plan. A plan whose items
+    do not fit the format is not converted (exit 1). Never touches the network.
+
+    \b
+    Examples:
+      evidence-plan convert plan.yaml plan.json
+      evidence-plan convert evidence-plan.json plan.yaml
+      evidence-plan convert plan.yaml - --to md | less
+    """
+    from compiler.convert import dump_json, dump_yaml, plan_data, target_for
+    from compiler.emit import write_atomic
+    from compiler.load import load
+    from compiler.model import build_plan
+
+    kind = to or (None if target == "-" else target_for(target))
+    if kind is None:
+        raise click.UsageError(
+            "give --to yaml|json|md when OUT is -" if target == "-"
+            else f"cannot tell the format of {target!r}: use .yaml, .yml, .json or .md, or --to"
+        )
+    if to and target != "-" and target_for(target) not in (None, to):
+        raise click.UsageError(f"--to {to} disagrees with the extension of {target!r}")
+    try:
+        doc = load(source)
+        plan = build_plan(doc)
+    except PlanInputError as err:
+        _show_input_error(err)
+        return EXIT_INPUT
+    out_dir = "." if target == "-" else os.path.dirname(target) or "."
+    if kind == "md":
+        from compiler.compile import compile_document
+        from compiler.emit import build_output
+        from compiler.render import render_markdown
+
+        result = compile_document(doc, source)
+        document = build_output(result, out_dir)
+        text = render_markdown(document, base=document["root"])
+    else:
+        if plan.diagnostics:
+            _show_diagnostics(plan.diagnostics)
+            _err(f"{doc.name}: not converted: fix the items above first")
+            return EXIT_BLOCKED
+        root = None
+        if plan.root is not None:
+            from compiler.emit import plan_dir_of
+            from compiler.paths import relative_posix
+
+            root = relative_posix(os.path.join(plan_dir_of(source), plan.root), out_dir)
+        data = plan_data(plan, root)
+        text = dump_yaml(data) if kind == "yaml" else dump_json(data)
+    if target == "-":
+        click.echo(text, nl=False)
+    else:
+        write_atomic(target, text)
+        _err(f"wrote {target}")
+    return EXIT_READY
+
+
+@cli.command("schema")
+@click.argument("kind", type=click.Choice(["input", "output"]), default="input")
+def schema_command(kind: str) -> int:
+    """Print the JSON Schema of a plan file (input) or of evidence-plan.json (output).
+
+    \b
+    Examples:
+      evidence-plan schema > plan.schema.json      # for editor completion and validation
+      evidence-plan schema output
+    """
+    from compiler.schema import committed
+
+    click.echo(committed(kind), nl=False)  # type: ignore[arg-type]
+    return EXIT_READY
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit code; the only place that turns exceptions into codes."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = cli.main(args=args, prog_name="evidence-plan", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_INPUT
+    except click.exceptions.Abort:
+        _err("aborted")
+        return 130
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error of ours.
+        sys.stderr.close()
+        return EXIT_READY
+    except Exception as exc:  # noqa: BLE001 - the single place that reports bugs
+        if "--debug" in args:
+            import traceback
+
+            traceback.print_exc()
+        _err(f"evidence-plan: internal error: {type(exc).__name__}: {exc}")
+        _err(f"This is a bug in evidence-plan {__version__}: please report it with the output of"
+             " the same command run with --debug (which shows the traceback).")
+        return EXIT_INTERNAL
+    return code if isinstance(code, int) else EXIT_READY

@@ -1,0 +1,55 @@
+"""The registry of diagnostic codes: one line each, the single source of the README table.
+
+Ranges: EP00x the file cannot be read as a plan (exit 2); EP01x an item does not fit the format;
+EP1xx an item breaks a commitment (evidence, proof, change, unique id); EP3xx the dependency graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    input_error: bool = False  # the file is not a usable plan: exit 2, nothing written
+
+
+_ALL = [
+    Code("EP001", "unreadable-file", "error", "the plan file cannot be read: missing, a folder, not permitted, or not UTF-8", True),
+    Code("EP002", "syntax-error", "error", "the file is not valid YAML or JSON", True),
+    Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True),
+    Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True),
+    Code("EP005", "unsupported-yaml", "error", "a YAML feature that plans refuse: explicit tags, merge keys, non-scalar keys, aliases that expand too far, nesting too deep", True),
+    Code("EP010", "unknown-field", "error", "a field the plan format does not define, with a did-you-mean (`depend_on` -> `depends_on`)"),
+    Code("EP011", "wrong-type", "error", "a field or item has the wrong type, e.g. a number where text is expected"),
+    Code("EP012", "missing-id", "error", "an item has no `id`"),
+    Code("EP013", "conflicting-fields", "error", "an item gives both `depends_on` and its alias `dependencies`"),
+    Code("EP014", "bad-evidence", "error", "an evidence reference cannot be parsed: empty path, line 0, reversed range, both `line` and `lines`"),
+    Code("EP101", "no-evidence", "error", "`X has no repository evidence`: the item cites no evidence"),
+    Code("EP102", "no-proof", "error", "`X has no proof command`: the proof is missing or blank"),
+    Code("EP103", "no-change", "error", "`X has no change`: the change is missing or blank"),
+    Code("EP104", "duplicate-id", "error", "two items share an id; the message says where the first one is"),
+    Code("EP105", "duplicate-evidence", "warning", "an item cites the same evidence twice"),
+    Code("EP301", "unknown-dependency", "error", "`X depends on unknown items: a, b`, with a did-you-mean where an id is close"),
+    Code("EP302", "self-dependency", "error", "an item depends on itself"),
+    Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),
+    Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice"),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _ALL}
+
+
+def markdown_table() -> str:
+    """The README's table of codes, generated so that it cannot go stale (a test compares it)."""
+    lines = ["| code | name | severity | meaning |", "|---|---|---|---|"]
+    for c in _ALL:
+        severity = "error (exit 2)" if c.input_error else c.severity
+        lines.append(f"| `{c.code}` | {c.name} | {severity} | {c.summary} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,95 @@
+"""Stage 5: the compiled plan as evidence-plan.json (the source of truth), written atomically.
+
+Output is deterministic: no timestamps, stable key order, POSIX paths relative to the folder of
+the JSON file, UTF-8, two-space indent, trailing newline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from compiler.compile import CompileResult
+from compiler.diagnostics import Diagnostic
+from compiler.load import STDIN
+from compiler.model import FORMAT
+from compiler.paths import relative_posix
+
+JSON_NAME = "evidence-plan.json"
+MARKDOWN_NAME = "evidence-plan.md"
+
+
+def plan_dir_of(path: str) -> str:
+    """The folder a plan's relative paths start from (the working folder for stdin)."""
+    return "." if path == STDIN else os.path.dirname(os.path.abspath(path))
+
+
+def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -> dict[str, Any]:
+    """The evidence-plan.json document for a result, with paths relative to ``out_dir``."""
+    source = "<stdin>" if result.path == STDIN else relative_posix(result.path, out_dir)
+    root_dir = os.path.join(plan_dir_of(result.path), result.plan.root or ".")
+    root = relative_posix(root_dir, out_dir)
+
+    def relocate(d: Diagnostic) -> dict[str, Any]:
+        out = d.to_dict()
+        for loc in [out["location"], *(n["location"] for n in out.get("related", []))]:
+            if loc is not None and loc["file"] == result.document.name:
+                loc["file"] = source
+        return out
+
+    wave_of = result.wave_of()
+    items = []
+    for item in result.plan.items:
+        entry = item.to_dict()
+        if wave_of:
+            entry["wave"] = wave_of.get(item.id)
+        items.append(entry)
+    waves = [list(w) for w in result.waves]
+    return {
+        "format": FORMAT,
+        "plan": result.plan.name,
+        "goal": result.plan.goal,
+        "source": source,
+        "root": root,
+        "status": result.status,
+        "summary": {
+            "items": len(result.plan.items),
+            "waves": len(waves),
+            "widest_wave": max((len(w) for w in waves), default=0),
+            "errors": result.count("error"),
+            "warnings": result.count("warning"),
+        },
+        "issues": [relocate(d) for d in result.diagnostics],
+        "waves": waves,
+        "critical_path": list(result.critical_path),
+        "items": items,
+    }
+
+
+def dumps(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write via a temporary file in the same folder and a rename: readers never see half a file,
+    and a failure leaves the previous file as it was."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,88 @@
+"""Stage 4: the dependency graph with networkx: cycles, waves, critical path.
+
+Edges point from a dependency to its dependent (``contract -> implementation``), so topological
+generations are the waves. Every function here is linear in items + edges and iterative: a chain
+of a million items must not recurse.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from compiler.model import Item
+
+
+def build_graph(items: tuple[Item, ...]) -> nx.DiGraph:
+    """One node per id (the first item that has it), one edge per known, non-self dependency."""
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    for item in items:
+        if item.id not in graph:
+            graph.add_node(item.id)
+    seen: set[str] = set()
+    for item in items:
+        if item.id in seen:
+            continue
+        seen.add(item.id)
+        for dep in item.depends_on:
+            if dep != item.id and dep in graph:
+                graph.add_edge(dep, item.id)
+    return graph
+
+
+def find_cycles(graph: nx.DiGraph) -> list[list[str]]:
+    """One cycle per strongly connected component with more than one node.
+
+    Each cycle is given in "depends on" order starting from the smallest id, closed:
+    ``[a, b, c, a]`` means a depends on b, b on c, c on a. Deterministic, linear per component.
+    """
+    import networkx as nx
+
+    cycles = []
+    for component in nx.strongly_connected_components(graph):
+        if len(component) < 2:
+            continue
+        start = min(component)
+        cycles.append(_shortest_cycle(graph, start, component))
+    cycles.sort()
+    return cycles
+
+
+def _shortest_cycle(graph: nx.DiGraph, start: str, component: set[str]) -> list[str]:
+    """Breadth-first along "depends on" edges (predecessors) from start back to start."""
+    parent: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for dep in sorted(graph.predecessors(node)):
+            if dep not in component:
+                continue
+            if dep == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(parent[path[-1]])
+                path.reverse()
+                return [*path, start]
+            if dep not in parent:
+                parent[dep] = node
+                queue.append(dep)
+    raise AssertionError("a strongly connected component always has a cycle through each node")
+
+
+def waves(graph: nx.DiGraph) -> list[list[str]]:
+    """Wave k holds the items whose dependencies all lie in earlier waves; ids sorted."""
+    import networkx as nx
+
+    return [sorted(generation) for generation in nx.topological_generations(graph)]
+
+
+def critical_path(graph: nx.DiGraph) -> list[str]:
+    """The longest chain of dependencies (each item counting one), first item first."""
+    import networkx as nx
+
+    return list(nx.dag_longest_path(graph)) if graph.number_of_nodes() else []

@@ -1,0 +1,450 @@
+"""Stage 2: plain data -> validated work items, every problem a located diagnostic.
+
+pydantic checks the shape of each item (types, unknown fields); this module translates its
+errors into the project's diagnostics and parses evidence references, so that one bad item never
+hides the others and no raw pydantic text ever reaches a user.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+
+from compiler.diagnostics import Diagnostic, Location, PlanInputError, did_you_mean
+from compiler.load import Document
+from compiler.sourcemap import Path
+
+FORMAT = "evidence-plan/1"
+
+# --- The input format, as pydantic models (also the source of schemas/plan.schema.json) --------
+
+_EVIDENCE_STRING = {
+    "type": "string",
+    "minLength": 1,
+    "description": "path, path:LINE, path:START-END, path::symbol, or an https:// link",
+    "examples": ["tests/test_accounts.py:44", "app/accounts.py:18-24", "app/accounts.py::create_account"],
+}
+
+
+class EvidenceObject(BaseModel):
+    """The object form of an evidence entry."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, title="Evidence")
+
+    path: str | None = Field(default=None, description="relative to the repository root")
+    line: int | None = Field(default=None, ge=1, description="one line, 1-based")
+    lines: str | int | None = Field(default=None, description="START-END (inclusive) or one line")
+    symbol: str | None = Field(default=None, description="a function, class or dotted name")
+    contains: str | None = Field(default=None, description="text that must appear in the cited lines")
+    url: str | None = Field(default=None, description="external evidence (not verified)")
+
+
+_EVIDENCE_LIST_SCHEMA = {
+    "type": "array",
+    "description": "repository facts that justify the change",
+    "items": {"anyOf": [_EVIDENCE_STRING, {"$ref": "#/$defs/Evidence"}]},
+}
+
+
+class WorkItem(BaseModel):
+    """One work item: its five commitments."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True, title="WorkItem")
+
+    id: str = Field(description="stable reference, unique in the plan")
+    change: str = Field(default="", description="the smallest behaviour or contract change")
+    evidence: Annotated[list[Any], WithJsonSchema(_EVIDENCE_LIST_SCHEMA)] = Field(default_factory=list)
+    depends_on: list[str] = Field(default_factory=list, description="ids that must be done first (alias: dependencies)")
+    proof: str = Field(default="", description="the one exact command that closes the item")
+
+
+ITEM_FIELDS = ("id", "change", "evidence", "depends_on", "proof")
+ITEM_ALIASES = {"dependencies": "depends_on"}
+PLAN_FIELDS = ("plan", "goal", "root", "items")
+# Keys of a compiled evidence-plan.json that are read past when it is used as input.
+COMPILED_FIELDS = ("format", "status", "source", "issues", "waves", "summary", "critical_path")
+
+
+class PlanFile(BaseModel):
+    """A plan file: a name, a goal, and the work items."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, title="Plan")
+
+    plan: str | None = Field(default=None, description="the plan's name")
+    goal: str | None = Field(default=None, description="what the plan achieves")
+    root: str | None = Field(default=None, description="repository root, relative to this file")
+    items: list[WorkItem]
+
+
+# --- Normalized values that later stages use ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    path: str | None = None  # None for a URL
+    start: int | None = None
+    end: int | None = None
+    symbol: str | None = None
+    contains: str | None = None
+    url: str | None = None
+
+    def ref(self) -> str:
+        """The compact text form: app/accounts.py:18-24, app/x.py::sym, or the URL."""
+        if self.url is not None:
+            return self.url
+        text = self.path or ""
+        if self.symbol:
+            return f"{text}::{self.symbol}"
+        if self.start is not None:
+            text += f":{self.start}" if self.end == self.start else f":{self.start}-{self.end}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.url is not None:
+            return {"url": self.url}
+        out: dict[str, Any] = {"path": self.path}
+        if self.start is not None:
+            if self.end == self.start:
+                out["line"] = self.start
+            else:
+                out["lines"] = f"{self.start}-{self.end}"
+        if self.symbol is not None:
+            out["symbol"] = self.symbol
+        if self.contains is not None:
+            out["contains"] = self.contains
+        return out
+
+    def to_input(self) -> str | dict[str, Any]:
+        """Compact string when it reads back to the same evidence, else the object form."""
+        if self.contains is None and parse_reference(self.ref())[0] == self:
+            return self.ref()
+        return self.to_dict()
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    id: str
+    change: str
+    evidence: tuple[Evidence, ...]
+    depends_on: tuple[str, ...]
+    proof: str
+    index: int  # position in the plan's item list (0-based)
+    depends_key: str = "depends_on"  # the key the file used (dependencies is an alias)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "change": self.change,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "depends_on": list(self.depends_on),
+            "proof": self.proof,
+        }
+
+    def to_input(self) -> dict[str, Any]:
+        out = self.to_dict()
+        out["evidence"] = [e.to_input() for e in self.evidence]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The validated plan: metadata, items (valid ones), and what went wrong."""
+
+    name: str | None
+    goal: str | None
+    root: str | None
+    items: tuple[Item, ...]
+    item_count: int  # items in the file, valid or not
+    known_ids: frozenset[str]  # ids of every item that has one, valid or not
+    items_path: Path  # where the item list sits in the document: ("items",) or ()
+    diagnostics: tuple[Diagnostic, ...]
+
+
+# --- Evidence references --------------------------------------------------------------------------
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")
+_LINE_SUFFIX = re.compile(r":(-?\d+)(?:-(-?\d+))?$")
+_RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
+
+
+def _check_range(start: int, end: int) -> str | None:
+    if start < 1 or end < 1:
+        return "line numbers start at 1"
+    if end < start:
+        return f"the range {start}-{end} is reversed"
+    return None
+
+
+def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
+    """Parse the string form. Returns (evidence, None) or (None, why it is invalid)."""
+    text = text.strip()
+    if not text:
+        return None, "evidence is empty"
+    if _URL.match(text):
+        return Evidence(url=text), None
+    if "::" in text:
+        path, _, symbol = text.partition("::")
+        if not path or not symbol:
+            return None, f"evidence {text!r} needs both a path and a symbol (path::symbol)"
+        return Evidence(path=path, symbol=symbol), None
+    m = _LINE_SUFFIX.search(text)
+    if m is None:
+        return Evidence(path=text), None
+    path = text[: m.start()]
+    if not path:
+        return None, f"evidence {text!r} has no path"
+    start = int(m.group(1))
+    end = int(m.group(2)) if m.group(2) is not None else start
+    problem = _check_range(start, end)
+    if problem:
+        return None, f"evidence {text!r}: {problem}"
+    return Evidence(path=path, start=start, end=end), None
+
+
+def _parse_object(obj: EvidenceObject) -> tuple[Evidence | None, str | None, str | None]:
+    """(evidence, problem, field the problem is in)."""
+    if obj.url is not None:
+        if obj.path is not None or obj.line is not None or obj.lines is not None or obj.symbol is not None:
+            return None, "evidence with a url takes no path, line, lines or symbol", "url"
+        if not _URL.match(obj.url.strip()):
+            return None, f"{obj.url!r} is not a URL", "url"
+        return Evidence(url=obj.url.strip(), contains=obj.contains), None, None
+    if obj.path is None or not obj.path.strip():
+        return None, "evidence needs a path (or a url)", "path"
+    if obj.line is not None and obj.lines is not None:
+        return None, "give either line or lines, not both", "lines"
+    start = end = None
+    if obj.line is not None:
+        start = end = obj.line
+    elif obj.lines is not None:
+        m = _RANGE.match(str(obj.lines))
+        if m is None:
+            return None, f"lines {obj.lines!r} must be START-END, e.g. 18-24", "lines"
+        start = int(m.group(1))
+        end = int(m.group(2)) if m.group(2) is not None else start
+        problem = _check_range(start, end)
+        if problem:
+            return None, problem, "lines"
+    if obj.symbol is not None and start is not None:
+        return None, "give either a symbol or lines, not both", "symbol"
+    return Evidence(path=obj.path.strip(), start=start, end=end, symbol=obj.symbol, contains=obj.contains), None, None
+
+
+# --- Validation -----------------------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+_EXPECTED = {
+    "string_type": "text",
+    "list_type": "a list",
+    "int_type": "a whole number",
+    "model_type": "a mapping",
+    "dict_type": "a mapping",
+    "greater_than_equal": "at least 1",
+}
+
+
+def _at(data: Any, loc: tuple[Any, ...]) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc).replace(".[", "[")
+
+
+class _Collector:
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.out: list[Diagnostic] = []
+
+    def loc(self, path: Path, *, key: bool = False) -> Location:
+        smap = self.doc.source_map
+        pos = smap.key(path) if key else smap.value(path)
+        return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
+
+    def add(self, code: str, message: str, item: str | None, path: Path, *, key: bool = False) -> None:
+        self.out.append(Diagnostic(code, message, item, self.loc(path, key=key)))
+
+    def pydantic(self, err: ValidationError, raw: Any, base: Path, label: str, item: str | None,
+                 fields: tuple[str, ...], rename: dict[str, str] | None = None) -> None:
+        for e in err.errors(include_url=False, include_input=False):
+            value = _at(raw, tuple(e["loc"]))
+            loc = tuple(e["loc"])
+            if rename and loc and loc[0] in rename:
+                loc = (rename[loc[0]], *loc[1:])
+            kind = e["type"]
+            if kind == "extra_forbidden":
+                name = str(loc[-1])
+                hint = did_you_mean(name, fields)
+                self.add("EP010", f"{label} has unknown field {name!r}{hint}", item, (*base, *loc), key=True)
+            elif kind == "missing" and loc == ("id",):
+                self.add("EP012", f"{label} has no id", item, base)
+            elif kind == "missing":
+                self.add("EP012", f"{label} has no {_field_name(loc)}", item, base)
+            else:
+                expected = _EXPECTED.get(kind, e["msg"].lower())
+                actual = _kind(value)
+                self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
+                         (*base, *loc))
+
+
+def _label(raw: Any, index: int) -> tuple[str, str | None]:
+    """How messages name an item: its id when it has a usable one, else 'item N'."""
+    if isinstance(raw, dict):
+        ident = raw.get("id")
+        if isinstance(ident, str) and ident.strip():
+            return ident, ident
+    return f"item {index + 1}", None
+
+
+def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
+    label, item_id = _label(raw, index)
+    if not isinstance(raw, dict):
+        col.add("EP011", f"{label} must be a mapping with id, change, evidence, depends_on and proof, not {_kind(raw)}",
+                None, base)
+        return None
+    data = dict(raw)
+    ok = True
+    if "dependencies" in data:
+        if "depends_on" in data:
+            col.add("EP013", f"{label} gives both depends_on and dependencies (an alias): keep one", item_id,
+                    (*base, "dependencies"), key=True)
+            ok = False
+        else:
+            data["depends_on"] = data["dependencies"]
+        del data["dependencies"]
+    dep_key = "dependencies" if "dependencies" in raw and "depends_on" not in raw else "depends_on"
+    try:
+        model = WorkItem.model_validate(data)
+    except ValidationError as err:
+        # Locations and messages use the file's own key (dependencies, when the alias was used).
+        col.pydantic(err, data, base, label, item_id, (*ITEM_FIELDS, *ITEM_ALIASES),
+                     rename={"depends_on": dep_key})
+        return None
+    if not model.id.strip():
+        col.add("EP012", f"{label} has an empty id", None, (*base, "id"))
+        ok = False
+    evidence: list[Evidence] = []
+    for j, entry in enumerate(model.evidence):
+        epath = (*base, "evidence", j)
+        if isinstance(entry, str):
+            ev, problem = parse_reference(entry)
+            if problem:
+                col.add("EP014", f"{label}: {problem}", item_id, epath)
+                ok = False
+            elif ev is not None:
+                evidence.append(ev)
+        elif isinstance(entry, dict):
+            try:
+                obj = EvidenceObject.model_validate(entry)
+            except ValidationError as err:
+                col.pydantic(err, entry, epath, f"{label} evidence {j + 1}", item_id,
+                             tuple(EvidenceObject.model_fields))
+                ok = False
+                continue
+            ev, problem, field = _parse_object(obj)
+            if problem:
+                col.add("EP014", f"{label}: {problem}", item_id, (*epath, field) if field in entry else epath)
+                ok = False
+            elif ev is not None:
+                evidence.append(ev)
+        else:
+            col.add("EP011", f"{label}: evidence[{j}] must be text or a mapping, not {_kind(entry)}", item_id, epath)
+            ok = False
+    if not ok:
+        return None
+    return Item(model.id, model.change, tuple(evidence), tuple(model.depends_on), model.proof, index, dep_key)
+
+
+def _top_level(doc: Document) -> tuple[dict[str, Any], Any, Path]:
+    """Find the item list. Raises PlanInputError (EP004) when the document is not a plan."""
+    data = doc.data
+    if isinstance(data, list):
+        return {}, data, ()
+    if isinstance(data, dict):
+        if "items" not in data:
+            if "id" in data:
+                hint = "a single item? put it in a list under items:"
+            else:
+                hint = "a plan is a mapping with items: [...], or a list of items"
+            pos = doc.source_map.value(()) or (1, 1)
+            raise PlanInputError(Diagnostic("EP004", "not a plan: no items", None, Location(doc.name, *pos), hint=hint))
+        items = data["items"]
+        if not isinstance(items, list):
+            pos = doc.source_map.value(("items",))
+            raise PlanInputError(
+                Diagnostic("EP004", f"not a plan: items must be a list, not {_kind(items)}", None,
+                           Location(doc.name, *pos) if pos else Location(doc.name)),
+            )
+        return data, items, ("items",)
+    what = "an empty file" if data is None else _kind(data)
+    pos = doc.source_map.value(())
+    raise PlanInputError(
+        Diagnostic("EP004", f"not a plan: the document is {what}", None,
+                   Location(doc.name, *pos) if pos else Location(doc.name),
+                   hint="a plan is a mapping with items: [...], or a list of items"),
+    )
+
+
+def build_plan(doc: Document) -> Plan:
+    """Validate a loaded document. Bad items become diagnostics; only a non-plan raises."""
+    meta, raw_items, items_path = _top_level(doc)
+    col = _Collector(doc)
+    compiled = isinstance(meta.get("format"), str) and meta["format"].startswith("evidence-plan")
+    allowed = PLAN_FIELDS + COMPILED_FIELDS if compiled else PLAN_FIELDS
+    for key in meta:
+        if key not in allowed:
+            col.add("EP010", f"unknown plan field {key!r}{did_you_mean(key, allowed)}", None, (key,), key=True)
+    text_meta: dict[str, str | None] = {}
+    for key in ("plan", "goal", "root"):
+        value = meta.get(key)
+        if value is not None and not isinstance(value, str):
+            col.add("EP011", f"plan field {key} must be text, not {_kind(value)}", None, (key,))
+            value = None
+        text_meta[key] = value
+
+    items: list[Item] = []
+    known: set[str] = set()
+    for index, raw in enumerate(raw_items):
+        base = (*items_path, index)
+        if compiled and isinstance(raw, dict) and "wave" in raw:
+            raw = {k: v for k, v in raw.items() if k != "wave"}
+        _, ident = _label(raw, index)
+        if ident is not None:
+            known.add(ident)
+        item = _item(raw, index, base, col)
+        if item is not None:
+            items.append(item)
+    return Plan(
+        name=text_meta["plan"],
+        goal=text_meta["goal"],
+        root=text_meta["root"],
+        items=tuple(items),
+        item_count=len(raw_items),
+        known_ids=frozenset(known),
+        items_path=items_path,
+        diagnostics=tuple(col.out),
+    )
