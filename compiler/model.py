@@ -45,7 +45,8 @@ class EvidenceObject(BaseModel):
 _EVIDENCE_LIST_SCHEMA = {
     "type": "array",
     "description": "repository facts that justify the change",
-    "items": {"anyOf": [_EVIDENCE_STRING, {"$ref": "#/$defs/Evidence"}]},
+    # schema.py replaces this placeholder with a $ref to the EvidenceObject definition.
+    "items": {"anyOf": [_EVIDENCE_STRING, {"x-evidence-object": True}]},
 }
 
 

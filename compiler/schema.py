@@ -19,9 +19,16 @@ def generate(kind: Kind) -> str:
 
     schema: dict[str, Any]
     if kind == "input":
-        from compiler.model import PlanFile, WorkItem
+        from compiler.model import EvidenceObject, PlanFile, WorkItem
 
         schema = TypeAdapter(PlanFile | list[WorkItem]).json_schema(mode="validation")
+        schema["$defs"]["Evidence"] = EvidenceObject.model_json_schema(mode="validation")
+        text = json.dumps(schema).replace('{"x-evidence-object": true}', '{"$ref": "#/$defs/Evidence"}')
+        schema = json.loads(text)
+        item = schema["$defs"]["WorkItem"]
+        item["properties"]["dependencies"] = {**item["properties"]["depends_on"], "title": "Dependencies",
+                                              "description": "alias of depends_on"}
+        item["not"] = {"required": ["depends_on", "dependencies"]}
         schema["title"] = "evidence-plan plan file"
         schema["description"] = "A plan: work items, each with id, change, evidence, depends_on and proof."
     else:
