@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def repo() -> Path:
+    """The repository root (examples/, outputs/, schemas/ ...)."""
+    return REPO
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Callable[..., Path]:
+    """write("plan.yaml", '''...''') -> path; the text is dedented, so tests can indent it."""
+
+    def _write(name: str, text: str | bytes) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return _write
