@@ -51,6 +51,13 @@ def _show_diagnostics(diagnostics: Sequence[Diagnostic], limit: int | None = Non
 
 
 class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        # Commands return their exit code; make it the process's (and CliRunner's) exit code.
+        code = super().invoke(ctx)
+        if isinstance(code, int) and code != EXIT_READY:
+            ctx.exit(code)
+        return code
+
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Keep the epilog's own line breaks (click would re-wrap it).
         if self.epilog:
