@@ -1,0 +1,445 @@
+"""The command line as a user runs it: exit code, stdout and stderr, and the files it leaves."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from compiler import __version__
+from compiler.cli import cli, main
+
+READY = """
+plan: tiny
+items:
+  - id: a
+    change: Do a
+    evidence: [a.py:1]
+    proof: make a
+  - id: b
+    change: Do b
+    evidence: [b.py:2]
+    depends_on: [a]
+    proof: make b
+"""
+
+WARNS = """
+items:
+  - id: a
+    change: Do a
+    evidence: [a.py:1, a.py:1]
+    proof: make a
+"""
+
+BLOCKED = """
+items:
+  - id: a
+    change: Do a
+    evidence: [a.py:1]
+    proof: ""
+"""
+
+
+def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
+        color: bool = False) -> Result:
+    return CliRunner().invoke(cli, list(args), input=input, env=env, color=color)
+
+
+@pytest.fixture
+def example(tmp_path: Path, repo: Path) -> Path:
+    """A copy of the duplicate-email example, so tests may write next to it."""
+    target = tmp_path / "duplicate-email"
+    shutil.copytree(repo / "examples" / "duplicate-email", target)
+    return target / "plan.yaml"
+
+
+# --- compile -------------------------------------------------------------------------------------
+
+
+def test_compile_ready_example_writes_both_artifacts_beside_the_plan(example: Path) -> None:
+    result = run("compile", str(example))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert "ready: 4 items in 3 waves (widest 2)" in result.stderr
+    assert "wave 2: docs, implementation" in result.stderr
+    document = json.loads((example.parent / "evidence-plan.json").read_text(encoding="utf-8"))
+    assert document["status"] == "ready"
+    assert document["waves"] == [["contract"], ["docs", "implementation"], ["integration"]]
+    assert document["source"] == "plan.yaml"
+    assert document["root"] == "."
+    markdown = (example.parent / "evidence-plan.md").read_text(encoding="utf-8")
+    assert markdown.startswith("# duplicate-email\n")
+    assert "```mermaid" in markdown
+    assert "(app/accounts.py#L18-L23)" in markdown
+
+
+def test_compile_is_deterministic_and_independent_of_the_working_folder(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out1, out2 = tmp_path / "one", tmp_path / "two"
+    assert run("compile", str(example), "-o", str(out1)).exit_code == 0
+    monkeypatch.chdir(example.parent)
+    assert run("compile", "plan.yaml", "-o", str(out2)).exit_code == 0
+    for name in ("evidence-plan.json", "evidence-plan.md"):
+        assert (out1 / name).read_bytes() == (out2 / name).read_bytes()
+        assert str(tmp_path) not in (out1 / name).read_text(encoding="utf-8")  # no absolute paths
+
+
+def test_compile_matches_the_committed_outputs(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    out = tmp_path / "outputs"
+    result = run("compile", "examples/duplicate-email/plan.yaml", "-o", str(out))
+    assert result.exit_code == 0
+    # Paths differ (out is elsewhere), everything else is the same document.
+    mine = json.loads((out / "evidence-plan.json").read_text(encoding="utf-8"))
+    committed = json.loads((repo / "outputs" / "evidence-plan.json").read_text(encoding="utf-8"))
+    for key in ("source", "root"):
+        mine.pop(key), committed.pop(key)
+    assert mine == committed
+
+
+def test_compile_blocked_plan_exits_1_and_still_writes_the_json(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", BLOCKED)
+    result = run("compile", str(plan))
+    assert result.exit_code == 1
+    assert f"{plan}:5:12: error EP102 a has no proof command" in result.stderr
+    assert "blocked: 1 error" in result.stderr
+    document = json.loads((plan.parent / "evidence-plan.json").read_text(encoding="utf-8"))
+    assert document["status"] == "blocked"
+    assert document["waves"] == []
+    assert document["issues"] == [{
+        "code": "EP102", "severity": "error", "message": "a has no proof command", "item": "a",
+        "location": {"file": "plan.yaml", "line": 5, "column": 12},
+    }]
+    assert "wave" not in document["items"][0]
+    assert "## Issues" in (plan.parent / "evidence-plan.md").read_text(encoding="utf-8")
+
+
+def test_input_error_exits_2_and_leaves_earlier_artifacts_untouched(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", READY)
+    assert run("compile", str(plan)).exit_code == 0
+    before = {p.name: p.read_bytes() for p in plan.parent.glob("evidence-plan.*")}
+    plan.write_text("items:\n  - id: a\n    change: [unclosed\n", encoding="utf-8")
+    result = run("compile", str(plan))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{plan}:4:1: error EP002 invalid YAML")
+    assert "Traceback" not in result.output
+    assert {p.name: p.read_bytes() for p in plan.parent.glob("evidence-plan.*")} == before
+
+
+def test_compile_missing_file_exits_2_with_a_hint(tmp_path: Path) -> None:
+    result = run("compile", str(tmp_path / "nope.yaml"))
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / 'nope.yaml'}: error EP001 no such file\n  hint: check the path\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_compile_output_that_is_a_file_is_a_usage_error(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", READY)
+    blocker = write("out", "not a folder")
+    result = run("compile", str(plan), "-o", str(blocker))
+    assert result.exit_code == 2
+    assert "not a folder" in result.stderr
+
+
+def test_compile_reads_standard_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run("compile", "-", "-o", "build", input=READY.encode())
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "build" / "evidence-plan.json").read_text(encoding="utf-8"))
+    assert document["source"] == "<stdin>"
+    assert document["waves"] == [["a"], ["b"]]
+
+
+def test_compile_json_from_standard_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    plan = {"items": [{"id": "a", "change": "c", "evidence": ["x"], "proof": "p"}]}
+    result = run("compile", "-", input=json.dumps(plan))
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "evidence-plan.json").read_text(encoding="utf-8"))["status"] == "ready"
+
+
+# --- check ---------------------------------------------------------------------------------------
+
+
+def test_check_writes_nothing(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", READY)
+    result = run("check", str(plan))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr == "1 plan: 1 ready, 0 blocked, 0 unreadable (0 errors, 0 warnings)\n"
+    assert [p.name for p in plan.parent.iterdir()] == ["plan.yaml"]
+
+
+def test_check_reports_every_file_even_after_a_bad_one(write: Callable[..., Path]) -> None:
+    bad = write("bad.yaml", "items: [")
+    blocked = write("blocked.yaml", BLOCKED)
+    ready = write("ready.yaml", READY)
+    result = run("check", str(bad), str(blocked), str(ready))
+    assert result.exit_code == 2  # an unreadable file outranks a blocked one
+    assert f"{bad}:1:9: error EP002" in result.stdout
+    assert f"{blocked}:5:12: error EP102 a has no proof command" in result.stdout
+    assert "3 plans: 1 ready, 1 blocked, 1 unreadable (2 errors, 0 warnings)" in result.stderr
+
+
+def test_check_strict_makes_warnings_block(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", WARNS)
+    relaxed = run("check", str(plan))
+    assert relaxed.exit_code == 0
+    assert f"{plan}:4:24: warning EP105 a cites a.py:1 twice" in relaxed.stdout
+    assert run("check", "--strict", str(plan)).exit_code == 1
+
+
+def test_check_json_format_is_a_list_of_diagnostics(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", BLOCKED)
+    result = run("check", "--format", "json", str(plan))
+    assert result.exit_code == 1
+    assert result.stderr == ""
+    assert json.loads(result.stdout) == [{
+        "code": "EP102", "severity": "error", "message": "a has no proof command", "item": "a",
+        "location": {"file": str(plan), "line": 5, "column": 12},
+    }]
+
+
+def test_check_github_format_and_auto_detection(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", BLOCKED)
+    expected = f"::error file={plan},line=5,col=12,title=EP102 no-proof::a has no proof command\n"
+    assert run("check", "--format", "github", str(plan)).stdout == expected
+    assert run("check", str(plan), env={"GITHUB_ACTIONS": "true"}).stdout == expected
+    assert run("check", str(plan), env={"GITHUB_ACTIONS": ""}).stdout.startswith(f"{plan}:5:12: error EP102")
+
+
+def test_check_sarif_format(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", BLOCKED)
+    result = run("check", "--format", "sarif", str(plan))
+    assert result.exit_code == 1
+    sarif = json.loads(result.stdout)
+    assert sarif["version"] == "2.1.0"
+    run_ = sarif["runs"][0]
+    assert run_["tool"]["driver"]["name"] == "evidence-plan"
+    assert [r["id"] for r in run_["tool"]["driver"]["rules"]] == ["EP102"]
+    (finding,) = run_["results"]
+    assert finding["ruleId"] == "EP102" and finding["level"] == "error"
+    assert finding["locations"][0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 12}
+
+
+def test_no_color_is_respected(write: Callable[..., Path]) -> None:
+    plan = write("plan.yaml", BLOCKED)
+    assert "\x1b[" in run("check", "--format", "text", str(plan), color=True).stdout
+    assert "\x1b[" not in run("check", "--format", "text", str(plan), color=True, env={"NO_COLOR": "1"}).stdout
+
+
+# --- render, convert, schema -----------------------------------------------------------------------
+
+
+def test_render_reproduces_the_compiled_markdown(example: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run("compile", str(example), "-o", str(out)).exit_code == 0
+    result = run("render", str(out / "evidence-plan.json"), "-o", str(out / "again.md"))
+    assert result.exit_code == 0
+    assert (out / "again.md").read_bytes() == (out / "evidence-plan.md").read_bytes()
+
+
+def test_render_to_stdout_links_relative_to_the_working_folder(
+    example: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run("compile", str(example)).exit_code == 0
+    monkeypatch.chdir(example.parent.parent)
+    result = run("render", "duplicate-email/evidence-plan.json")
+    assert result.exit_code == 0
+    assert "(duplicate-email/app/accounts.py#L18-L23)" in result.stdout
+
+
+def test_render_refuses_a_plan_file(example: Path) -> None:
+    result = run("render", str(example))
+    assert result.exit_code == 2
+    assert "EP004 not a compiled evidence-plan.json" in result.stderr
+
+
+def test_render_refuses_a_broken_compiled_file(write: Callable[..., Path], repo: Path) -> None:
+    document = json.loads((repo / "outputs" / "evidence-plan.json").read_text(encoding="utf-8"))
+    document["status"] = "maybe"
+    broken = write("evidence-plan.json", json.dumps(document, indent=2))
+    result = run("render", str(broken))
+    assert result.exit_code == 2
+    assert f"{broken}:7:13: error EP011" in result.stderr
+    assert "status" in result.stderr
+
+
+def test_convert_yaml_json_yaml_keeps_every_item_field(example: Path, tmp_path: Path) -> None:
+    as_json, back = tmp_path / "plan.json", tmp_path / "back.yaml"
+    assert run("convert", str(example), str(as_json)).exit_code == 0
+    assert run("convert", str(as_json), str(back)).exit_code == 0
+    from compiler.load import load
+    from compiler.model import build_plan
+
+    original, round_trip = build_plan(load(str(example))), build_plan(load(str(back)))
+    assert [i.to_dict() for i in round_trip.items] == [i.to_dict() for i in original.items]
+    assert (round_trip.name, round_trip.goal) == (original.name, original.goal)
+    data = json.loads(as_json.read_text(encoding="utf-8"))
+    assert data["items"][1]["evidence"][0] == {"path": "app/accounts.py", "lines": "18-23", "contains": "def create_account"}
+    assert data["items"][1]["evidence"][1] == "app/accounts.py:28-29"
+    # The root is rebased so that evidence still resolves from the new file's folder.
+    assert data["root"] == "duplicate-email"
+
+
+def test_convert_reads_a_compiled_file_back(example: Path, tmp_path: Path) -> None:
+    assert run("compile", str(example)).exit_code == 0
+    result = run("convert", str(example.parent / "evidence-plan.json"), "-", "--to", "yaml")
+    assert result.exit_code == 0
+    assert "- id: contract" in result.stdout
+    assert "wave" not in result.stdout and "status" not in result.stdout
+
+
+def test_convert_to_markdown(example: Path) -> None:
+    result = run("convert", str(example), "-", "--to", "md")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("# duplicate-email\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-"], "give --to yaml|json|md when OUT is -"),
+        (["out.txt"], "cannot tell the format of 'out.txt'"),
+        (["out.json", "--to", "yaml"], "--to yaml disagrees with the extension of 'out.json'"),
+    ],
+)
+def test_convert_usage_errors(example: Path, args: list[str], message: str) -> None:
+    result = run("convert", str(example), *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_convert_refuses_items_that_do_not_fit(write: Callable[..., Path], tmp_path: Path) -> None:
+    plan = write("plan.yaml", "items:\n  - id: a\n    proof: [not, text]\n")
+    result = run("convert", str(plan), str(tmp_path / "out.json"))
+    assert result.exit_code == 1
+    assert f"{plan}:3:12: error EP011 a: proof must be text, not a list" in result.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize(("kind", "name"), [("input", "plan.schema.json"), ("output", "evidence-plan.schema.json")])
+def test_schema_prints_the_committed_schema(repo: Path, kind: str, name: str) -> None:
+    result = run("schema", kind)
+    assert result.exit_code == 0
+    assert result.stdout == (repo / "schemas" / name).read_text(encoding="utf-8")
+
+
+def test_schema_rejects_an_unknown_kind() -> None:
+    assert run("schema", "other").exit_code == 2
+
+
+# --- the shell around the commands -------------------------------------------------------------------
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.exit_code == 0
+    assert result.stdout == f"evidence-plan, version {__version__}\n"
+
+
+@pytest.mark.parametrize("command", ["compile", "check", "render", "convert", "schema"])
+def test_every_command_has_help_with_examples(command: str) -> None:
+    result = run(command, "--help")
+    assert result.exit_code == 0
+    assert "Examples:" in result.stdout
+    assert f"evidence-plan {command}" in result.stdout
+
+
+def test_internal_error_is_one_line_and_exit_3(
+    write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import compiler.compile
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(compiler.compile, "compile_plan", boom)
+    plan = write("plan.yaml", READY)
+    assert main(["check", str(plan)]) == 3
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: boom" in err
+    assert "Traceback" not in err
+    assert main(["--debug", "check", str(plan)]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile"]) == 2
+    assert "Missing argument 'PLAN'" in capsys.readouterr().err
+
+
+def test_no_command_ever_runs_a_proof(write: Callable[..., Path], tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    plan = write("plan.yaml", f"""
+        items:
+          - id: a
+            change: c
+            evidence: [x.py]
+            proof: touch {marker}
+          - id: b
+            change: "$(touch {marker})"
+            evidence: ["`touch {marker}`"]
+            proof: "; touch {marker}"
+        """)
+    for args in (["compile", str(plan)], ["check", str(plan)], ["convert", str(plan), str(tmp_path / "p.json")],
+                 ["render", str(tmp_path / "evidence-plan.json")], ["convert", str(plan), "-", "--to", "md"]):
+        assert run(*args).exit_code == 0, args
+    assert not marker.exists()
+
+
+# --- the installed console script, as a real process ------------------------------------------------------
+
+
+def _script() -> str:
+    script = Path(sys.executable).parent / "evidence-plan"
+    if not script.exists():
+        pytest.skip("the console script is not installed next to this interpreter")
+    return str(script)
+
+
+def test_console_script_compiles_the_example(repo: Path, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [_script(), "compile", "examples/duplicate-email/plan.yaml", "-o", str(tmp_path)],
+        cwd=repo, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("examples/duplicate-email/plan.yaml: ready: 4 items in 3 waves")
+    assert json.loads((tmp_path / "evidence-plan.json").read_text(encoding="utf-8"))["status"] == "ready"
+
+
+def test_console_script_blocked_example_names_each_problem(repo: Path) -> None:
+    proc = subprocess.run(
+        [_script(), "check", "--format", "text", "examples/blocked/plan.yaml"],
+        cwd=repo, capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert proc.returncode == 1
+    lines = [line for line in proc.stdout.splitlines() if not line.startswith(" ")]
+    codes = [line.split()[2] for line in lines]
+    assert codes == ["EP101", "EP303", "EP102", "EP301", "EP010", "EP104", "EP103"]
+    assert all(line.startswith("examples/blocked/plan.yaml:") for line in lines)
+    assert "Traceback" not in proc.stderr
+
+
+def test_python_dash_m_compiler(repo: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "compiler", "--version"], cwd=repo,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"evidence-plan, version {__version__}"
+
+
+def test_broken_pipe_is_quiet(repo: Path) -> None:
+    proc = subprocess.run(
+        f"{_script()} schema input | head -c 10", shell=True, cwd=repo, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.stdout == "{\n  \"$sche"
+    assert "Traceback" not in proc.stderr

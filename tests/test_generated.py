@@ -1,0 +1,54 @@
+"""Committed generated files (schemas/, outputs/, README codes, golden files) match the code.
+
+When one of these fails, run `python tests/regenerate.py` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import regenerate  # noqa: E402
+
+CASES = regenerate.everything()
+
+
+@pytest.mark.parametrize("path", sorted(CASES), ids=lambda p: str(p.relative_to(regenerate.REPO)))
+def test_generated_file_is_current(path: Path) -> None:
+    assert path.exists(), f"{path} is missing: run python tests/regenerate.py"
+    assert path.read_text(encoding="utf-8") == CASES[path], (
+        f"{path.relative_to(regenerate.REPO)} is stale: run python tests/regenerate.py and review the diff"
+    )
+
+
+def test_outputs_hold_the_ready_example() -> None:
+    document = json.loads((regenerate.REPO / "outputs" / "evidence-plan.json").read_text(encoding="utf-8"))
+    assert document["status"] == "ready"
+    assert document["waves"] == [["contract"], ["docs", "implementation"], ["integration"]]
+    assert [i["wave"] for i in document["items"]] == [1, 2, 2, 3]
+
+
+def test_every_code_is_documented_once_in_the_readme() -> None:
+    from compiler.codes import CODES
+
+    readme = (regenerate.REPO / "README.md").read_text(encoding="utf-8")
+    for code in CODES:
+        assert readme.count(f"| `{code}` |") == 1, code
+
+
+def test_every_emitted_code_is_registered() -> None:
+    """A code used in the source but missing from the registry would crash at report time."""
+    import re
+
+    from compiler.codes import CODES
+
+    used = set()
+    for path in (regenerate.REPO / "compiler").rglob("*.py"):
+        used |= set(re.findall(r'"(EP\d{3})"', path.read_text(encoding="utf-8")))
+    assert used <= set(CODES), used - set(CODES)
+    assert set(CODES) <= used | {"EP001"}, set(CODES) - used
