@@ -100,7 +100,7 @@ def compile_command(plan: str, output_dir: str | None) -> int:
       cat plan.yaml | evidence-plan compile - -o build
     """
     from compiler.compile import compile_plan
-    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps, write_atomic
+    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps, write_all_atomic
     from compiler.render import render_markdown
 
     try:
@@ -111,17 +111,12 @@ def compile_command(plan: str, output_dir: str | None) -> int:
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
     )
-    if not os.path.isdir(out_dir):
-        if os.path.exists(out_dir):
-            _err(f"{out_dir}: error: not a folder")
-            return EXIT_INPUT
-        os.makedirs(out_dir, exist_ok=True)
     document = build_output(result, out_dir)
     json_path = os.path.join(out_dir, JSON_NAME)
     md_path = os.path.join(out_dir, MARKDOWN_NAME)
     markdown = render_markdown(document, base=document["root"])
-    write_atomic(json_path, dumps(document))
-    write_atomic(md_path, markdown)
+    if not _write(out_dir, {json_path: dumps(document), md_path: markdown}):
+        return EXIT_INPUT
 
     _show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
     _err(_summary(result.document.name, document))
@@ -135,6 +130,24 @@ def compile_command(plan: str, output_dir: str | None) -> int:
     _err(f"wrote {json_path}")
     _err(f"wrote {md_path}")
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
+
+
+def _write(folder: str, files: dict[str, str]) -> bool:
+    """Write files atomically, creating the folder; a failure is reported, not raised."""
+    from compiler.emit import write_all_atomic
+
+    if os.path.exists(folder or ".") and not os.path.isdir(folder or "."):
+        _err(f"{folder}: error: not a folder")
+        return False
+    try:
+        os.makedirs(folder or ".", exist_ok=True)
+        write_all_atomic(files)  # type: ignore[arg-type]
+    except OSError as err:
+        where = err.filename or folder
+        _err(f"{where}: error: cannot write: {err.strerror or err}")
+        _err("  hint: nothing was changed; check the output folder")
+        return False
+    return True
 
 
 def _plural(n: int, word: str) -> str:
@@ -221,7 +234,6 @@ def render_command(compiled: str, output: str) -> int:
       evidence-plan render evidence-plan.json > PLAN.md
       evidence-plan render build/evidence-plan.json -o docs/plan.md
     """
-    from compiler.emit import write_atomic
     from compiler.render import link_base, render_markdown
     from compiler.output_model import read_compiled
 
@@ -235,9 +247,10 @@ def render_command(compiled: str, output: str) -> int:
     markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))
     if output == "-":
         click.echo(markdown, nl=False)
-    else:
-        write_atomic(output, markdown)
+    elif _write(md_dir, {output: markdown}):
         _err(f"wrote {output}")
+    else:
+        return EXIT_INPUT
     return EXIT_READY
 
 
@@ -261,7 +274,6 @@ def convert_command(source: str, target: str, to: str | None) -> int:
       evidence-plan convert plan.yaml - --to md | less
     """
     from compiler.convert import dump_json, dump_yaml, plan_data, target_for
-    from compiler.emit import write_atomic
     from compiler.load import load
     from compiler.model import build_plan
 
@@ -303,9 +315,10 @@ def convert_command(source: str, target: str, to: str | None) -> int:
         text = dump_yaml(data) if kind == "yaml" else dump_json(data)
     if target == "-":
         click.echo(text, nl=False)
-    else:
-        write_atomic(target, text)
+    elif _write(out_dir, {target: text}):
         _err(f"wrote {target}")
+    else:
+        return EXIT_INPUT
     return EXIT_READY
 
 

@@ -76,20 +76,32 @@ def dumps(document: Any) -> str:
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write via a temporary file in the same folder and a rename: readers never see half a file,
     and a failure leaves the previous file as it was."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    write_all_atomic({path: text})
+
+
+def write_all_atomic(files: dict[str | os.PathLike[str], str]) -> None:
+    """Write several files: all are fully written to temporary files before any is renamed into
+    place, so a failure while writing (a full disk) leaves every previous file intact."""
+    umask = os.umask(0)
+    os.umask(umask)
+    pending: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        for path, text in files.items():
+            target = Path(path)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            pending.append((tmp, target))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o666 & ~umask)
+        while pending:
+            tmp, target = pending[0]
+            os.replace(tmp, target)
+            pending.pop(0)
+    finally:
+        for tmp, _ in pending:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass

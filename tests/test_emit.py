@@ -1,0 +1,93 @@
+"""evidence-plan.json: its contract (the schema models), determinism, and atomic writes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler.compile import compile_plan
+from compiler.emit import build_output, dumps, write_atomic
+from compiler.output_model import CompiledPlan
+
+
+@pytest.mark.parametrize("plan", ["examples/duplicate-email/plan.yaml", "examples/blocked/plan.yaml"])
+def test_every_document_matches_the_output_schema(repo: Path, plan: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    document = build_output(compile_plan(plan), "outputs")
+    CompiledPlan.model_validate(document)  # raises on any difference from schemas/evidence-plan.schema.json
+
+
+def test_output_is_byte_identical_across_runs(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    first = dumps(build_output(compile_plan("examples/blocked/plan.yaml"), "."))
+    second = dumps(build_output(compile_plan("examples/blocked/plan.yaml"), "."))
+    assert first == second
+    assert first.endswith("}\n")
+
+
+def test_issue_locations_are_relative_to_the_json_folder(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    document = build_output(compile_plan("examples/blocked/plan.yaml"), "outputs")
+    files = {i["location"]["file"] for i in document["issues"]}
+    files |= {r["location"]["file"] for i in document["issues"] for r in i.get("related", [])}
+    assert files == {"../examples/blocked/plan.yaml"}
+
+
+def test_atomic_write_replaces_the_whole_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    write_atomic(target, "old\n")
+    write_atomic(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]  # no temporary file left behind
+    assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_write_that_fails_half_way_keeps_the_previous_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "evidence-plan.json"
+    write_atomic(target, "previous\n")
+
+    def fail(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", fail)  # the data is half written when this fails
+    with pytest.raises(OSError):
+        write_atomic(target, "x" * 100_000)
+    assert target.read_text(encoding="utf-8") == "previous\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["evidence-plan.json"]
+
+
+def test_compile_that_fails_to_write_exits_2_and_keeps_both_artifacts(
+    write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from compiler.cli import main
+
+    plan = write("plan.yaml", "items:\n  - {id: a, change: c, evidence: [x], proof: p}\n")
+    assert main(["compile", str(plan)]) == 0
+    before = {p.name: p.read_bytes() for p in plan.parent.glob("evidence-plan.*")}
+    plan.write_text("items:\n  - {id: b, change: c, evidence: [x], proof: p}\n", encoding="utf-8")
+    capsys.readouterr()
+    real_fsync = os.fsync
+    calls = []
+
+    def fsync_fails_on_the_second_file(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync_fails_on_the_second_file)
+    assert main(["compile", str(plan)]) == 2
+    assert {p.name: p.read_bytes() for p in plan.parent.glob("evidence-plan.*")} == before
+    assert sorted(p.name for p in plan.parent.iterdir()) == ["evidence-plan.json", "evidence-plan.md", "plan.yaml"]
+    err = capsys.readouterr().err
+    assert "error: cannot write: No space left on device" in err
+    assert "Traceback" not in err
