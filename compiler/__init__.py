@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileResult", "Diagnostic", "PlanInputError", "compile_plan", "__version__"]
+__all__ = ["CompileResult", "Diagnostic", "PlanInputError", "__version__", "compile_plan"]
 
 if TYPE_CHECKING:
     from compiler.compile import CompileResult, compile_plan

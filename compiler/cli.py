@@ -100,7 +100,7 @@ def compile_command(plan: str, output_dir: str | None) -> int:
       cat plan.yaml | evidence-plan compile - -o build
     """
     from compiler.compile import compile_plan
-    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps, write_all_atomic
+    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
     from compiler.render import render_markdown
 
     try:
@@ -234,8 +234,8 @@ def render_command(compiled: str, output: str) -> int:
       evidence-plan render evidence-plan.json > PLAN.md
       evidence-plan render build/evidence-plan.json -o docs/plan.md
     """
-    from compiler.render import link_base, render_markdown
     from compiler.output_model import read_compiled
+    from compiler.render import link_base, render_markdown
 
     try:
         document = read_compiled(compiled)

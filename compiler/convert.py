@@ -56,7 +56,7 @@ def dump_yaml(data: Any) -> str:
     yaml.default_flow_style = False
     yaml.allow_unicode = True
     yaml.width = 4096  # never fold a long proof command across lines
-    yaml.sort_base_mapping_type_on_output = False  # keep the canonical key order
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep the key order
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     return buffer.getvalue()

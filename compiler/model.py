@@ -380,34 +380,29 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
     return Item(model.id, model.change, tuple(evidence), tuple(model.depends_on), model.proof, index, dep_key)
 
 
-def _top_level(doc: Document) -> tuple[dict[str, Any], Any, Path]:
+def _not_a_plan(doc: Document, path: Path, message: str, hint: str | None = None) -> PlanInputError:
+    pos = doc.source_map.value(path)
+    where = Location(doc.name, *pos) if pos else Location(doc.name)
+    return PlanInputError(Diagnostic("EP004", f"not a plan: {message}", None, where, hint=hint))
+
+
+_SHAPE_HINT = "a plan is a mapping with items: [...], or a list of items"
+
+
+def _top_level(doc: Document) -> tuple[dict[str, Any], list[Any], Path]:
     """Find the item list. Raises PlanInputError (EP004) when the document is not a plan."""
     data = doc.data
     if isinstance(data, list):
         return {}, data, ()
     if isinstance(data, dict):
         if "items" not in data:
-            if "id" in data:
-                hint = "a single item? put it in a list under items:"
-            else:
-                hint = "a plan is a mapping with items: [...], or a list of items"
-            pos = doc.source_map.value(()) or (1, 1)
-            raise PlanInputError(Diagnostic("EP004", "not a plan: no items", None, Location(doc.name, *pos), hint=hint))
+            hint = "a single item? put it in a list under items:" if "id" in data else _SHAPE_HINT
+            raise _not_a_plan(doc, (), "no items", hint)
         items = data["items"]
         if not isinstance(items, list):
-            pos = doc.source_map.value(("items",))
-            raise PlanInputError(
-                Diagnostic("EP004", f"not a plan: items must be a list, not {_kind(items)}", None,
-                           Location(doc.name, *pos) if pos else Location(doc.name)),
-            )
+            raise _not_a_plan(doc, ("items",), f"items must be a list, not {_kind(items)}")
         return data, items, ("items",)
-    what = "an empty file" if data is None else _kind(data)
-    pos = doc.source_map.value(())
-    raise PlanInputError(
-        Diagnostic("EP004", f"not a plan: the document is {what}", None,
-                   Location(doc.name, *pos) if pos else Location(doc.name),
-                   hint="a plan is a mapping with items: [...], or a list of items"),
-    )
+    raise _not_a_plan(doc, (), f"the document is {'an empty file' if data is None else _kind(data)}", _SHAPE_HINT)
 
 
 def build_plan(doc: Document) -> Plan:
@@ -429,10 +424,10 @@ def build_plan(doc: Document) -> Plan:
 
     items: list[Item] = []
     known: set[str] = set()
-    for index, raw in enumerate(raw_items):
+    for index, entry in enumerate(raw_items):
         base = (*items_path, index)
-        if compiled and isinstance(raw, dict) and "wave" in raw:
-            raw = {k: v for k, v in raw.items() if k != "wave"}
+        # A compiled file's items carry their wave: output only, dropped on the way back in.
+        raw = {k: v for k, v in entry.items() if k != "wave"} if compiled and isinstance(entry, dict) else entry
         _, ident = _label(raw, index)
         if ident is not None:
             known.add(ident)

@@ -87,8 +87,9 @@ class CompiledPlan(_Strict):
 def read_compiled(path: str) -> dict[str, Any]:
     """Read an evidence-plan.json for rendering. Anything else is an input error (EP004/EP011)."""
     doc = load(path)
-    data = doc.data
-    if doc.format != "json" or not isinstance(data, dict) or not str(data.get("format", "")).startswith("evidence-plan"):
+    data: dict[str, Any] = doc.data
+    compiled = isinstance(data, dict) and str(data.get("format", "")).startswith("evidence-plan")
+    if doc.format != "json" or not compiled:
         pos = doc.source_map.value(())
         raise PlanInputError(Diagnostic(
             "EP004", "not a compiled evidence-plan.json", None,

@@ -88,7 +88,7 @@ def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
 def view(document: dict[str, Any], base: str) -> dict[str, Any]:
     """Everything the template shows, computed once: waves of items, edges, issues."""
     items = document.get("items", [])
-    index = {}
+    index: dict[str, int] = {}
     for n, item in enumerate(items):
         index.setdefault(item["id"], n)
     views = []

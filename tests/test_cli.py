@@ -284,7 +284,9 @@ def test_convert_yaml_json_yaml_keeps_every_item_field(example: Path, tmp_path: 
     assert [i.to_dict() for i in round_trip.items] == [i.to_dict() for i in original.items]
     assert (round_trip.name, round_trip.goal) == (original.name, original.goal)
     data = json.loads(as_json.read_text(encoding="utf-8"))
-    assert data["items"][1]["evidence"][0] == {"path": "app/accounts.py", "lines": "18-23", "contains": "def create_account"}
+    assert data["items"][1]["evidence"][0] == {
+        "path": "app/accounts.py", "lines": "18-23", "contains": "def create_account",
+    }
     assert data["items"][1]["evidence"][1] == "app/accounts.py:28-29"
     # The root is rebased so that evidence still resolves from the new file's folder.
     assert data["root"] == "duplicate-email"
@@ -409,7 +411,7 @@ def _script() -> str:
 def test_console_script_compiles_the_example(repo: Path, tmp_path: Path) -> None:
     proc = subprocess.run(
         [_script(), "compile", "examples/duplicate-email/plan.yaml", "-o", str(tmp_path)],
-        cwd=repo, capture_output=True, text=True, timeout=60,
+        cwd=repo, capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
@@ -420,7 +422,7 @@ def test_console_script_compiles_the_example(repo: Path, tmp_path: Path) -> None
 def test_console_script_blocked_example_names_each_problem(repo: Path) -> None:
     proc = subprocess.run(
         [_script(), "check", "--format", "text", "examples/blocked/plan.yaml"],
-        cwd=repo, capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"},
+        cwd=repo, capture_output=True, text=True, timeout=60, check=False, env={**os.environ, "NO_COLOR": "1"},
     )
     assert proc.returncode == 1
     lines = [line for line in proc.stdout.splitlines() if not line.startswith(" ")]
@@ -432,14 +434,15 @@ def test_console_script_blocked_example_names_each_problem(repo: Path) -> None:
 
 def test_python_dash_m_compiler(repo: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "compiler", "--version"], cwd=repo,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"evidence-plan, version {__version__}"
 
 
 def test_broken_pipe_is_quiet(repo: Path) -> None:
     proc = subprocess.run(
-        f"{_script()} schema input | head -c 10", shell=True, cwd=repo, capture_output=True, text=True, timeout=60,
+        f"{_script()} schema input | head -c 10",
+        shell=True, cwd=repo, capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.stdout == "{\n  \"$sche"
     assert "Traceback" not in proc.stderr

@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import regenerate  # noqa: E402
+import regenerate
 
 CASES = regenerate.everything()
 

@@ -105,7 +105,8 @@ def test_large_plans_leave_the_graph_out_with_a_sentence() -> None:
 
 
 def test_untitled_plan_and_trailing_newline() -> None:
-    text = render_markdown(_document([{"id": "a", "change": "", "evidence": [], "depends_on": [], "proof": "", "wave": 1}]))
+    item = {"id": "a", "change": "", "evidence": [], "depends_on": [], "proof": "", "wave": 1}
+    text = render_markdown(_document([item]))
     assert text.startswith("# Plan\n")
     assert text.endswith("\n") and not text.endswith("\n\n")
     assert "- **Change:** _none_" in text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, Note, closest
@@ -62,7 +63,7 @@ def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
         first.setdefault(item.id, item)
     for path in find_cycles(ctx.graph):
         notes = []
-        for a, b in zip(path, path[1:]):
+        for a, b in pairwise(path):
             item = first[a]
             where = ctx.loc(item, item.depends_key, item.depends_on.index(b))
             notes.append(Note(f"{a} depends on {b}", where))
