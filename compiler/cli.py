@@ -15,6 +15,7 @@ import click
 
 from compiler import __version__
 from compiler.diagnostics import Diagnostic, PlanInputError
+from compiler.reporters import FORMATS
 
 EXIT_READY, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 # Past this many, compile's summary says how many more there are (all are in the JSON).
@@ -170,7 +171,7 @@ def _summary(name: str, document: dict[str, Any]) -> str:
 
 @cli.command("check")
 @click.argument("plans", nargs=-1, required=True, metavar="PLAN...")
-@click.option("--format", "fmt", type=click.Choice(["auto", "text", "json", "github", "sarif"]),
+@click.option("--format", "fmt", type=click.Choice(FORMATS),
               default="auto", show_default=True,
               help="Report format; auto is github under GitHub Actions, else text.")
 @click.option("--strict", is_flag=True, help="Warnings block too (exit 1).")
