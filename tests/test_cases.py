@@ -1,0 +1,113 @@
+"""The case corpus: tests/cases/<name>/ holds one plan (plan.yaml or plan.json) and expected.txt.
+
+expected.txt starts with ``exit: N`` (0 ready, 1 blocked, 2 input error), followed by the exact
+lines that ``evidence-plan check --format text plan.yaml`` prints on stdout when run from the
+case folder (``plan.yaml:LINE:COL: error CODE message``, notes and hints indented by two spaces).
+
+The CLI runs in-process through ``compiler.cli.main`` (the console-script entry point, the one
+place that turns a command's return value and any exception into the exit code), so the test
+sees exactly what a user sees, whatever click version is installed.
+
+A case listed in ``KNOWN_BUGS`` below shows a bug: its expected.txt says what the output *should*
+be, and the test is a strict xfail (it starts failing loudly once the bug is fixed: then delete
+the entry).
+
+To add a case: create the folder and the plan, then run
+
+    EVIDENCE_PLAN_UPDATE_CASES=1 python -m pytest tests/test_cases.py
+
+which writes expected.txt from the actual output (KNOWN_BUGS cases are never rewritten). Then read
+every line of it against the rules in the README before committing: the corpus is only worth
+something when the expectations were checked by a person, not recorded.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from compiler.cli import main
+
+CASES = Path(__file__).resolve().parent / "cases"
+UPDATE = os.environ.get("EVIDENCE_PLAN_UPDATE_CASES") == "1"
+
+# case name -> why its output differs from expected.txt today
+KNOWN_BUGS = {
+    "ep002-json-nan": "bug: the EP002 for NaN/Infinity carries no line:column "
+                      "(DESIGN: an input error prints FILE:LINE:COL)",
+    "ep005-python-tag-sequence": "bug: a tagged sequence or mapping is reported as 'unsupported tag "
+                                 "tag:yaml.org,2002:python/...', without the hint a tagged scalar gets",
+    "ep104-first-invalid": "bug: EP104 only compares valid items, so a duplicate of an invalid item's id "
+                           "is not reported until that item is fixed (README: every problem in one run)",
+}
+
+
+def _plan_name(case: Path) -> str:
+    names = [p.name for p in case.iterdir() if p.name in ("plan.yaml", "plan.json")]
+    assert len(names) == 1, f"{case}: needs exactly one plan.yaml or plan.json, found {names}"
+    return names[0]
+
+
+def _cases() -> list[object]:
+    params: list[object] = []
+    for case in sorted(p for p in CASES.iterdir() if p.is_dir()):
+        marks = []
+        if case.name in KNOWN_BUGS:
+            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case.name]))
+        params.append(pytest.param(case, id=case.name, marks=marks))
+    return params
+
+
+def _read_expected(case: Path) -> tuple[int, list[str]]:
+    lines = (case / "expected.txt").read_text(encoding="utf-8").splitlines()
+    assert lines and lines[0].startswith("exit: "), f"{case}/expected.txt must start with 'exit: N'"
+    return int(lines[0].removeprefix("exit: ")), lines[1:]
+
+
+def test_corpus_covers_every_code() -> None:
+    from compiler.codes import CODES
+
+    seen = set()
+    for case in CASES.iterdir():
+        if case.is_dir() and case.name not in KNOWN_BUGS:
+            for line in _read_expected(case)[1]:
+                if not line.startswith(" "):
+                    seen.add(line.split()[2])
+    assert sorted(set(CODES) - seen) == []
+    assert len([c for c in CASES.iterdir() if c.is_dir()]) >= 25
+    assert set(KNOWN_BUGS) <= {c.name for c in CASES.iterdir()}
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    name = _plan_name(case)
+    monkeypatch.chdir(case)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+    code = main(["check", "--format", "text", name])
+    out, err = capsys.readouterr()
+
+    assert "Traceback" not in out + err
+    assert "internal error" not in err
+    if UPDATE and case.name not in KNOWN_BUGS:
+        (case / "expected.txt").write_text(f"exit: {code}\n{out}", encoding="utf-8")
+    expected_code, expected_lines = _read_expected(case)
+    assert out.splitlines() == expected_lines
+    assert code == expected_code
+    # stderr holds only the summary line of `check --format text`
+    assert err.splitlines() == [_summary(expected_code, expected_lines)]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _summary(code: int, lines: list[str]) -> str:
+    heads = [line.split(" ", 2)[1] for line in lines if not line.startswith(" ")]
+    errors, warnings = heads.count("error"), heads.count("warning")
+    ready, blocked, unreadable = (int(code == 0), int(code == 1), int(code == 2))
+    return (f"1 plan: {ready} ready, {blocked} blocked, {unreadable} unreadable"
+            f" ({_plural(errors, 'error')}, {_plural(warnings, 'warning')})")

@@ -1,0 +1,554 @@
+"""Stage 2: compiler.model.build_plan on loaded documents.
+
+Every model diagnostic is asserted with its exact code, item and line (and column where the
+place is unambiguous); evidence references parse into ``Evidence`` values that round-trip.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.compile import compile_document
+from compiler.diagnostics import Diagnostic, PlanInputError
+from compiler.load import Document, parse_text
+from compiler.model import Evidence, Item, Plan, build_plan, parse_reference
+
+
+def doc(text: str, name: str = "plan.yaml") -> Document:
+    fmt = "json" if name.endswith(".json") else "yaml"
+    return parse_text(textwrap.dedent(text).lstrip("\n"), name, fmt)  # type: ignore[arg-type]
+
+
+def plan(text: str, name: str = "plan.yaml") -> Plan:
+    return build_plan(doc(text, name))
+
+
+Row = tuple[str, str | None, int | None, int | None]
+
+
+def rows(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> list[Row]:
+    """(code, item, line, column) of each diagnostic, in order."""
+    out = []
+    for d in diagnostics:
+        loc = d.location
+        out.append((d.code, d.item, loc.line if loc else None, loc.column if loc else None))
+    return out
+
+
+def only(p: Plan) -> Diagnostic:
+    assert len(p.diagnostics) == 1, [d.message for d in p.diagnostics]
+    return p.diagnostics[0]
+
+
+GOOD = """
+plan: demo
+goal: Show the model
+root: .
+items:
+  - id: contract
+    change: Define the behaviour
+    evidence:
+      - tests/test_x.py:44
+    proof: python -m pytest tests/test_x.py
+  - id: implementation
+    change: Implement it
+    evidence:
+      - path: app/x.py
+        lines: 18-24
+        contains: "def create"
+    depends_on: [contract]
+    proof: python -m pytest
+"""
+
+
+def test_a_good_plan_has_no_diagnostics() -> None:
+    p = plan(GOOD)
+    assert p.diagnostics == ()
+    assert (p.name, p.goal, p.root, p.item_count, p.items_path) == ("demo", "Show the model", ".", 2, ("items",))
+    assert p.known_ids == {"contract", "implementation"}
+    assert p.items[0] == Item(
+        "contract", "Define the behaviour", (Evidence(path="tests/test_x.py", start=44, end=44),), (),
+        "python -m pytest tests/test_x.py", 0,
+    )
+    assert p.items[1].depends_on == ("contract",)
+    assert p.items[1].evidence == (Evidence(path="app/x.py", start=18, end=24, contains="def create"),)
+    assert p.items[1].index == 1
+    assert p.items[1].depends_key == "depends_on"
+
+
+def test_optional_fields_default_to_empty() -> None:
+    p = plan("items:\n  - id: a\n")
+    assert p.diagnostics == ()
+    assert p.items == (Item("a", "", (), (), "", 0),)
+    assert (p.name, p.goal, p.root) == (None, None, None)
+
+
+# --- EP010: unknown fields ----------------------------------------------------------------------
+
+EP010 = [
+    # (text, message, item, line, column): located at the key
+    (
+        """
+        items:
+          - id: a
+            change: x
+            depend_on: [b]
+        """,
+        "a has unknown field 'depend_on' (did you mean depends_on?)", "a", 4, 5,
+    ),
+    (
+        """
+        items:
+          - id: a
+            prof: make test
+        """,
+        "a has unknown field 'prof' (did you mean proof?)", "a", 3, 5,
+    ),
+    (
+        """
+        items:
+          - id: a
+            owner: me
+        """,
+        "a has unknown field 'owner'", "a", 3, 5,
+    ),
+    (
+        """
+        items:
+          - id: a
+            evidence:
+              - {pth: a.py}
+        """,
+        "a evidence 1 has unknown field 'pth' (did you mean path?)", "a", 4, 10,
+    ),
+    (
+        """
+        plan: x
+        item: []
+        items: []
+        """,
+        "unknown plan field 'item' (did you mean items?)", None, 2, 1,
+    ),
+    (
+        """
+        items: []
+        status: ready
+        """,
+        "unknown plan field 'status'", None, 2, 1,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "item", "line", "column"), EP010)
+def test_ep010_unknown_field(text: str, message: str, item: str | None, line: int, column: int) -> None:
+    d = only(plan(text))
+    assert rows([d]) == [("EP010", item, line, column)]
+    assert d.message == message
+    assert d.severity == "error"
+
+
+def test_ep010_item_without_id_missing_id_too() -> None:
+    # `wave` is unknown outside a compiled plan, and the id is missing: both are said.
+    p = plan("items:\n  - change: x\n    wave: 2\n")
+    assert sorted(rows(p.diagnostics)) == [("EP010", None, 3, 5), ("EP012", None, 2, 5)]
+
+
+# --- EP011: wrong types -------------------------------------------------------------------------
+
+EP011 = [
+    ("items:\n  - id: 12\n", "item 1: id must be text, not the number 12", None, 2, 9),
+    ("items:\n  - id: a\n    proof: [python, -m, pytest]\n", "a: proof must be text, not a list", "a", 3, 12),
+    ("items:\n  - id: a\n    change: true\n", "a: change must be text, not true/false", "a", 3, 13),
+    ("items:\n  - just a string\n",
+     "item 1 must be a mapping with id, change, evidence, depends_on and proof, not text", None, 2, 5),
+    ("items:\n  - 42\n",
+     "item 1 must be a mapping with id, change, evidence, depends_on and proof, not the number 42", None, 2, 5),
+    ("items:\n  - [id, a]\n",
+     "item 1 must be a mapping with id, change, evidence, depends_on and proof, not a list", None, 2, 5),
+    ("items:\n  - id: a\n    evidence: [a.py, 7]\n",
+     "a: evidence[1] must be text or a mapping, not the number 7", "a", 3, 22),
+    ("items:\n  - id: a\n    evidence: a.py\n", "a: evidence must be a list, not text", "a", 3, 15),
+    ("items:\n  - id: a\n    depends_on: b\n", "a: depends_on must be a list, not text", "a", 3, 17),
+    ("items:\n  - id: a\n    dependencies: b\n", "a: dependencies must be a list, not text", "a", 3, 19),
+    ("items:\n  - id: a\n    depends_on: [b, 4]\n", "a: depends_on[1] must be text, not the number 4", "a", 3, 21),
+    ("items:\n  - id: a\n    evidence:\n      - {path: a.py, line: '3'}\n",
+     "a evidence 1: line must be a whole number, not text", "a", 4, 28),
+    ("goal: 3\nitems: []\n", "plan field goal must be text, not the number 3", None, 1, 7),
+    ("plan: [x]\nitems: []\n", "plan field plan must be text, not a list", None, 1, 7),
+    ("root: 5\nitems: []\n", "plan field root must be text, not the number 5", None, 1, 7),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "item", "line", "column"), EP011)
+def test_ep011_wrong_type(text: str, message: str, item: str | None, line: int, column: int) -> None:
+    d = only(plan(text))
+    assert rows([d]) == [("EP011", item, line, column)]
+    assert d.message == message
+
+
+def test_ep011_in_json() -> None:
+    p = plan('{"items": [\n  {"id": "a", "proof": ["x"]},\n  {"id": 7}\n]}', "plan.json")
+    assert rows(p.diagnostics) == [("EP011", "a", 2, 24), ("EP011", None, 3, 10)]
+
+
+# --- EP012: missing or empty id ------------------------------------------------------------------
+
+EP012 = [
+    ("items:\n  - change: x\n    proof: p\n", "item 1 has no id", 2, 5),
+    ("items:\n  - {change: x}\n", "item 1 has no id", 2, 5),
+    ('items:\n  - id: ""\n', "item 1 has an empty id", 2, 9),
+    ("items:\n  - id: a\n  - id: '   '\n", "item 2 has an empty id", 3, 9),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "line", "column"), EP012)
+def test_ep012_missing_or_empty_id(text: str, message: str, line: int, column: int) -> None:
+    d = only(plan(text))
+    assert rows([d]) == [("EP012", None, line, column)]
+    assert d.message == message
+
+
+# --- EP013: depends_on and dependencies ----------------------------------------------------------
+
+
+def test_ep013_both_depends_on_and_dependencies_points_at_dependencies() -> None:
+    p = plan("""
+        items:
+          - id: a
+          - id: b
+            depends_on: [a]
+            change: x
+            dependencies: [a]
+    """)
+    d = only(p)
+    assert rows([d]) == [("EP013", "b", 6, 5)]
+    assert d.message == "b gives both depends_on and dependencies (an alias): keep one"
+    assert [i.id for i in p.items] == ["a"]
+
+
+def test_dependencies_alias_is_accepted() -> None:
+    p = plan("items:\n  - id: a\n  - id: b\n    dependencies: [a]\n")
+    assert p.diagnostics == ()
+    assert p.items[1].depends_on == ("a",)
+    assert p.items[1].depends_key == "dependencies"
+    assert p.items[1].to_dict()["depends_on"] == ["a"]
+
+
+# --- EP014: bad evidence -------------------------------------------------------------------------
+
+EP014 = [
+    # (evidence entry as YAML, message, column of the place): the entry is on line 4
+    ("a.py:0", "a: evidence 'a.py:0': line numbers start at 1", 9),
+    ("a.py:20-10", "a: evidence 'a.py:20-10': the range 20-10 is reversed", 9),
+    ("a.py:0-3", "a: evidence 'a.py:0-3': line numbers start at 1", 9),
+    ("'::sym'", "a: evidence '::sym' needs both a path and a symbol (path::symbol)", 9),
+    ("'a.py::'", "a: evidence 'a.py::' needs both a path and a symbol (path::symbol)", 9),
+    ("':12'", "a: evidence ':12' has no path", 9),
+    ("'  '", "a: evidence is empty", 9),
+    ("{path: a.py, line: 3, lines: 4-5}", "a: give either line or lines, not both", 38),
+    ("{line: 3}", "a: evidence needs a path (or a url)", 9),
+    ("{path: '', line: 3}", "a: evidence needs a path (or a url)", 16),
+    ("{path: a.py, lines: 9-2}", "a: the range 9-2 is reversed", 29),
+    ("{path: a.py, lines: 0}", "a: line numbers start at 1", 29),
+    ("{path: a.py, lines: x-y}", "a: lines 'x-y' must be START-END, e.g. 18-24", 29),
+    ("{path: a.py, symbol: f, line: 3}", "a: give either a symbol or lines, not both", 30),
+    ("{url: nope}", "a: 'nope' is not a URL", 15),
+    ("{url: 'https://x.org', path: a.py}", "a: evidence with a url takes no path, line, lines or symbol", 15),
+]
+
+
+@pytest.mark.parametrize(("entry", "message", "column"), EP014)
+def test_ep014_bad_evidence(entry: str, message: str, column: int) -> None:
+    p = plan(f"items:\n  - id: a\n    evidence:\n      - {entry}\n    proof: p\n")
+    d = only(p)
+    assert rows([d]) == [("EP014", "a", 4, column)]
+    assert d.message == message
+    assert p.items == ()  # the item is not used further
+
+
+@pytest.mark.xfail(strict=True, reason="bug: object evidence `line: 0` is EP011 ('line must be at least 1'), "
+                                       "while `lines: 0` and 'a.py:0' are EP014 (codes.py: EP014 covers 'line 0')")
+def test_ep014_object_line_zero() -> None:
+    d = only(plan("items:\n  - id: a\n    evidence:\n      - {path: a.py, line: 0}\n"))
+    assert rows([d]) == [("EP014", "a", 4, 28)]
+
+
+def test_several_bad_evidence_entries_are_all_reported() -> None:
+    p = plan("""
+        items:
+          - id: a
+            evidence:
+              - a.py:0
+              - ok.py
+              - {line: 2}
+              - 5
+    """)
+    assert rows(p.diagnostics) == [("EP014", "a", 4, 9), ("EP014", "a", 6, 9), ("EP011", "a", 7, 9)]
+
+
+# --- Evidence parsing ---------------------------------------------------------------------------
+
+STRING_FORMS = [
+    ("app/x.py", Evidence(path="app/x.py"), "app/x.py"),
+    ("app/x.py:18", Evidence(path="app/x.py", start=18, end=18), "app/x.py:18"),
+    ("app/x.py:18-24", Evidence(path="app/x.py", start=18, end=24), "app/x.py:18-24"),
+    ("app/x.py:7-7", Evidence(path="app/x.py", start=7, end=7), "app/x.py:7"),
+    ("app/x.py::create_account", Evidence(path="app/x.py", symbol="create_account"), "app/x.py::create_account"),
+    ("app/x.py::Accounts.create", Evidence(path="app/x.py", symbol="Accounts.create"), "app/x.py::Accounts.create"),
+    ("https://example.org/spec#3", Evidence(url="https://example.org/spec#3"), "https://example.org/spec#3"),
+    ("  docs/api.md:3  ", Evidence(path="docs/api.md", start=3, end=3), "docs/api.md:3"),
+    ("Makefile", Evidence(path="Makefile"), "Makefile"),
+]
+
+
+@pytest.mark.parametrize(("text", "evidence", "ref"), STRING_FORMS)
+def test_string_evidence(text: str, evidence: Evidence, ref: str) -> None:
+    assert parse_reference(text) == (evidence, None)
+    assert evidence.ref() == ref
+    assert evidence.to_input() == ref
+    assert parse_reference(evidence.to_input())[0] == evidence  # type: ignore[arg-type]
+
+
+OBJECT_FORMS = [
+    ({"path": "app/x.py"}, Evidence(path="app/x.py"), "app/x.py"),
+    ({"path": "app/x.py", "line": 18}, Evidence(path="app/x.py", start=18, end=18), "app/x.py:18"),
+    ({"path": "app/x.py", "lines": "18-24"}, Evidence(path="app/x.py", start=18, end=24), "app/x.py:18-24"),
+    ({"path": "app/x.py", "lines": 18}, Evidence(path="app/x.py", start=18, end=18), "app/x.py:18"),
+    ({"path": "app/x.py", "symbol": "f"}, Evidence(path="app/x.py", symbol="f"), "app/x.py::f"),
+    ({"url": "https://example.org"}, Evidence(url="https://example.org"), "https://example.org"),
+    (
+        {"path": "app/x.py", "lines": "18-24", "contains": "def create"},
+        Evidence(path="app/x.py", start=18, end=24, contains="def create"),
+        {"path": "app/x.py", "lines": "18-24", "contains": "def create"},
+    ),
+    (
+        {"path": "app/x.py", "line": 3, "contains": "x = 1"},
+        Evidence(path="app/x.py", start=3, end=3, contains="x = 1"),
+        {"path": "app/x.py", "line": 3, "contains": "x = 1"},
+    ),
+    (
+        {"path": "app/x.py", "symbol": "f", "contains": "return"},
+        Evidence(path="app/x.py", symbol="f", contains="return"),
+        {"path": "app/x.py", "symbol": "f", "contains": "return"},
+    ),
+    # A path that would read back differently as a string keeps the object form.
+    ({"path": "notes:12"}, Evidence(path="notes:12"), {"path": "notes:12"}),
+    ({"path": "https://x.org/a"}, Evidence(path="https://x.org/a"), {"path": "https://x.org/a"}),
+]
+
+
+@pytest.mark.parametrize(("entry", "evidence", "as_input"), OBJECT_FORMS)
+def test_object_evidence(entry: dict[str, Any], evidence: Evidence, as_input: Any) -> None:
+    p = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [entry]}]}), "plan.json", "json"))
+    assert p.diagnostics == ()
+    assert p.items[0].evidence == (evidence,)
+    assert evidence.to_input() == as_input
+    # round trip: what to_input writes reads back to the same evidence
+    again = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [as_input]}]}), "plan.json", "json"))
+    assert again.items[0].evidence == (evidence,)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: Evidence.to_dict()/to_input() drop `contains` of a url evidence, "
+                                       "so convert loses a field the model accepted")
+def test_url_evidence_with_contains_round_trips() -> None:
+    entry = {"url": "https://example.org/spec", "contains": "409"}
+    p = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [entry]}]}), "plan.json", "json"))
+    evidence = p.items[0].evidence[0]
+    assert evidence == Evidence(url="https://example.org/spec", contains="409")
+    assert evidence.to_input() == entry
+
+
+def test_item_to_input_and_to_dict() -> None:
+    item = plan(GOOD).items[1]
+    assert item.to_dict() == {
+        "id": "implementation",
+        "change": "Implement it",
+        "evidence": [{"path": "app/x.py", "lines": "18-24", "contains": "def create"}],
+        "depends_on": ["contract"],
+        "proof": "python -m pytest",
+    }
+    assert plan(GOOD).items[0].to_input()["evidence"] == ["tests/test_x.py:44"]
+
+
+# --- Shapes of plan files -------------------------------------------------------------------------
+
+
+def test_top_level_list_of_items() -> None:
+    p = plan("""
+        - id: a
+          change: x
+        - id: b
+          depend_on: [a]
+    """)
+    assert p.items_path == ()
+    assert [i.id for i in p.items] == ["a"]
+    assert p.item_count == 2
+    assert rows(p.diagnostics) == [("EP010", "b", 4, 3)]
+
+
+def test_compiled_evidence_plan_json_is_read_back(repo: Path) -> None:
+    text = (repo / "outputs" / "evidence-plan.json").read_text(encoding="utf-8")
+    compiled = json.loads(text)
+    assert "wave" in compiled["items"][0] and "status" in compiled
+    p = build_plan(parse_text(text, "evidence-plan.json", "json"))
+    assert p.diagnostics == ()
+    assert [i.id for i in p.items] == [i["id"] for i in compiled["items"]]
+    assert [i.to_dict() for i in p.items] == [{k: v for k, v in i.items() if k != "wave"} for i in compiled["items"]]
+    assert (p.name, p.goal) == (compiled["plan"], compiled["goal"])
+
+
+def test_compiled_keys_need_the_compiled_format() -> None:
+    # Without `format: evidence-plan/...`, compiled keys and `wave` are unknown fields.
+    p = plan("""
+        status: ready
+        waves: [[a]]
+        items:
+          - id: a
+            wave: 1
+    """)
+    assert rows(p.diagnostics) == [("EP010", None, 1, 1), ("EP010", None, 2, 1), ("EP010", "a", 5, 5)]
+
+
+def test_compiled_plan_still_rejects_other_unknown_fields() -> None:
+    p = plan("""
+        format: evidence-plan/1
+        status: blocked
+        issues: []
+        summary: {items: 1}
+        owner: me
+        items:
+          - {id: a, wave: 1, colour: red}
+    """)
+    assert rows(p.diagnostics) == [("EP010", None, 5, 1), ("EP010", "a", 7, 22)]
+
+
+NOT_A_PLAN = [
+    ("42\n", "not a plan: the document is the number 42", (1, 1)),
+    ("just text\n", "not a plan: the document is text", (1, 1)),
+    ("", "not a plan: the document is an empty file", (1, 1)),
+    ("# nothing but a comment\n", "not a plan: the document is an empty file", (1, 1)),
+    ("plan: x\ngoal: y\n", "not a plan: no items", (1, 1)),
+    ("id: a\nchange: x\n", "not a plan: no items", (1, 1)),
+    ("plan: x\nitems: a, b\n", "not a plan: items must be a list, not text", (2, 8)),
+    ("items:\n  a: 1\n", "not a plan: items must be a list, not a mapping", (2, 3)),
+    pytest.param(
+        "items:\n", "not a plan: items must be a list, not null", (1, None),
+        marks=pytest.mark.xfail(strict=True, reason="bug: an empty value is located at the next line"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "position"), NOT_A_PLAN)
+def test_ep004_not_a_plan(text: str, message: str, position: tuple[int, int | None]) -> None:
+    with pytest.raises(PlanInputError) as info:
+        build_plan(parse_text(text, "plan.yaml", "yaml"))
+    d = info.value.diagnostic
+    assert (d.code, d.item, d.message) == ("EP004", None, message)
+    assert d.location is not None
+    line, column = position
+    assert d.location.line == line
+    if column is not None:
+        assert d.location.column == column
+    assert d.input_error
+
+
+def test_ep004_single_item_gets_a_hint() -> None:
+    with pytest.raises(PlanInputError) as info:
+        plan("id: a\nchange: x\n")
+    assert info.value.diagnostic.hint == "a single item? put it in a list under items:"
+
+
+def test_ep004_in_json() -> None:
+    with pytest.raises(PlanInputError) as info:
+        plan('{"plan": "x",\n "items": {"a": 1}}', "plan.json")
+    d = info.value.diagnostic
+    assert d.location is not None
+    assert (d.code, d.location.line, d.location.column) == ("EP004", 2, 11)
+
+
+# --- One bad item never hides the others -----------------------------------------------------------
+
+
+def test_two_bad_items_are_both_reported() -> None:
+    p = plan("""
+        items:
+          - id: a
+            change: x
+            depend_on: [b]
+          - id: b
+            change: x
+          - id: c
+            proof: [x]
+    """)
+    assert rows(p.diagnostics) == [("EP010", "a", 4, 5), ("EP011", "c", 8, 12)]
+    assert [i.id for i in p.items] == ["b"]
+    assert p.item_count == 3
+
+
+def test_several_problems_in_one_item_are_all_reported() -> None:
+    p = plan("""
+        items:
+          - id: a
+            change: 1
+            proof: 2
+            colour: red
+    """)
+    assert sorted(rows(p.diagnostics)) == [("EP010", "a", 5, 5), ("EP011", "a", 3, 13), ("EP011", "a", 4, 12)]
+
+
+def test_invalid_items_ids_are_known_no_cascading_ep301() -> None:
+    d = doc("""
+        items:
+          - id: a
+            change: Do a
+            evidence: [a.py]
+            proof: make a
+            depend_on: []
+          - id: b
+            change: Do b
+            evidence: [b.py]
+            depends_on: [a, zz]
+            proof: make b
+    """)
+    assert build_plan(d).known_ids == {"a", "b"}
+    result = compile_document(d, "plan.yaml")
+    assert rows(result.diagnostics) == [("EP010", "a", 6, 5), ("EP301", "b", 10, 21)]
+    assert result.diagnostics[1].message == "b depends on unknown items: zz"
+    assert result.status == "blocked"
+    assert result.waves == ()
+
+
+@pytest.mark.xfail(strict=True, reason="bug: EP104 is checked over valid items only, so a duplicate id whose "
+                                       "first item is invalid is not reported until that item is fixed")
+def test_duplicate_id_of_an_invalid_item_is_still_reported() -> None:
+    result = compile_document(doc("""
+        items:
+          - id: a
+            change: x
+            evidence: [a.py]
+            proof: p
+            colour: red
+          - id: a
+            change: y
+            evidence: [a.py]
+            proof: p
+    """), "plan.yaml")
+    assert rows(result.diagnostics) == [("EP010", "a", 6, 5), ("EP104", "a", 7, 9)]
+
+
+@pytest.mark.xfail(strict=True, reason="bug: an empty value (`proof:` with nothing after it) is located at the "
+                                       "next line (ruamel places the null node at the next token)")
+def test_blank_field_is_located_on_its_own_line() -> None:
+    p = plan("""
+        items:
+          - id: a
+            change:
+            evidence: [a.py]
+            proof: p
+    """)
+    assert [(r[0], r[1], r[2]) for r in rows(p.diagnostics)] == [("EP011", "a", 3)]
