@@ -51,6 +51,19 @@ def _show_diagnostics(diagnostics: Sequence[Diagnostic], limit: int | None = Non
         _err(f"... and {len(diagnostics) - len(shown)} more")
 
 
+def _evidence_options(command: Any) -> Any:
+    """--root and --no-verify-evidence, shared by the commands that compile."""
+    command = click.option(
+        "--no-verify-evidence", "no_verify", is_flag=True,
+        help="Do not check evidence against the repository (e.g. converting a plan away from it).",
+    )(command)
+    return click.option(
+        "--root", metavar="DIR", default=None,
+        help="Repository root for evidence paths (default: the plan's root: key, else the git work "
+             "tree holding the plan, else the plan's folder).",
+    )(command)
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         # Commands return their exit code; make it the process's (and CliRunner's) exit code.
@@ -88,7 +101,8 @@ def cli(debug: bool) -> None:
 @click.argument("plan", metavar="PLAN")
 @click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
               help="Folder for evidence-plan.json and evidence-plan.md (default: the plan's folder).")
-def compile_command(plan: str, output_dir: str | None) -> int:
+@_evidence_options
+def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool) -> int:
     """Compile PLAN (.yaml, .yml, .json, or - for stdin) into evidence-plan.json and evidence-plan.md.
 
     Both files are written even when the plan is blocked (the JSON says why); nothing is written
@@ -105,7 +119,7 @@ def compile_command(plan: str, output_dir: str | None) -> int:
     from compiler.render import render_markdown
 
     try:
-        result = compile_plan(plan)
+        result = compile_plan(plan, root=root, verify_evidence=not no_verify)
     except PlanInputError as err:
         _show_input_error(err)
         return EXIT_INPUT
@@ -175,7 +189,8 @@ def _summary(name: str, document: dict[str, Any]) -> str:
               default="auto", show_default=True,
               help="Report format; auto is github under GitHub Actions, else text.")
 @click.option("--strict", is_flag=True, help="Warnings block too (exit 1).")
-def check_command(plans: tuple[str, ...], fmt: str, strict: bool) -> int:
+@_evidence_options
+def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no_verify: bool) -> int:
     """Check one or more plans without writing anything (for CI and pre-commit).
 
     Every file is checked, even after a bad one. The report goes to stdout; with text, a
@@ -195,7 +210,7 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool) -> int:
     input_errors = blocked = 0
     for plan in plans:
         try:
-            result = compile_plan(plan)
+            result = compile_plan(plan, root=root, verify_evidence=not no_verify)
         except PlanInputError as err:
             diagnostics.append(err.diagnostic)
             input_errors += 1
@@ -260,7 +275,8 @@ def render_command(compiled: str, output: str) -> int:
 @click.argument("target", metavar="OUT")
 @click.option("--to", "to", type=click.Choice(["yaml", "json", "md"]), default=None,
               help="Output format; needed when OUT is -, else taken from OUT's extension.")
-def convert_command(source: str, target: str, to: str | None) -> int:
+@_evidence_options
+def convert_command(source: str, target: str, to: str | None, root: str | None, no_verify: bool) -> int:
     """Convert a plan between YAML and JSON, or render it as Markdown, file in, file out.
 
     IN is .yaml, .yml or .json (a plan, or a compiled evidence-plan.json); - reads stdin.
@@ -273,6 +289,7 @@ def convert_command(source: str, target: str, to: str | None) -> int:
       evidence-plan convert plan.yaml plan.json
       evidence-plan convert evidence-plan.json plan.yaml
       evidence-plan convert plan.yaml - --to md | less
+      evidence-plan convert --no-verify-evidence plan.yaml /tmp/PLAN.md
     """
     from compiler.convert import dump_json, dump_yaml, plan_data, target_for
     from compiler.load import load
@@ -298,7 +315,11 @@ def convert_command(source: str, target: str, to: str | None) -> int:
         from compiler.emit import build_output
         from compiler.render import render_markdown
 
-        result = compile_document(doc, source)
+        try:
+            result = compile_document(doc, source, root=root, verify_evidence=not no_verify)
+        except PlanInputError as err:
+            _show_input_error(err)
+            return EXIT_INPUT
         document = build_output(result, out_dir)
         text = render_markdown(document, base=document["root"])
     else:
@@ -308,10 +329,10 @@ def convert_command(source: str, target: str, to: str | None) -> int:
             return EXIT_BLOCKED
         root = None
         if plan.root is not None:
-            from compiler.emit import plan_dir_of
+            from compiler.compile import plan_folder
             from compiler.paths import relative_posix
 
-            root = relative_posix(os.path.join(plan_dir_of(source), plan.root), out_dir)
+            root = relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)
         data = plan_data(plan, root)
         text = dump_yaml(data) if kind == "yaml" else dump_json(data)
     if target == "-":
@@ -320,6 +341,61 @@ def convert_command(source: str, target: str, to: str | None) -> int:
         _err(f"wrote {target}")
     else:
         return EXIT_INPUT
+    return EXIT_READY
+
+
+@cli.command("fix")
+@click.argument("plan", metavar="PLAN")
+@click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@click.option("--root", metavar="DIR", default=None, help="Repository root for evidence paths (as for compile).")
+def fix_command(plan: str, dry_run: bool, root: str | None) -> int:
+    """Repair PLAN in place where the repair is mechanical, and report the rest.
+
+    Moves an evidence entry's line or lines to where its `contains` text now is (when it is
+    found exactly once), and removes repeated depends_on and evidence entries. Comments, key
+    order, quoting and layout of a YAML plan are kept byte for byte; a JSON plan is rewritten
+    with stable formatting. Never changes what the plan means; never runs anything. Exit 0 when
+    the plan is ready afterwards, 1 when problems remain (listed), 2 input error.
+
+    \b
+    Examples:
+      evidence-plan fix plan.yaml
+      evidence-plan fix --dry-run plan.yaml | less
+    """
+    from compiler.fix import FixError, fix_document
+    from compiler.load import load_with_text
+
+    if plan == "-":
+        raise click.UsageError("fix edits a file in place: give its path, not -")
+    try:
+        doc, text = load_with_text(plan)
+        outcome = fix_document(doc, text, plan, root=root)
+    except PlanInputError as err:
+        _show_input_error(err)
+        return EXIT_INPUT
+    except FixError as err:
+        _err(f"{plan}: error: {err}")
+        return EXIT_BLOCKED
+    if dry_run:
+        import difflib
+
+        diff = difflib.unified_diff(outcome.original.splitlines(keepends=True), outcome.fixed.splitlines(keepends=True),
+                                    fromfile=f"a/{plan}", tofile=f"b/{plan}")
+        click.echo("".join(diff), nl=False)
+    elif outcome.changes and not _write(os.path.dirname(plan) or ".", {plan: outcome.fixed}):
+        return EXIT_INPUT
+    for change in outcome.changes:
+        _err(f"{'would fix' if dry_run else 'fixed'}: {change}")
+    result = outcome.result
+    remaining = result.diagnostics if result is not None else ()
+    if remaining:
+        _show_diagnostics(remaining)
+    if not outcome.changes:
+        _err(f"{plan}: nothing to fix")
+    errors = sum(1 for d in remaining if d.severity == "error")
+    if errors:
+        _err(f"{plan}: {_plural(errors, 'problem')} left that fix cannot repair")
+        return EXIT_BLOCKED
     return EXIT_READY
 
 

@@ -1,7 +1,8 @@
 """The registry of diagnostic codes: one line each, the single source of the README table.
 
 Ranges: EP00x the file cannot be read as a plan (exit 2); EP01x an item does not fit the format;
-EP1xx an item breaks a commitment (evidence, proof, change, unique id); EP3xx the dependency graph.
+EP1xx an item breaks a commitment (evidence, proof, change, unique id); EP2xx evidence does not
+hold in the repository; EP3xx the dependency graph.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ _ALL = [
     Code("EP002", "syntax-error", "error", "the file is not valid YAML or JSON", True),
     Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True),
     Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True),
-    Code("EP005", "unsupported-yaml", "error", "a YAML feature that plans refuse: explicit tags, merge keys, non-scalar keys, aliases that expand too far, nesting too deep", True),
+    Code("EP005", "refused-input", "error", "input refused for safety: non-core YAML tags (`!!python/...`), merge keys, non-text keys, aliases that expand too far, nesting too deep", True),
+    Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder", True),
     Code("EP010", "unknown-field", "error", "a field the plan format does not define, with a did-you-mean (`depend_on` -> `depends_on`)"),
     Code("EP011", "wrong-type", "error", "a field or item has the wrong type, e.g. a number where text is expected"),
     Code("EP012", "missing-id", "error", "an item has no `id`"),
@@ -36,11 +38,20 @@ _ALL = [
     Code("EP102", "no-proof", "error", "`X has no proof command`: the proof is missing or blank"),
     Code("EP103", "no-change", "error", "`X has no change`: the change is missing or blank"),
     Code("EP104", "duplicate-id", "error", "two items share an id; the message says where the first one is"),
-    Code("EP105", "duplicate-evidence", "warning", "an item cites the same evidence twice"),
+    Code("EP105", "duplicate-evidence", "warning", "an item cites the same evidence twice (`fix` removes the repeat)"),
+    Code("EP106", "external-only", "warning", "`X has no repository evidence: only external links`: every evidence entry is a URL"),
+    Code("EP107", "compound-proof", "warning", "the proof is visibly several commands (`a && b`, `a; b`, a list): split the item, one proof each"),
+    Code("EP201", "missing-file", "error", "cited file does not exist, with a did-you-mean (same name elsewhere, case differences, close spelling)"),
+    Code("EP202", "line-out-of-range", "error", "cited line or range goes past the end of the file"),
+    Code("EP203", "contains-not-found", "error", "`contains` text is not in the cited lines; says where it is when found elsewhere (`fix` moves the lines there)"),
+    Code("EP204", "outside-root", "error", "absolute path, `..` escape or symlink leading outside the repository root; the file is never opened"),
+    Code("EP205", "folder-with-lines", "error", "a folder cited with lines, a symbol or contains (a folder alone is valid evidence)"),
+    Code("EP206", "unknown-symbol", "error", "`path::symbol` names no definition in the file, with a did-you-mean among its symbols"),
+    Code("EP207", "unreadable-evidence", "error", "cited file cannot be read as text: binary cited by line, not a regular file, or not permitted"),
     Code("EP301", "unknown-dependency", "error", "`X depends on unknown items: a, b`, with a did-you-mean where an id is close"),
     Code("EP302", "self-dependency", "error", "an item depends on itself"),
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),
-    Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice"),
+    Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice (`fix` removes the repeat)"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -1,13 +1,14 @@
-"""The pipeline in one call: load -> model -> checks -> graph. No printing, no exiting."""
+"""The pipeline in one call: load -> model -> checks (evidence too) -> graph. No printing, no exiting."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from typing import Any
 
 from compiler.codes import Severity
-from compiler.diagnostics import Diagnostic, sort_diagnostics
-from compiler.load import Document, load
+from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
+from compiler.load import STDIN, Document, load
 from compiler.model import Plan, build_plan
 
 
@@ -19,6 +20,10 @@ class CompileResult:
     diagnostics: tuple[Diagnostic, ...]  # sorted by file, line, column, code
     waves: tuple[tuple[str, ...], ...]  # empty when blocked
     critical_path: tuple[str, ...]  # empty when blocked
+    root: str = "."  # the repository root that evidence is resolved against (absolute)
+    evidence_verified: bool = False
+    # (item index, evidence index) -> the line range a cited symbol was found at
+    symbol_lines: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -31,25 +36,76 @@ class CompileResult:
         return {ident: n for n, wave in enumerate(self.waves, 1) for ident in wave}
 
 
-def compile_document(doc: Document, path: str) -> CompileResult:
-    """Validate, check and order a loaded document."""
+def plan_folder(path: str) -> str:
+    """The folder a plan's relative paths start from (the working folder for stdin)."""
+    return os.path.abspath("." if path == STDIN else os.path.dirname(os.path.abspath(path)))
+
+
+def find_root(path: str, plan_root: str | None, root: str | None, name: str) -> str:
+    """The repository root: ``root`` (e.g. --root, relative to the working folder); else the
+    plan's ``root:`` (relative to the plan file); else the git work tree holding the plan (found
+    by walking up to a ``.git``, without running git); else the plan's folder."""
+    if root is not None:
+        chosen = os.path.abspath(root)
+    elif plan_root is not None:
+        chosen = os.path.abspath(os.path.join(plan_folder(path), plan_root))
+    else:
+        folder = plan_folder(path)
+        chosen = folder
+        probe = folder
+        while True:
+            if os.path.exists(os.path.join(probe, ".git")):
+                chosen = probe
+                break
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent
+    if not os.path.isdir(chosen):
+        given = root if root is not None else plan_root
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {given} is not a folder", None,
+                                        Location(name), hint="fix --root or the plan's root: key"))
+    return chosen
+
+
+def compile_document(doc: Document, path: str, *, root: str | None = None,
+                     verify_evidence: bool = True) -> CompileResult:
+    """Validate, check (against the repository unless ``verify_evidence`` is off) and order."""
     from compiler.checks import CheckContext, run_checks
     from compiler.graph import build_graph, critical_path, waves
 
     plan = build_plan(doc)
+    repo_root = find_root(path, plan.root, root, doc.name)
+    repo = None
+    if verify_evidence:
+        from compiler.evidence import Repository
+
+        repo = Repository(repo_root)
     graph = build_graph(plan.items)
-    diagnostics = [*plan.diagnostics, *run_checks(CheckContext(plan, doc, graph))]
+    diagnostics = [*plan.diagnostics, *run_checks(CheckContext(plan, doc, graph, repo))]
     ordered: tuple[tuple[str, ...], ...] = ()
     longest: tuple[str, ...] = ()
     if not any(d.severity == "error" for d in diagnostics):
         ordered = tuple(tuple(w) for w in waves(graph))
         longest = tuple(critical_path(graph))
-    return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest)
+    symbols: dict[tuple[int, int], tuple[int, int]] = {}
+    if repo is not None:
+        from compiler.checks.evidence import symbol_range
+
+        for item in plan.items:
+            for j, ev in enumerate(item.evidence):
+                if ev.symbol is not None and (found := symbol_range(ev, repo)) is not None:
+                    symbols[(item.index, j)] = found
+    return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
+                         repo_root, verify_evidence, symbols)
 
 
-def compile_plan(path: str, *, stdin: Any = None) -> CompileResult:
+def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
+                 stdin: Any = None) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin).
 
-    Raises ``compiler.diagnostics.PlanInputError`` when the file cannot be read or is not a plan.
+    Evidence is checked against the repository root (see ``find_root``) unless
+    ``verify_evidence`` is False. Raises ``compiler.diagnostics.PlanInputError`` when the file
+    cannot be read or is not a plan.
     """
-    return compile_document(load(path, stdin=stdin), path)
+    return compile_document(load(path, stdin=stdin), path, root=root, verify_evidence=verify_evidence)

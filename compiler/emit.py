@@ -22,16 +22,10 @@ JSON_NAME = "evidence-plan.json"
 MARKDOWN_NAME = "evidence-plan.md"
 
 
-def plan_dir_of(path: str) -> str:
-    """The folder a plan's relative paths start from (the working folder for stdin)."""
-    return "." if path == STDIN else os.path.dirname(os.path.abspath(path))
-
-
 def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -> dict[str, Any]:
     """The evidence-plan.json document for a result, with paths relative to ``out_dir``."""
     source = "<stdin>" if result.path == STDIN else relative_posix(result.path, out_dir)
-    root_dir = os.path.join(plan_dir_of(result.path), result.plan.root or ".")
-    root = relative_posix(root_dir, out_dir)
+    root = relative_posix(result.root, out_dir)
 
     def relocate(d: Diagnostic) -> dict[str, Any]:
         out = d.to_dict()
@@ -44,6 +38,10 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
     items = []
     for item in result.plan.items:
         entry = item.to_dict()
+        for j, ev in enumerate(entry["evidence"]):
+            found = result.symbol_lines.get((item.index, j))
+            if found is not None:
+                ev["resolved_lines"] = f"{found[0]}-{found[1]}"
         if wave_of:
             entry["wave"] = wave_of.get(item.id)
         items.append(entry)
@@ -54,6 +52,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "goal": result.plan.goal,
         "source": source,
         "root": root,
+        "evidence_verified": result.evidence_verified,
         "status": result.status,
         "summary": {
             "items": len(result.plan.items),

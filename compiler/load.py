@@ -25,6 +25,8 @@ STDIN_NAME = "<stdin>"
 # Aliases may add at most this many nodes beyond the document's own: a "billion laughs"
 # document is refused long before it costs memory.
 MAX_ALIAS_NODES = 100_000
+# Plans are a few levels deep; where a parser runs out of stack, the error names this depth.
+MAX_DEPTH = 100
 
 _YAML_EXTENSIONS = {".yaml", ".yml"}
 _CORE = "tag:yaml.org,2002:"
@@ -92,13 +94,18 @@ def detect_format(path: str, text: str) -> Format:
 
 def load(path: str, *, stdin: Any = None) -> Document:
     """Read and parse a plan file. Raises PlanInputError (exit 2) when it cannot be read or parsed."""
+    return load_with_text(path, stdin=stdin)[0]
+
+
+def load_with_text(path: str, *, stdin: Any = None) -> tuple[Document, str]:
+    """``load``, also returning the text it parsed (for tools that edit the file, like fix)."""
     name, text = read_text(path, stdin=stdin)
     if path != STDIN:
         suffix = FsPath(path).suffix.lower()
         if suffix not in _YAML_EXTENSIONS and suffix != ".json":
             raise _fail("EP001", f"unknown extension {suffix or '(none)'!r}", name,
                         hint="plan files end in .yaml, .yml or .json (use - for standard input)")
-    return parse_text(text, name, detect_format(path, text))
+    return parse_text(text, name, detect_format(path, text)), text
 
 
 def parse_text(text: str, name: str, fmt: Format) -> Document:
@@ -123,8 +130,30 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _Constant(Exception):
+    pass
+
+
 def _no_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not valid JSON")
+    raise _Constant(token)
+
+
+def _locate_token(text: str, wanted: set[str] | None = None, depth: int | None = None) -> Position | None:
+    """The position of the first bare token in ``wanted``, or where nesting passes ``depth``."""
+    from compiler.sourcemap import _JSON_TOKEN
+
+    level = 0
+    for match in _JSON_TOKEN.finditer(text):
+        tok = match.group()
+        if wanted is not None and tok in wanted:
+            return _Lines(text).position(match.start())
+        if depth is not None and tok in "[{":
+            level += 1
+            if level > depth:
+                return _Lines(text).position(match.start())
+        elif tok in "]}":
+            level -= 1
+    return None
 
 
 def _parse_json(text: str, name: str) -> tuple[Any, SourceMap]:
@@ -138,7 +167,15 @@ def _parse_json(text: str, name: str) -> tuple[Any, SourceMap]:
             raise _fail("EP003", "duplicate key", name) from None
         key, first, second = dup
         raise _fail("EP003", f"duplicate key {key!r} (first at line {first[0]})", name, second) from None
-    except (ValueError, RecursionError) as err:
+    except _Constant as err:
+        token = str(err)
+        pos = _locate_token(text, wanted={token})
+        raise _fail("EP002", f"invalid JSON: {token} is not valid JSON", name, pos,
+                    hint="JSON has no NaN or Infinity; plans need none") from None
+    except RecursionError:
+        pos = _locate_token(text, depth=MAX_DEPTH)
+        raise _fail("EP005", f"nesting too deep (more than {MAX_DEPTH} levels)", name, pos) from None
+    except ValueError as err:  # e.g. an integer of more than 4,300 digits
         raise _fail("EP002", f"invalid JSON: {err}", name) from None
 
     def build() -> tuple[dict[Path, Position], dict[Path, Position]]:
@@ -185,15 +222,18 @@ def _build(root: Any, name: str, constructor: Any) -> tuple[Any, SourceMap]:
     seen: set[int] = set()
     alias_budget = MAX_ALIAS_NODES
 
-    def scalar(node: Any, path: Path) -> Any:
+    def refuse_tag(node: Any) -> PlanInputError:
+        return _fail("EP005", f"unsupported tag {node.tag.replace(_CORE, '!!')}", name, _mark(node),
+                     hint="plans hold plain text, numbers, lists and mappings; tags are never constructed")
+
+    def scalar(node: Any) -> Any:
         tag = node.tag
         if tag == _CORE + "str":
             return node.value
         if tag not in _SCALAR_TAGS:
-            if tag.startswith(_CORE) and tag[len(_CORE):] in ("timestamp",) and node.style is None:
+            if tag == _CORE + "timestamp" and node.style is None:
                 return node.value  # an unquoted date is the text the user wrote
-            raise _fail("EP005", f"unsupported tag {tag.replace(_CORE, '!!')}", name, _mark(node),
-                        hint="plans hold plain text, numbers, lists and mappings")
+            raise refuse_tag(node)
         return constructor.construct_object(node)
 
     result: list[Any] = [None]
@@ -208,19 +248,20 @@ def _build(root: Any, name: str, constructor: Any) -> tuple[Any, SourceMap]:
                             _mark(node), hint="write the repeated parts out, or remove the aliases")
         else:
             seen.add(id(node))
-        values[path] = _mark(node)
+        if path not in values:
+            values[path] = _mark(node)
         if isinstance(node, ScalarNode):
-            container[slot] = scalar(node, path)
+            container[slot] = scalar(node)
         elif isinstance(node, SequenceNode):
             if node.tag != _CORE + "seq":
-                raise _fail("EP005", f"unsupported tag {node.tag}", name, _mark(node))
+                raise refuse_tag(node)
             seq: list[Any] = [None] * len(node.value)
             container[slot] = seq
             for i in range(len(node.value) - 1, -1, -1):
                 stack.append((node.value[i], (*path, i), seq, i))
         elif isinstance(node, MappingNode):
             if node.tag != _CORE + "map":
-                raise _fail("EP005", f"unsupported tag {node.tag}", name, _mark(node))
+                raise refuse_tag(node)
             mapping: dict[str, Any] = {}
             container[slot] = mapping
             first: dict[str, Position] = {}
@@ -237,6 +278,10 @@ def _build(root: Any, name: str, constructor: Any) -> tuple[Any, SourceMap]:
                     raise _fail("EP003", f"duplicate key {key!r} (first at line {first[key][0]})", name, kpos)
                 first[key] = kpos
                 keys[(*path, key)] = kpos
+                if isinstance(vnode, ScalarNode) and vnode.value == "" and vnode.style is None:
+                    # An empty value (`proof:` then a newline): ruamel places it at the next token,
+                    # often the next line; it belongs just after its key's colon.
+                    values[(*path, key)] = (knode.end_mark.line + 1, knode.end_mark.column + 2)
                 mapping[key] = None
                 children.append((vnode, (*path, key), mapping, key))
             stack.extend(reversed(children))

@@ -35,7 +35,7 @@ class EvidenceObject(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, title="Evidence")
 
     path: str | None = Field(default=None, description="relative to the repository root")
-    line: int | None = Field(default=None, ge=1, description="one line, 1-based")
+    line: int | None = Field(default=None, description="one line, 1-based", json_schema_extra={"minimum": 1})
     lines: str | int | None = Field(default=None, description="START-END (inclusive) or one line")
     symbol: str | None = Field(default=None, description="a function, class or dotted name")
     contains: str | None = Field(default=None, description="text that must appear in the cited lines")
@@ -50,6 +50,13 @@ _EVIDENCE_LIST_SCHEMA = {
 }
 
 
+_PROOF_SCHEMA = {
+    "description": "the one exact command that closes the item (a list is read as its commands joined"
+                   " by &&, with a warning: split the item instead)",
+    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+}
+
+
 class WorkItem(BaseModel):
     """One work item: its five commitments."""
 
@@ -59,14 +66,15 @@ class WorkItem(BaseModel):
     change: str = Field(default="", description="the smallest behaviour or contract change")
     evidence: Annotated[list[Any], WithJsonSchema(_EVIDENCE_LIST_SCHEMA)] = Field(default_factory=list)
     depends_on: list[str] = Field(default_factory=list, description="ids that must be done first (alias: dependencies)")
-    proof: str = Field(default="", description="the one exact command that closes the item")
+    proof: Annotated[str, WithJsonSchema(_PROOF_SCHEMA)] = Field(default="")
 
 
 ITEM_FIELDS = ("id", "change", "evidence", "depends_on", "proof")
+_BLANK_IS_MISSING = frozenset((*ITEM_FIELDS, "dependencies"))
 ITEM_ALIASES = {"dependencies": "depends_on"}
 PLAN_FIELDS = ("plan", "goal", "root", "items")
 # Keys of a compiled evidence-plan.json that are read past when it is used as input.
-COMPILED_FIELDS = ("format", "status", "source", "issues", "waves", "summary", "critical_path")
+COMPILED_FIELDS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary", "critical_path")
 
 
 class PlanFile(BaseModel):
@@ -104,9 +112,7 @@ class Evidence:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        if self.url is not None:
-            return {"url": self.url}
-        out: dict[str, Any] = {"path": self.path}
+        out: dict[str, Any] = {"url": self.url} if self.url is not None else {"path": self.path}
         if self.start is not None:
             if self.end == self.start:
                 out["line"] = self.start
@@ -134,6 +140,7 @@ class Item:
     proof: str
     index: int  # position in the plan's item list (0-based)
     depends_key: str = "depends_on"  # the key the file used (dependencies is an alias)
+    proof_parts: int = 1  # commands in a proof given as a list (joined with &&)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -160,6 +167,7 @@ class Plan:
     items: tuple[Item, ...]
     item_count: int  # items in the file, valid or not
     known_ids: frozenset[str]  # ids of every item that has one, valid or not
+    id_indexes: tuple[tuple[str, int], ...]  # (id, index) of every item that has one, valid or not
     items_path: Path  # where the item list sits in the document: ("items",) or ()
     diagnostics: tuple[Diagnostic, ...]
 
@@ -219,6 +227,8 @@ def _parse_object(obj: EvidenceObject) -> tuple[Evidence | None, str | None, str
         return None, "give either line or lines, not both", "lines"
     start = end = None
     if obj.line is not None:
+        if obj.line < 1:
+            return None, "line numbers start at 1", "line"
         start = end = obj.line
     elif obj.lines is not None:
         m = _RANGE.match(str(obj.lines))
@@ -327,7 +337,9 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
         col.add("EP011", f"{label} must be a mapping with id, change, evidence, depends_on and proof, not {_kind(raw)}",
                 None, base)
         return None
-    data = dict(raw)
+    # A key left blank (`proof:` with nothing after it) means the same as a missing one, so it
+    # gets the rule's own message ("a has no proof command"), not a type error about null.
+    data = {k: v for k, v in raw.items() if v is not None or k not in _BLANK_IS_MISSING}
     ok = True
     if "dependencies" in data:
         if "depends_on" in data:
@@ -338,6 +350,11 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
             data["depends_on"] = data["dependencies"]
         del data["dependencies"]
     dep_key = "dependencies" if "dependencies" in raw and "depends_on" not in raw else "depends_on"
+    parts = 1
+    proof = data.get("proof")
+    if isinstance(proof, list) and all(isinstance(c, str) for c in proof):
+        commands = [c.strip() for c in proof if c.strip()]
+        data["proof"], parts = " && ".join(commands), len(commands)
     try:
         model = WorkItem.model_validate(data)
     except ValidationError as err:
@@ -377,7 +394,7 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
             ok = False
     if not ok:
         return None
-    return Item(model.id, model.change, tuple(evidence), tuple(model.depends_on), model.proof, index, dep_key)
+    return Item(model.id, model.change, tuple(evidence), tuple(model.depends_on), model.proof, index, dep_key, parts)
 
 
 def _not_a_plan(doc: Document, path: Path, message: str, hint: str | None = None) -> PlanInputError:
@@ -405,6 +422,20 @@ def _top_level(doc: Document) -> tuple[dict[str, Any], list[Any], Path]:
     raise _not_a_plan(doc, (), f"the document is {'an empty file' if data is None else _kind(data)}", _SHAPE_HINT)
 
 
+def _strip_compiled(entry: Any) -> Any:
+    """A compiled file's items carry output-only facts (their wave, where a symbol was found):
+    dropped on the way back in."""
+    if not isinstance(entry, dict):
+        return entry
+    out = {k: v for k, v in entry.items() if k != "wave"}
+    if isinstance(out.get("evidence"), list):
+        out["evidence"] = [
+            {k: v for k, v in ev.items() if k != "resolved_lines"} if isinstance(ev, dict) else ev
+            for ev in out["evidence"]
+        ]
+    return out
+
+
 def build_plan(doc: Document) -> Plan:
     """Validate a loaded document. Bad items become diagnostics; only a non-plan raises."""
     meta, raw_items, items_path = _top_level(doc)
@@ -424,13 +455,14 @@ def build_plan(doc: Document) -> Plan:
 
     items: list[Item] = []
     known: set[str] = set()
+    id_indexes: list[tuple[str, int]] = []
     for index, entry in enumerate(raw_items):
         base = (*items_path, index)
-        # A compiled file's items carry their wave: output only, dropped on the way back in.
-        raw = {k: v for k, v in entry.items() if k != "wave"} if compiled and isinstance(entry, dict) else entry
+        raw = _strip_compiled(entry) if compiled else entry
         _, ident = _label(raw, index)
         if ident is not None:
             known.add(ident)
+            id_indexes.append((ident, index))
         item = _item(raw, index, base, col)
         if item is not None:
             items.append(item)
@@ -441,6 +473,7 @@ def build_plan(doc: Document) -> Plan:
         items=tuple(items),
         item_count=len(raw_items),
         known_ids=frozenset(known),
+        id_indexes=tuple(id_indexes),
         items_path=items_path,
         diagnostics=tuple(col.out),
     )

@@ -45,6 +45,8 @@ class EvidenceOut(_Strict):
     line: int | None = Field(default=None, ge=1)
     lines: str | None = Field(default=None, pattern=r"^\d+-\d+$")
     symbol: str | None = None
+    resolved_lines: str | None = Field(default=None, pattern=r"^\d+-\d+$",
+                                       description="where the symbol was found, when evidence was verified")
     contains: str | None = None
     url: str | None = None
 
@@ -76,6 +78,7 @@ class CompiledPlan(_Strict):
     goal: str | None
     source: str = Field(description="the plan file, relative to the folder of this file")
     root: str = Field(description="the repository root, relative to the folder of this file")
+    evidence_verified: bool = Field(description="false when compiled with --no-verify-evidence")
     status: Literal["ready", "blocked"]
     summary: SummaryOut
     issues: list[IssueOut]

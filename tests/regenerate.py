@@ -58,7 +58,8 @@ def readme() -> dict[Path, str]:
 
 
 def golden() -> dict[Path, str]:
-    """Each tests/golden/NAME.yaml compiled to NAME.json and rendered to NAME.md."""
+    """Each tests/golden/NAME.yaml compiled to NAME.json and rendered to NAME.md. They test
+    rendering, so their evidence (files that do not exist) is not verified."""
     import os
 
     from compiler.compile import compile_plan
@@ -71,7 +72,7 @@ def golden() -> dict[Path, str]:
     os.chdir(folder)
     try:
         for plan in sorted(folder.glob("*.yaml")):
-            document = build_output(compile_plan(plan.name), ".")
+            document = build_output(compile_plan(plan.name, verify_evidence=False), ".")
             out[plan.with_suffix(".json")] = dumps(document)
             out[plan.with_suffix(".md")] = render_markdown(document, base=document["root"])
     finally:

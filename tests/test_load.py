@@ -327,8 +327,6 @@ def test_json_nan_and_infinity_are_ep002(constant: str) -> None:
     assert constant.lstrip("-") in d.message
 
 
-@pytest.mark.xfail(strict=True, reason="bug: EP002 for NaN/Infinity carries no line:column "
-                                       "(DESIGN: an input error prints FILE:LINE:COL)")
 def test_json_nan_error_is_located() -> None:
     d = refused(parse_text, '{"items": [\n  {"id": NaN}]}', "plan.json", "json")
     assert where(d) == (2, 10)
@@ -421,9 +419,6 @@ def test_other_explicit_tags_are_ep005(text: str) -> None:
     assert "unsupported tag" in d.message
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a tagged sequence/mapping names the tag as "
-                                       "'tag:yaml.org,2002:python/...' and gives no hint, "
-                                       "unlike a tagged scalar ('!!...')")
 def test_tagged_collection_message_matches_tagged_scalar() -> None:
     scalar = refused(parse_text, "a: !!python/object/apply:os.system 'x'\n", "plan.yaml", "yaml")
     seq = refused(parse_text, "a: !!python/object/apply:os.system ['x']\n", "plan.yaml", "yaml")
@@ -491,8 +486,6 @@ def test_deep_json_nesting_is_an_input_error() -> None:
     assert d.input_error
 
 
-@pytest.mark.xfail(strict=True, reason="bug: deeply nested (valid) JSON is reported as 'invalid JSON: maximum "
-                                       "recursion depth exceeded while decoding a JSON array from a unicode string'")
 def test_deep_json_nesting_says_too_deep() -> None:
     d = refused(parse_text, "[" * 100_000 + "]" * 100_000, "plan.json", "json")
     assert "recursion" not in d.message
@@ -546,8 +539,6 @@ def test_empty_yaml_document_is_none() -> None:
         assert doc.source_map.value(()) == (1, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an empty value (`proof:` then a newline) is placed at the next "
-                                       "token, one line too far down, so diagnostics about it name the wrong line")
 def test_empty_value_is_located_on_its_own_line() -> None:
     doc = yaml("""
         items:

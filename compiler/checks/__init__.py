@@ -15,6 +15,7 @@ from compiler.diagnostics import Diagnostic, Location
 if TYPE_CHECKING:
     import networkx as nx
 
+    from compiler.evidence import Repository
     from compiler.load import Document
     from compiler.model import Item, Plan
 
@@ -24,9 +25,14 @@ class CheckContext:
     plan: Plan
     doc: Document
     graph: nx.DiGraph
+    repo: Repository | None = None  # None: evidence is not verified against the repository
 
     def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
-        path = (*self.plan.items_path, item.index, *rest)
+        return self.at(item.index, *rest, key=key)
+
+    def at(self, index: int, *rest: Any, key: bool = False) -> Location:
+        """Where the item at ``index`` in the plan's list (valid or not), or a part of it, is."""
+        path = (*self.plan.items_path, index, *rest)
         smap = self.doc.source_map
         pos = smap.key(path) if key else smap.value(path)
         return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
@@ -36,9 +42,9 @@ Check = Callable[[CheckContext], Iterable[Diagnostic]]
 
 
 def all_checks() -> list[Check]:
-    from compiler.checks import dependencies, items
+    from compiler.checks import dependencies, evidence, items
 
-    return [*items.CHECKS, *dependencies.CHECKS]
+    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS]
 
 
 def run_checks(ctx: CheckContext) -> list[Diagnostic]:

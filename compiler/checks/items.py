@@ -31,21 +31,20 @@ def no_change(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP104: ids are unique; the second and later uses point back at the first."""
+    """EP104: ids are unique; the second and later uses point back at the first. Invalid items
+    count too, so that every problem shows in one run."""
     first: dict[str, int] = {}
-    by_index = {item.index: item for item in ctx.plan.items}
-    for item in ctx.plan.items:
-        if item.id not in first:
-            first[item.id] = item.index
+    for ident, index in ctx.plan.id_indexes:
+        if ident not in first:
+            first[ident] = index
             continue
-        original = by_index[first[item.id]]
-        where = ctx.loc(original, "id")
+        where = ctx.at(first[ident], "id")
         yield Diagnostic(
             "EP104",
-            f"duplicate id {item.id} (first defined at line {where.line})",
-            item.id,
-            ctx.loc(item, "id"),
-            (Note(f"{item.id} first defined here", where),),
+            f"duplicate id {ident} (first defined at line {where.line})",
+            ident,
+            ctx.at(index, "id"),
+            (Note(f"{ident} first defined here", where),),
         )
 
 
@@ -60,4 +59,51 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             seen.add(ev)
 
 
-CHECKS = [no_evidence, no_proof, no_change, duplicate_ids, duplicate_evidence]
+def split_commands(proof: str) -> list[str]:
+    """The commands of a shell line, split at top-level ``&&``, ``||``, ``;`` and newlines.
+
+    Separators inside quotes, after a backslash, or inside ``$(...)``, ``(...)`` or backticks
+    do not count; a pipeline (``a | b``) is one command."""
+    parts: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
+    depth = 0
+    i, n = 0, len(proof)
+    while i < n:
+        ch = proof[i]
+        if ch == "\\" and quote != "'":
+            current.append(proof[i:i + 2])
+            i += 2
+            continue
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (proof.startswith(("&&", "||"), i) or ch in ";\n"):
+            parts.append("".join(current))
+            current = []
+            i += 1 if ch in ";\n" else 2
+            continue
+        current.append(ch)
+        i += 1
+    parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP107 (warning): a proof is one exact check; several commands mean several items."""
+    for item in ctx.plan.items:
+        if item.proof_parts > 1:
+            yield Diagnostic("EP107", f"{item.id} proof is a list of {item.proof_parts} commands, read as"
+                             f" {item.proof!r}: split the item, one proof each", item.id, ctx.loc(item, "proof"))
+        elif len(commands := split_commands(item.proof)) > 1:
+            yield Diagnostic("EP107", f"{item.id} proof runs {len(commands)} commands ({item.proof.strip()}):"
+                             " split the item, one proof each", item.id, ctx.loc(item, "proof"))
+
+
+CHECKS = [no_evidence, no_proof, no_change, duplicate_ids, duplicate_evidence, compound_proof]

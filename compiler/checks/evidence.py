@@ -1,0 +1,109 @@
+"""Rules about evidence against the repository: each cited fact must be there, as cited.
+
+Verification is offline and read-only (see compiler/evidence.py for the safety rules). Every
+finding points at the evidence entry in the plan (or at its ``lines``/``contains``/``symbol``
+field), and names the item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from compiler.checks import CheckContext
+from compiler.diagnostics import Diagnostic, closest
+from compiler.evidence import Repository, lookup_symbol
+from compiler.model import Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    message: str
+    field: str | None = None  # the object-form field the problem is in, if any
+    moved_to: int | None = None  # contains found at exactly one other line: where (for `fix`)
+
+
+def _lines_text(n: int) -> str:
+    return f"{n} line{'' if n == 1 else 's'}"
+
+
+def symbol_range(ev: Evidence, repo: Repository) -> tuple[int, int] | None:
+    if ev.path is None or ev.symbol is None:
+        return None
+    facts = repo.facts(ev.path)
+    if facts.kind != "file" or facts.binary:
+        return None
+    return lookup_symbol(repo.symbols(ev.path), ev.symbol, ev.path.endswith((".py", ".pyi")))
+
+
+def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
+    """The first problem with one evidence entry, or None when it holds."""
+    if ev.path is None:  # a URL: external, not verified
+        return None
+    ref = ev.ref()
+    facts = repo.facts(ev.path)
+    if facts.kind == "unsafe":
+        return Finding("EP204", f"{label} cites {ref}, which {facts.problem}; it was not read", "path")
+    if facts.kind == "missing":
+        guess = repo.suggest(ev.path)
+        hint = f" (did you mean {guess}?)" if guess else ""
+        return Finding("EP201", f"{label} cites {ref}, but {ev.path} does not exist{hint}", "path")
+    if facts.kind in ("special", "unreadable"):
+        return Finding("EP207", f"{label} cites {ref}, but {ev.path} cannot be read: {facts.problem}", "path")
+    if facts.kind == "folder":
+        if ev.start is not None or ev.symbol is not None or ev.contains is not None:
+            return Finding("EP205", f"{label} cites {ref}, but {ev.path} is a folder: cite it without lines,"
+                           " symbol or contains", "lines" if ev.start is not None else None)
+        return None
+    if facts.binary and (ev.start is not None or ev.symbol is not None or ev.contains is not None):
+        return Finding("EP207", f"{label} cites {ref}, but {ev.path} is a binary file: cite it as a whole", "path")
+    start, end = ev.start, ev.end
+    if start is not None and end is not None and end > facts.line_count:
+        return Finding("EP202", f"{label} cites {ref}, but {ev.path} has {_lines_text(facts.line_count)}", "lines")
+    if ev.symbol is not None:
+        found = symbol_range(ev, repo)
+        if found is None:
+            names = repo.symbols(ev.path)
+            guess = closest(ev.symbol, names)
+            hint = f" (did you mean {guess}?)" if guess else ""
+            return Finding("EP206", f"{label} cites {ref}, but {ev.path} defines no {ev.symbol}{hint}", "symbol")
+        start, end = found
+    if ev.contains is not None:
+        text = repo.text(ev.path, start, end) or ""
+        if ev.contains not in text:
+            where = f"{ev.path}:{start}-{end}" if start is not None else ev.path
+            elsewhere = repo.find(ev.path, ev.contains) if start is not None else []
+            moved = elsewhere[0] if len(elsewhere) == 1 else None
+            found = ""
+            if elsewhere:
+                shown = ", ".join(map(str, elsewhere[:5])) + (", ..." if len(elsewhere) > 5 else "")
+                found = f" (found at line{'s' if len(elsewhere) > 1 else ''} {shown})"
+            return Finding("EP203", f"{label}: {ev.contains!r} is not in {where}{found}", "contains", moved)
+    return None
+
+
+def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP201-EP207: every file, line range, symbol and contains text an item cites is in the
+    repository. Skipped with --no-verify-evidence."""
+    if ctx.repo is None:
+        return
+    for item in ctx.plan.items:
+        for j, ev in enumerate(item.evidence):
+            finding = verify(ev, ctx.repo, item.id)
+            if finding is None:
+                continue
+            # The field's position in the object form; the entry's own in the string form.
+            field = (finding.field,) if finding.field else ()
+            yield Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *field))
+
+
+def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP106 (warning): links are welcome, but an item needs at least one repository fact."""
+    for item in ctx.plan.items:
+        if item.evidence and all(ev.url is not None for ev in item.evidence):
+            yield Diagnostic("EP106", f"{item.id} has no repository evidence: only external links", item.id,
+                             ctx.loc(item, "evidence"))
+
+
+CHECKS = [repository_evidence, external_only]

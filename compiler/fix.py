@@ -1,0 +1,173 @@
+"""`fix`: repair what can be repaired mechanically, and nothing else.
+
+Two repairs, both meaning-preserving:
+
+- an evidence entry whose ``contains`` text moved to exactly one other place in the file gets
+  its ``line``/``lines`` moved there (the range keeps its length);
+- repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept).
+
+YAML is edited *in place in the text*: only the characters of the changed scalars, and the lines
+of removed entries, change; comments, key order, quoting and layout stay byte for byte. Positions
+come from ruamel.yaml's composed nodes. The edited text is parsed again and must give exactly
+the intended data, or nothing is written. JSON plans are rewritten with stable formatting.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.compile import CompileResult, compile_document
+from compiler.load import Document, parse_text
+from compiler.sourcemap import Path
+
+Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
+REMOVE = object()
+
+
+@dataclass
+class FixResult:
+    name: str
+    original: str
+    fixed: str
+    changes: list[str] = field(default_factory=list)  # one line per repair, for people
+    result: CompileResult | None = None  # the plan compiled after the repairs
+
+
+class FixError(Exception):
+    """The repairs could not be applied safely; nothing was written."""
+
+
+def plan_edits(result: CompileResult) -> tuple[list[Edit], list[str]]:
+    """The repairs a compiled plan allows, as edits to its document, and their descriptions."""
+    from compiler.checks.evidence import verify
+    from compiler.evidence import Repository
+
+    plan, base = result.plan, result.plan.items_path
+    edits: list[Edit] = []
+    notes: list[str] = []
+    repo = Repository(result.root) if result.evidence_verified else None
+    raw_items = _at(result.document.data, base)
+    for item in plan.items:
+        raw = raw_items[item.index]
+        seen_deps: set[str] = set()
+        for j, dep in enumerate(item.depends_on):
+            if dep in seen_deps:
+                edits.append(((*base, item.index, item.depends_key, j), REMOVE))
+                notes.append(f"{item.id}: removed repeated dependency {dep}")
+            seen_deps.add(dep)
+        seen_ev: set[object] = set()
+        for j, ev in enumerate(item.evidence):
+            if ev in seen_ev:
+                edits.append(((*base, item.index, "evidence", j), REMOVE))
+                notes.append(f"{item.id}: removed repeated evidence {ev.ref()}")
+                continue
+            seen_ev.add(ev)
+            if repo is None or ev.start is None or ev.end is None:
+                continue
+            finding = verify(ev, repo, item.id)
+            if finding is None or finding.moved_to is None:
+                continue
+            entry = raw["evidence"][j]
+            if not isinstance(entry, dict):
+                continue  # the string form has no contains: nothing moved
+            start = finding.moved_to
+            end = start + (ev.end - ev.start)
+            if end > repo.facts(ev.path or "").line_count:
+                continue
+            key = "line" if "line" in entry else "lines"
+            old = entry[key]
+            if key == "line" or (isinstance(old, int) and start == end):
+                new: Any = start
+            else:
+                new = f"{start}-{end}" if end != start else str(start)
+            edits.append(((*base, item.index, "evidence", j, key), new))
+            notes.append(f"{item.id}: {ev.ref()} -> {ev.path}:{start}" + (f"-{end}" if end != start else "")
+                         + f" ({ev.contains!r} moved)")
+    return edits, notes
+
+
+def _at(data: Any, path: Path) -> Any:
+    for part in path:
+        data = data[part]
+    return data
+
+
+def apply_to_data(data: Any, edits: list[Edit]) -> Any:
+    """The same edits on plain data (deep-copied); removals last-first so indexes hold."""
+    import copy
+
+    out = copy.deepcopy(data)
+    for path, value in sorted(edits, key=lambda e: e[0], reverse=True):
+        parent = _at(out, path[:-1])
+        if value is REMOVE:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = value
+    return out
+
+
+def apply_to_yaml(text: str, edits: list[Edit]) -> str:
+    """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), removed
+    sequence entries take their lines (block style) or their ', item' (flow style) with them."""
+    from ruamel.yaml import YAML
+
+    root = YAML(typ="safe", pure=True).compose(text)
+    spans: list[tuple[int, int, str]] = []
+    for path, value in edits:
+        node, parent = root, None
+        for part in path:
+            parent = node
+            if isinstance(part, int):
+                node = node.value[part]
+            else:
+                node = next(v for k, v in node.value if k.value == part)
+        if value is REMOVE:
+            spans.append(_removal(text, parent, path[-1]))
+        else:
+            start, end = node.start_mark.index, node.end_mark.index
+            quote = text[start] if text[start] in "'\"" else ""
+            spans.append((start, end, f"{quote}{value}{quote}"))
+    for start, end, new in sorted(spans, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
+    entries = seq.value
+    node = entries[index]
+    if seq.flow_style:
+        if index > 0:
+            return entries[index - 1].end_mark.index, node.end_mark.index, ""
+        return node.start_mark.index, entries[1].start_mark.index, ""
+    # Block style: from the start of the line holding this entry's dash to the start of the
+    # line after the entry.
+    dash = text.rfind("-", 0, node.start_mark.index)
+    line_start = text.rfind("\n", 0, dash) + 1
+    end = node.end_mark.index
+    if node.end_mark.column != 0 or end == node.start_mark.index:
+        newline = text.find("\n", end)
+        end = len(text) if newline < 0 else newline + 1
+    if index + 1 < len(entries):
+        next_dash = text.rfind("-", 0, entries[index + 1].start_mark.index)
+        end = min(end, text.rfind("\n", 0, next_dash) + 1)
+    return line_start, end, ""
+
+
+def fix_document(doc: Document, text: str, path: str, *, root: str | None = None) -> FixResult:
+    result = compile_document(doc, path, root=root)
+    edits, notes = plan_edits(result)
+    if not edits:
+        return FixResult(doc.name, text, text, [], result)
+    intended = apply_to_data(doc.data, edits)
+    if doc.format == "json":
+        from compiler.emit import dumps
+
+        fixed = dumps(intended)
+    else:
+        fixed = apply_to_yaml(text, edits)
+    again = parse_text(fixed, doc.name, doc.format)
+    if again.data != intended:  # the safety net: never write a file that means something else
+        raise FixError("the edited file would not read back as intended; nothing was written")
+    return FixResult(doc.name, text, fixed, notes, compile_document(again, path, root=root))
