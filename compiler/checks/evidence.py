@@ -72,7 +72,7 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     if ev.contains is not None:
         text = repo.text(ev.path, start, end) or ""
         if ev.contains not in text:
-            where = f"{ev.path}:{start}-{end}" if start is not None else ev.path
+            where = ev.path if start is None else f"{ev.path}:{start}" + (f"-{end}" if end != start else "")
             elsewhere = repo.find(ev.path, ev.contains) if start is not None else []
             moved = elsewhere[0] if len(elsewhere) == 1 else None
             found = ""

@@ -1,0 +1,123 @@
+"""`evidence-plan fix`: mechanical repairs only, the rest of the file byte for byte."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from compiler.cli import cli
+
+SOURCE = "".join(f"# filler line {n}\n" for n in range(1, 11)) + "def create_account(email):\n    return email\n"
+
+PLAN = """\
+# A plan with comments everywhere; fix must keep every byte that it does not repair.
+plan: signup   # the name
+items:
+  - id: contract        # first
+    change: Define it
+    evidence:
+      - path: app.py
+        lines: '3-4'        # quoted on purpose: quotes stay
+        contains: "def create_account"   # moved to line 11
+      - path: app.py
+        line: 2             # a single line
+        contains: create_account
+    proof: make test
+
+  # The second item repeats things.
+  - id: implementation
+    change: Do it
+    evidence: [app.py:1, app.py:1, app.py:2]     # a repeat in flow style
+    depends_on:
+      - contract
+      - contract            # a repeat in block style
+    proof: make it
+"""
+
+FIXED = PLAN.replace("lines: '3-4'", "lines: '11-12'").replace("line: 2", "line: 11").replace(
+    "[app.py:1, app.py:1, app.py:2]", "[app.py:1, app.py:2]"
+).replace("      - contract            # a repeat in block style\n", "")
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.fixture
+def plan(write: Callable[..., Path]) -> Path:
+    write("app.py", SOURCE)
+    return write("plan.yaml", PLAN)
+
+
+def test_fix_updates_only_what_moved_and_keeps_every_other_byte(plan: Path) -> None:
+    result = run("fix", str(plan))
+    assert result.exit_code == 0, result.output
+    assert plan.read_text(encoding="utf-8") == FIXED
+    assert "fixed: contract: app.py:3-4 -> app.py:11-12 ('def create_account' moved)" in result.stderr
+    assert "fixed: implementation: removed repeated evidence app.py:1" in result.stderr
+    assert "fixed: implementation: removed repeated dependency contract" in result.stderr
+    assert run("check", str(plan)).exit_code == 0
+    again = run("fix", str(plan))
+    assert again.exit_code == 0
+    assert "nothing to fix" in again.stderr
+    assert plan.read_text(encoding="utf-8") == FIXED  # idempotent
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(plan: Path) -> None:
+    result = run("fix", "--dry-run", str(plan))
+    assert result.exit_code == 0
+    assert plan.read_text(encoding="utf-8") == PLAN
+    assert f"--- a/{plan}" in result.stdout
+    assert "-        lines: '3-4'        # quoted on purpose: quotes stay" in result.stdout
+    assert "+        lines: '11-12'        # quoted on purpose: quotes stay" in result.stdout
+    assert "would fix: contract" in result.stderr
+
+
+def test_what_fix_cannot_repair_is_reported_with_exit_1(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence:
+              - {path: app.py, line: 5, contains: return email}    # found once, at 12: moved
+              - {path: app.py, line: 11, contains: filler line}    # found ten times: ambiguous
+              - {path: app.py, lines: 1-5, contains: return email} # 12-16 would pass the end
+              - missing.py
+            proof: p
+        """)
+    result = run("fix", str(plan))
+    assert result.exit_code == 1
+    assert "fixed: a: app.py:5 -> app.py:12 ('return email' moved)" in result.stderr
+    assert result.stderr.count("fixed:") == 1
+    assert (f"{plan}:6:44: error EP203 a: 'filler line' is not in app.py:11 (found at lines 1, 2, 3, 4, 5, ...)"
+            in result.stderr)
+    assert f"{plan}:7:46: error EP203 a: 'return email' is not in app.py:1-5 (found at line 12)" in result.stderr
+    assert f"{plan}:8:9: error EP201 a cites missing.py, but missing.py does not exist" in result.stderr
+    assert "3 problems left that fix cannot repair" in result.stderr
+    assert "{path: app.py, line: 12, contains: return email}    # found once" in plan.read_text(encoding="utf-8")
+
+
+def test_fix_json_plan_is_rewritten_with_stable_formatting(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    data = {"items": [
+        {"id": "a", "change": "c", "evidence": [{"path": "app.py", "line": 1, "contains": "def create"}],
+         "depends_on": [], "proof": "p"},
+        {"id": "b", "change": "c", "evidence": ["app.py"], "depends_on": ["a", "a"], "proof": "p"},
+    ]}
+    plan = write("plan.json", json.dumps(data))
+    result = run("fix", str(plan))
+    assert result.exit_code == 0, result.output
+    fixed = json.loads(plan.read_text(encoding="utf-8"))
+    assert fixed["items"][0]["evidence"] == [{"path": "app.py", "line": 11, "contains": "def create"}]
+    assert fixed["items"][1]["depends_on"] == ["a"]
+    assert plan.read_text(encoding="utf-8").startswith('{\n  "items": [\n')
+
+
+def test_fix_refuses_stdin_and_input_errors() -> None:
+    assert run("fix", "-").exit_code == 2
+    assert run("fix", "nope.yaml").exit_code == 2
