@@ -41,7 +41,7 @@ def plan_folder(path: str) -> str:
     return os.path.abspath("." if path == STDIN else os.path.dirname(os.path.abspath(path)))
 
 
-def find_root(path: str, plan_root: str | None, root: str | None, name: str) -> str:
+def find_root(path: str, plan_root: str | None, root: str | None, where: Location) -> str:
     """The repository root: ``root`` (e.g. --root, relative to the working folder); else the
     plan's ``root:`` (relative to the plan file); else the git work tree holding the plan (found
     by walking up to a ``.git``, without running git); else the plan's folder."""
@@ -64,7 +64,7 @@ def find_root(path: str, plan_root: str | None, root: str | None, name: str) -> 
     if not os.path.isdir(chosen):
         given = root if root is not None else plan_root
         raise PlanInputError(Diagnostic("EP006", f"the repository root {given} is not a folder", None,
-                                        Location(name), hint="fix --root or the plan's root: key"))
+                                        where, hint="fix --root or the plan's root: key"))
     return chosen
 
 
@@ -75,27 +75,32 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     from compiler.graph import build_graph, critical_path, waves
 
     plan = build_plan(doc)
-    repo_root = find_root(path, plan.root, root, doc.name)
+    pos = doc.source_map.value(("root",)) if root is None and plan.root is not None else None
+    repo_root = find_root(path, plan.root, root, Location(doc.name, *pos) if pos else Location(doc.name))
     repo = None
     if verify_evidence:
         from compiler.evidence import Repository
 
         repo = Repository(repo_root)
     graph = build_graph(plan.items)
-    diagnostics = [*plan.diagnostics, *run_checks(CheckContext(plan, doc, graph, repo))]
+    symbols: dict[tuple[int, int], tuple[int, int]] = {}
+    try:
+        diagnostics = [*plan.diagnostics, *run_checks(CheckContext(plan, doc, graph, repo))]
+        if repo is not None:
+            from compiler.checks.evidence import symbol_range
+
+            for item in plan.items:
+                for j, ev in enumerate(item.evidence):
+                    if ev.symbol is not None and (found := symbol_range(ev, repo)) is not None:
+                        symbols[(item.index, j)] = found
+    finally:
+        if repo is not None:
+            repo.close()
     ordered: tuple[tuple[str, ...], ...] = ()
     longest: tuple[str, ...] = ()
     if not any(d.severity == "error" for d in diagnostics):
         ordered = tuple(tuple(w) for w in waves(graph))
         longest = tuple(critical_path(graph))
-    symbols: dict[tuple[int, int], tuple[int, int]] = {}
-    if repo is not None:
-        from compiler.checks.evidence import symbol_range
-
-        for item in plan.items:
-            for j, ev in enumerate(item.evidence):
-                if ev.symbol is not None and (found := symbol_range(ev, repo)) is not None:
-                    symbols[(item.index, j)] = found
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
                          repo_root, verify_evidence, symbols)
 

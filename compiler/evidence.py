@@ -13,6 +13,8 @@ Everything here is offline and read-only, and bounded:
 from __future__ import annotations
 
 import ast
+import bisect
+import mmap
 import os
 import posixpath
 import re
@@ -21,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-MAX_TEXT_BYTES = 16 * 1024 * 1024  # larger files are streamed for line counts and text searches
+MAX_TEXT_BYTES = 16 * 1024 * 1024  # larger files are memory-mapped, never read whole
+_CHUNK = 1 << 20
 _BINARY_SNIFF = 8192
 # Folders never searched for did-you-mean suggestions (vendored or generated trees).
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
@@ -38,6 +41,10 @@ class FileFacts:
     binary: bool = False
     line_count: int = 0
     lines: list[str] | None = None  # the text, split on \n (None when streamed or binary)
+    real: str | None = None  # the resolved path that was read
+    text: str | None = None  # the lines joined again, made on first use
+    mapped: mmap.mmap | None = None  # a large file, memory-mapped
+    chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
     symbols: dict[str, tuple[int, int]] | None = field(default=None)
 
 
@@ -62,8 +69,29 @@ class Repository:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(os.path.realpath(root))
+        self._root = str(self.root)
         self._facts: dict[str, FileFacts] = {}
+        self._dirs: dict[str, str | None] = {}  # folder -> its real path, None when it leaves the root
         self._all_files: list[str] | None = None
+        self._mapped: list[mmap.mmap] = []
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _inside(self, real: str) -> bool:
+        return real == self._root or real.startswith(self._root.rstrip(os.sep) + os.sep)
+
+    def _real_dir(self, folder: str) -> str | None:
+        """The real path of a folder under the root (cached: many files share few folders)."""
+        real = self._dirs.get(folder, "")
+        if real == "":
+            real = os.path.realpath(os.path.join(self._root, folder)) if folder else self._root
+            real = real if self._inside(real) else None
+            self._dirs[folder] = real
+        return real
 
     # --- one file -----------------------------------------------------------------------------
 
@@ -78,56 +106,81 @@ class Repository:
         reason = unsafe_reason(path)
         if reason:
             return FileFacts("unsafe", reason)
-        full = self.root / path
+        folder, name = posixpath.split(path)
         try:
-            resolved = Path(os.path.realpath(full))
+            real_folder = self._real_dir(folder)
+            if real_folder is None:
+                return FileFacts("unsafe", "is in a symlinked folder that leads outside the repository root")
+            full = os.path.join(real_folder, name) if name not in ("", ".") else real_folder
+            info = os.lstat(full)
+            if stat.S_ISLNK(info.st_mode):  # resolve the link before anything is opened
+                full = os.path.realpath(full)
+                if not self._inside(full):
+                    return FileFacts("unsafe", "is a symlink that leads outside the repository root")
+                info = os.stat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            return FileFacts("missing")
         except (OSError, ValueError) as err:
-            return FileFacts("unreadable", str(err))
-        if resolved != self.root and self.root not in resolved.parents:
-            return FileFacts("unsafe", "is a symlink that leads outside the repository root")
-        try:
-            info = os.stat(resolved)
-        except FileNotFoundError:
-            return FileFacts("missing")
-        except NotADirectoryError:
-            return FileFacts("missing")
-        except OSError as err:
-            return FileFacts("unreadable", err.strerror or str(err))
+            return FileFacts("unreadable", getattr(err, "strerror", None) or str(err))
         if stat.S_ISDIR(info.st_mode):
             return FileFacts("folder")
         if not stat.S_ISREG(info.st_mode):
             return FileFacts("special", "is not a regular file")
         try:
-            if info.st_size > MAX_TEXT_BYTES:
-                return self._stream_facts(resolved, info.st_size)
-            with open(resolved, "rb") as handle:
+            if info.st_size > MAX_TEXT_BYTES and info.st_size > 0:
+                return self._stream_facts(Path(full), info.st_size)
+            with open(full, "rb") as handle:
                 raw = handle.read()
         except OSError as err:
             return FileFacts("unreadable", err.strerror or str(err))
         if b"\x00" in raw[:_BINARY_SNIFF]:
             return FileFacts("file", size=len(raw), binary=True)
-        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        text = raw.decode("utf-8", errors="replace")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()  # a final newline ends the last line; it does not start another
-        return FileFacts("file", size=len(raw), line_count=len(lines), lines=lines)
+        return FileFacts("file", size=len(raw), line_count=len(lines), lines=lines, real=full)
+
+    def _stream_facts(self, path: Path, size: int) -> FileFacts:
+        """A large file is memory-mapped once: counted chunk by chunk now, and later queries read
+        only the part they need (the operating system pages it in), never the whole file."""
+        with open(path, "rb") as handle:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        if b"\x00" in mapped[:_BINARY_SNIFF]:
+            mapped.close()
+            return FileFacts("file", size=size, binary=True, real=str(path))
+        self._mapped.append(mapped)
+        before: list[int] = []  # lines before each chunk
+        count = 0
+        for offset in range(0, size, _CHUNK):
+            before.append(count)
+            count += mapped[offset:offset + _CHUNK].count(b"\n")
+        if size and mapped[size - 1:size] != b"\n":
+            count += 1
+        return FileFacts("file", size=size, line_count=count, real=str(path), mapped=mapped, chunks=before)
+
+    def close(self) -> None:
+        """Release the memory maps of large files."""
+        for mapped in self._mapped:
+            mapped.close()
+        self._mapped.clear()
 
     @staticmethod
-    def _stream_facts(path: Path, size: int) -> FileFacts:
-        count = 0
-        last = b"\n"
-        with open(path, "rb") as handle:
-            head = handle.read(_BINARY_SNIFF)
-            if b"\x00" in head:
-                return FileFacts("file", size=size, binary=True)
-            chunk = head
-            while chunk:
-                count += chunk.count(b"\n")
-                last = chunk[-1:]
-                chunk = handle.read(1 << 20)
-        if last != b"\n":
-            count += 1
-        return FileFacts("file", size=size, line_count=count)
+    def _line_offset(facts: FileFacts, line: int) -> int:
+        """Byte offset where 0-based ``line`` starts in a mapped file (len when past the end)."""
+        assert facts.mapped is not None and facts.chunks is not None
+        chunk = bisect.bisect_right(facts.chunks, line) - 1
+        pos, at = chunk * _CHUNK, facts.chunks[chunk]
+        if at == line and chunk > 0:  # the chunk may start mid-line: step back to its start
+            pos = facts.mapped.rfind(b"\n", 0, pos) + 1
+        while at < line:
+            found = facts.mapped.find(b"\n", pos)
+            if found < 0:
+                return facts.size
+            pos, at = found + 1, at + 1
+        return pos
 
     def text(self, path: str, start: int | None = None, end: int | None = None) -> str | None:
         """The text of lines start..end (1-based, inclusive), or the whole file; None if not text."""
@@ -138,39 +191,65 @@ class Repository:
         last = end if end is not None else facts.line_count
         if facts.lines is not None:
             return "\n".join(facts.lines[first:last])
-        parts = []
-        with open(self.root / path, "rb") as handle:  # a large file: stream the lines wanted
-            for n, raw in enumerate(handle):
-                if n >= last:
-                    break
-                if n >= first:
-                    parts.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-        return "\n".join(parts)
+        if facts.mapped is None:
+            return None
+        data = facts.mapped[self._line_offset(facts, first):self._line_offset(facts, last)]
+        return data.decode("utf-8", errors="replace").replace("\r\n", "\n").removesuffix("\n")
 
     def find(self, path: str, needle: str) -> list[int]:
         """1-based line numbers where ``needle`` starts (it may span lines)."""
-        text = self.text(path)
-        if text is None or not needle:
+        facts = self.facts(path)
+        if facts.kind != "file" or facts.binary or not needle:
             return []
-        starts = [m.start() for m in re.finditer(re.escape(needle), text)]
-        if not starts:
-            return []
-        lines, out, offset = text.split("\n"), [], 0
-        n = 0
-        for pos in starts:  # walk line offsets forward once: linear in the file
-            while n < len(lines) and offset + len(lines[n]) < pos:
-                offset += len(lines[n]) + 1
-                n += 1
-            out.append(n + 1)
+        if facts.mapped is not None:
+            return self._find_mapped(facts, needle.encode("utf-8"))
+        text = self.text(path) or ""
+        out: list[int] = []
+        line, offset = 1, 0
+        at = text.find(needle)
+        while at >= 0:  # count newlines forward from the last hit: linear in the file
+            line += text.count("\n", offset, at)
+            offset = at
+            if not out or out[-1] != line:  # twice on one line is one line
+                out.append(line)
+            at = text.find(needle, at + 1)
+        return out
+
+    @staticmethod
+    def _find_mapped(facts: FileFacts, needle: bytes) -> list[int]:
+        assert facts.mapped is not None and facts.chunks is not None
+        out: list[int] = []
+        at = facts.mapped.find(needle)
+        while at >= 0 and len(out) < 1000:
+            chunk = at // _CHUNK
+            line = facts.chunks[chunk] + facts.mapped[chunk * _CHUNK:at].count(b"\n") + 1
+            if not out or out[-1] != line:
+                out.append(line)
+            at = facts.mapped.find(needle, at + 1)
         return out
 
     # --- symbols ------------------------------------------------------------------------------
+
+    def symbol(self, path: str, name: str) -> tuple[int, int] | None:
+        """Where ``name`` (dotted) is defined in a file: (first line, last line), or None."""
+        facts = self.facts(path)
+        if facts.kind != "file" or facts.binary:
+            return None
+        python = path.endswith((".py", ".pyi"))
+        if python and facts.lines is not None:
+            if facts.text is None:
+                facts.text = "\n".join(facts.lines)
+            found = python_symbol_fast(facts.lines, facts.text, name)
+            if found is not _UNSURE:
+                return found  # type: ignore[return-value]
+        return lookup_symbol(self.symbols(path), name, python)
 
     def symbols(self, path: str) -> dict[str, tuple[int, int]]:
         """Definitions in a file: dotted name -> (first line, last line)."""
         facts = self.facts(path)
         if facts.symbols is None:
-            text = self.text(path) or ""
+            text = self.text(path) if facts.mapped is None else None
+            text = text or ""
             found = python_symbols(text) if path.endswith((".py", ".pyi")) else None
             facts.symbols = found if found is not None else heuristic_symbols(text)
         return facts.symbols
@@ -196,7 +275,7 @@ class Repository:
         or a close spelling."""
         import difflib
 
-        files = self.all_files()
+        files = [f for f in self.all_files() if f != posixpath.normpath(path)]  # never the path itself
         lowered = path.lower()
         for candidate in files:
             if candidate.lower() == lowered:
@@ -207,6 +286,83 @@ class Repository:
             return max(same_name, key=lambda c: difflib.SequenceMatcher(None, c, path).ratio())
         close = difflib.get_close_matches(path, files, n=1, cutoff=0.75)
         return close[0] if close else None
+
+
+_UNSURE = object()
+_TOP_LEVEL_START = re.compile(r"[^\s#)\]}]")
+
+
+def python_top_level(text: str, name: str) -> int | None:
+    """The 0-based line of the first column-0 ``def``/``class``/assignment of ``name``, found with
+    plain string searches (no regex to compile per name). None when there is none, or when the
+    candidate may sit inside a triple-quoted string (an odd number of them before it): then the
+    caller parses the whole file."""
+    best: int | None = None
+    text = "\n" + text
+    for prefix in ("def ", "async def ", "class ", ""):
+        needle = f"\n{prefix}{name}"
+        at = text.find(needle)
+        while at >= 0:
+            after = text[at + len(needle): at + len(needle) + 64].lstrip(" \t")
+            if prefix and after[:1] in ("(", ":", "["):
+                break
+            if not prefix and after[:1] in ("=", ":") and not after.startswith("=="):
+                break
+            at = text.find(needle, at + 1)
+        if at >= 0 and (best is None or at < best):
+            best = at
+    if best is None or text.count('"""', 0, best) % 2 or text.count("\'\'\'", 0, best) % 2:
+        return None
+    return text.count("\n", 0, best)
+
+
+def python_symbol_fast(lines: list[str], text: str, name: str) -> tuple[int, int] | object | None:
+    """Find a dotted name by parsing only the top-level statement that defines its first part.
+
+    Parsing a whole module costs ~50x more than parsing one definition, and plans cite many
+    symbols. The statement starts at a column-0 ``def``/``class``/assignment (python_top_level)
+    and runs to the next line that starts at column 0; a cut in the middle of
+    a string or a bracket cannot parse, so any doubt returns ``_UNSURE`` and the caller parses
+    the whole file.
+    """
+    top, *rest = name.split(".")
+    first = python_top_level(text, top)
+    if first is None:
+        return _UNSURE
+    start = first
+    while start > 0 and lines[start - 1].startswith("@"):
+        start -= 1
+    stop = first + 1
+    while stop < len(lines) and not _TOP_LEVEL_START.match(lines[stop]):
+        stop += 1
+    try:
+        tree = ast.parse("\n".join(lines[start:stop]))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _UNSURE
+    if len(tree.body) != 1:
+        return _UNSURE
+    node: ast.stmt = tree.body[0]
+    if _names(node) != [top]:
+        return _UNSURE
+    for part in rest:
+        if not isinstance(node, ast.ClassDef):
+            return _UNSURE
+        inner = [n for n in node.body if part in _names(n)]
+        if not inner:
+            return _UNSURE
+        node = inner[0]
+    first_line = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return first_line + start, (node.end_lineno or node.lineno) + start
+
+
+def _names(node: ast.stmt) -> list[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
 
 
 def python_symbols(text: str) -> dict[str, tuple[int, int]] | None:
@@ -221,15 +377,9 @@ def python_symbols(text: str) -> dict[str, tuple[int, int]] | None:
     while stack:  # iterative: deeply nested code does not recurse here
         prefix, body = stack.pop()
         for node in body:
-            names: list[str] = []
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names = [node.name]
-                if isinstance(node, ast.ClassDef):  # methods and class attributes; not locals
-                    stack.append((prefix + node.name + ".", node.body))
-            elif isinstance(node, ast.Assign):
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names = [node.target.id]
+            names = _names(node)
+            if isinstance(node, ast.ClassDef):  # methods and class attributes; not locals
+                stack.append((prefix + node.name + ".", node.body))
             start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
             end = node.end_lineno or node.lineno
             for name in names:

@@ -14,11 +14,11 @@ the intended data, or nothing is written. JSON plans are rewritten with stable f
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from compiler.compile import CompileResult, compile_document
+from compiler.evidence import Repository
 from compiler.load import Document, parse_text
 from compiler.sourcemap import Path
 
@@ -41,13 +41,20 @@ class FixError(Exception):
 
 def plan_edits(result: CompileResult) -> tuple[list[Edit], list[str]]:
     """The repairs a compiled plan allows, as edits to its document, and their descriptions."""
-    from compiler.checks.evidence import verify
     from compiler.evidence import Repository
+
+    if not result.evidence_verified:
+        return _edits(result, None)
+    with Repository(result.root) as repo:
+        return _edits(result, repo)
+
+
+def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], list[str]]:
+    from compiler.checks.evidence import verify
 
     plan, base = result.plan, result.plan.items_path
     edits: list[Edit] = []
     notes: list[str] = []
-    repo = Repository(result.root) if result.evidence_verified else None
     raw_items = _at(result.document.data, base)
     for item in plan.items:
         raw = raw_items[item.index]

@@ -45,6 +45,10 @@ class SourceMap:
                 return pos
             path = path[:-1]
 
+    def has(self, path: Path) -> bool:
+        """Whether ``path`` itself (not an ancestor) has a known position."""
+        return path in self._ensure()[0]
+
     def key(self, path: Path) -> Position | None:
         """Position of the key that names ``path`` (its last element), else of the value."""
         _, keys = self._ensure()

@@ -1,47 +1,34 @@
-"""The case corpus: tests/cases/<name>/ holds one plan (plan.yaml or plan.json) and expected.txt.
+"""The case corpus: tests/cases/<name>/ holds one plan (plan.yaml or plan.json), expected.txt, and
+the repository files the plan cites as evidence.
+
+Each case runs as
+
+    evidence-plan check --format text --root . plan.yaml
+
+from the case folder, so the case folder *is* the repository root: evidence such as
+``app/accounts.py:18-23`` is the file tests/cases/<name>/app/accounts.py. Every file in the folder
+other than the plan, expected.txt and args.txt is evidence (a case folder needs exactly one
+plan.yaml or plan.json at its top). Evidence may be anything a repository holds, including a
+symlink (git stores it as mode 120000).
 
 expected.txt starts with ``exit: N`` (0 ready, 1 blocked, 2 input error), followed by the exact
-lines that ``evidence-plan check --format text plan.yaml`` prints on stdout when run from the
-case folder (``plan.yaml:LINE:COL: error CODE message``, notes and hints indented by two spaces).
+lines that the command prints on stdout (``plan.yaml:LINE:COL: error CODE message``, notes and
+hints indented by two spaces).
+
+args.txt (optional) holds the options to use *instead of* the default ``--root .``, split like a
+shell line (``#`` starts a comment): ``--root . --no-verify-evidence`` adds an option,
+``--root missing-folder`` changes the root, and an args.txt with only a comment passes no option,
+so that the plan's own ``root:`` key (or the git work tree around it) decides.
 
 The CLI runs in-process through ``compiler.cli.main`` (the console-script entry point, the one
 place that turns a command's return value and any exception into the exit code), so the test
 sees exactly what a user sees, whatever click version is installed.
 
-A case listed in ``KNOWN_BUGS`` below shows a bug: its expected.txt says what the output *should*
-be, and the test is a strict xfail (it starts failing loudly once the bug is fixed: then delete
-the entry).
+A case listed in ``KNOWN_BUGS: dict[str, str] = {}
 
-To add a case: create the folder and the plan, then run
 
-    EVIDENCE_PLAN_UPDATE_CASES=1 python -m pytest tests/test_cases.py
-
-which writes expected.txt from the actual output (KNOWN_BUGS cases are never rewritten). Then read
-every line of it against the rules in the README before committing: the corpus is only worth
-something when the expectations were checked by a person, not recorded.
-"""
-
-from __future__ import annotations
-
-import os
-from pathlib import Path
-
-import pytest
-
-from compiler.cli import main
-
-CASES = Path(__file__).resolve().parent / "cases"
-UPDATE = os.environ.get("EVIDENCE_PLAN_UPDATE_CASES") == "1"
-
-# case name -> why its output differs from expected.txt today
-KNOWN_BUGS = {
-    "ep002-json-nan": "bug: the EP002 for NaN/Infinity carries no line:column "
-                      "(DESIGN: an input error prints FILE:LINE:COL)",
-    "ep005-python-tag-sequence": "bug: a tagged sequence or mapping is reported as 'unsupported tag "
-                                 "tag:yaml.org,2002:python/...', without the hint a tagged scalar gets",
-    "ep104-first-invalid": "bug: EP104 only compares valid items, so a duplicate of an invalid item's id "
-                           "is not reported until that item is fixed (README: every problem in one run)",
-}
+def _case_dirs() -> list[Path]:
+    return sorted(p for p in CASES.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
 def _plan_name(case: Path) -> str:
@@ -52,7 +39,7 @@ def _plan_name(case: Path) -> str:
 
 def _cases() -> list[object]:
     params: list[object] = []
-    for case in sorted(p for p in CASES.iterdir() if p.is_dir()):
+    for case in _case_dirs():
         marks = []
         if case.name in KNOWN_BUGS:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case.name]))
@@ -66,18 +53,27 @@ def _read_expected(case: Path) -> tuple[int, list[str]]:
     return int(lines[0].removeprefix("exit: ")), lines[1:]
 
 
+def _arguments(case: Path, plan: str) -> list[str]:
+    """The command line of a case: check --format text OPTIONS PLAN, where OPTIONS are those of
+    args.txt, else ``--root .`` (the case folder is the repository root)."""
+    options = ["--root", "."]
+    if (case / "args.txt").is_file():
+        options = shlex.split((case / "args.txt").read_text(encoding="utf-8"), comments=True)
+    return ["check", "--format", "text", *options, plan]
+
+
 def test_corpus_covers_every_code() -> None:
     from compiler.codes import CODES
 
     seen = set()
-    for case in CASES.iterdir():
-        if case.is_dir() and case.name not in KNOWN_BUGS:
+    for case in _case_dirs():
+        if case.name not in KNOWN_BUGS:
             for line in _read_expected(case)[1]:
                 if not line.startswith(" "):
                     seen.add(line.split()[2])
     assert sorted(set(CODES) - seen) == []
-    assert len([c for c in CASES.iterdir() if c.is_dir()]) >= 25
-    assert set(KNOWN_BUGS) <= {c.name for c in CASES.iterdir()}
+    assert len(_case_dirs()) >= 25
+    assert set(KNOWN_BUGS) <= {c.name for c in _case_dirs()}
 
 
 @pytest.mark.parametrize("case", _cases())
@@ -87,7 +83,7 @@ def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
-    code = main(["check", "--format", "text", name])
+    code = main(_arguments(case, name))
     out, err = capsys.readouterr()
 
     assert "Traceback" not in out + err

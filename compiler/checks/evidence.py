@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, closest
-from compiler.evidence import Repository, lookup_symbol
+from compiler.evidence import MAX_TEXT_BYTES, Repository
 from compiler.model import Evidence
 
 
@@ -20,7 +20,7 @@ from compiler.model import Evidence
 class Finding:
     code: str
     message: str
-    field: str | None = None  # the object-form field the problem is in, if any
+    fields: tuple[str, ...] = ()  # the object-form fields the problem may be in, first present wins
     moved_to: int | None = None  # contains found at exactly one other line: where (for `fix`)
 
 
@@ -31,10 +31,7 @@ def _lines_text(n: int) -> str:
 def symbol_range(ev: Evidence, repo: Repository) -> tuple[int, int] | None:
     if ev.path is None or ev.symbol is None:
         return None
-    facts = repo.facts(ev.path)
-    if facts.kind != "file" or facts.binary:
-        return None
-    return lookup_symbol(repo.symbols(ev.path), ev.symbol, ev.path.endswith((".py", ".pyi")))
+    return repo.symbol(ev.path, ev.symbol)
 
 
 def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
@@ -44,42 +41,49 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     ref = ev.ref()
     facts = repo.facts(ev.path)
     if facts.kind == "unsafe":
-        return Finding("EP204", f"{label} cites {ref}, which {facts.problem}; it was not read", "path")
+        return Finding("EP204", f"{label} cites {ref}, which {facts.problem}; it was not read", ("path",))
     if facts.kind == "missing":
         guess = repo.suggest(ev.path)
         hint = f" (did you mean {guess}?)" if guess else ""
-        return Finding("EP201", f"{label} cites {ref}, but {ev.path} does not exist{hint}", "path")
+        return Finding("EP201", f"{label} cites {ref}, but {ev.path} does not exist{hint}", ("path",))
     if facts.kind in ("special", "unreadable"):
-        return Finding("EP207", f"{label} cites {ref}, but {ev.path} cannot be read: {facts.problem}", "path")
+        return Finding("EP207", f"{label} cites {ref}, but {ev.path} cannot be read: {facts.problem}", ("path",))
     if facts.kind == "folder":
         if ev.start is not None or ev.symbol is not None or ev.contains is not None:
             return Finding("EP205", f"{label} cites {ref}, but {ev.path} is a folder: cite it without lines,"
-                           " symbol or contains", "lines" if ev.start is not None else None)
+                           " symbol or contains", ("lines", "line", "symbol", "contains"))
         return None
     if facts.binary and (ev.start is not None or ev.symbol is not None or ev.contains is not None):
-        return Finding("EP207", f"{label} cites {ref}, but {ev.path} is a binary file: cite it as a whole", "path")
+        return Finding("EP207", f"{label} cites {ref}, but {ev.path} is a binary file: cite it as a whole", ("path",))
     start, end = ev.start, ev.end
     if start is not None and end is not None and end > facts.line_count:
-        return Finding("EP202", f"{label} cites {ref}, but {ev.path} has {_lines_text(facts.line_count)}", "lines")
+        return Finding("EP202", f"{label} cites {ref}, but {ev.path} has {_lines_text(facts.line_count)}",
+                       ("lines", "line"))
     if ev.symbol is not None:
+        if facts.mapped is not None:
+            return Finding("EP207", f"{label} cites {ref}, but {ev.path} is too large to search for symbols"
+                           f" (over {MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
         found = symbol_range(ev, repo)
         if found is None:
             names = repo.symbols(ev.path)
             guess = closest(ev.symbol, names)
             hint = f" (did you mean {guess}?)" if guess else ""
-            return Finding("EP206", f"{label} cites {ref}, but {ev.path} defines no {ev.symbol}{hint}", "symbol")
+            return Finding("EP206", f"{label} cites {ref}, but {ev.path} defines no {ev.symbol}{hint}", ("symbol",))
         start, end = found
     if ev.contains is not None:
-        text = repo.text(ev.path, start, end) or ""
-        if ev.contains not in text:
+        if start is None:
+            present = bool(repo.find(ev.path, ev.contains))
+        else:
+            present = ev.contains in (repo.text(ev.path, start, end) or "")
+        if not present:
             where = ev.path if start is None else f"{ev.path}:{start}" + (f"-{end}" if end != start else "")
             elsewhere = repo.find(ev.path, ev.contains) if start is not None else []
             moved = elsewhere[0] if len(elsewhere) == 1 else None
-            found = ""
+            seen = ""
             if elsewhere:
                 shown = ", ".join(map(str, elsewhere[:5])) + (", ..." if len(elsewhere) > 5 else "")
-                found = f" (found at line{'s' if len(elsewhere) > 1 else ''} {shown})"
-            return Finding("EP203", f"{label}: {ev.contains!r} is not in {where}{found}", "contains", moved)
+                seen = f" (found at line{'s' if len(elsewhere) > 1 else ''} {shown})"
+            return Finding("EP203", f"{label}: {ev.contains!r} is not in {where}{seen}", ("contains",), moved)
     return None
 
 
@@ -94,8 +98,9 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             if finding is None:
                 continue
             # The field's position in the object form; the entry's own in the string form.
-            field = (finding.field,) if finding.field else ()
-            yield Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *field))
+            entry = (*ctx.plan.items_path, item.index, "evidence", j)
+            present = [f for f in finding.fields if ctx.doc.source_map.has((*entry, f))]
+            yield Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]))
 
 
 def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:

@@ -64,6 +64,8 @@ def split_commands(proof: str) -> list[str]:
 
     Separators inside quotes, after a backslash, or inside ``$(...)``, ``(...)`` or backticks
     do not count; a pipeline (``a | b``) is one command."""
+    if not any(sep in proof for sep in ";&|\n"):
+        return [proof.strip()] if proof.strip() else []
     parts: list[str] = []
     current: list[str] = []
     quote: str | None = None
@@ -102,7 +104,8 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
             yield Diagnostic("EP107", f"{item.id} proof is a list of {item.proof_parts} commands, read as"
                              f" {item.proof!r}: split the item, one proof each", item.id, ctx.loc(item, "proof"))
         elif len(commands := split_commands(item.proof)) > 1:
-            yield Diagnostic("EP107", f"{item.id} proof runs {len(commands)} commands ({item.proof.strip()}):"
+            shown = item.proof.strip().replace("\n", "\\n")  # one diagnostic, one line
+            yield Diagnostic("EP107", f"{item.id} proof runs {len(commands)} commands ({shown}):"
                              " split the item, one proof each", item.id, ctx.loc(item, "proof"))
 
 

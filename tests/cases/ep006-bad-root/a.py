@@ -1,0 +1,1 @@
+"""Module a (would be the evidence, under a root that exists)."""

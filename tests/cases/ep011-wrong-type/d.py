@@ -1,0 +1,1 @@
+"""Module d: evidence for item d."""

@@ -1,0 +1,1 @@
+"""Module a: evidence for the case's first item."""

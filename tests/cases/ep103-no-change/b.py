@@ -1,0 +1,1 @@
+"""Module b: evidence for the case's second item."""

@@ -1,0 +1,10 @@
+LINE_1 = 1
+LINE_2 = 2
+LINE_3 = 3
+LINE_4 = 4
+LINE_5 = 5
+LINE_6 = 6
+LINE_7 = 7
+LINE_8 = 8
+LINE_9 = 9
+LINE_10 = 10

@@ -1,0 +1,1 @@
+"""Module c: evidence for the release item."""

@@ -1,0 +1,1 @@
+"""Backfill the new column."""

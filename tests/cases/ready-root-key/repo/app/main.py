@@ -1,0 +1,5 @@
+"""The app."""
+
+
+def main() -> None:
+    return None

@@ -1,0 +1,3 @@
+"""Module a."""
+
+ANSWER = 42
