@@ -24,7 +24,34 @@ The CLI runs in-process through ``compiler.cli.main`` (the console-script entry 
 place that turns a command's return value and any exception into the exit code), so the test
 sees exactly what a user sees, whatever click version is installed.
 
-A case listed in ``KNOWN_BUGS: dict[str, str] = {}
+A case listed in ``KNOWN_BUGS`` below shows a bug: its expected.txt says what the output *should*
+be, and the test is a strict xfail (it starts failing loudly once the bug is fixed: then delete
+the entry).
+
+To add a case: create the folder, the plan and the evidence files it cites, then run
+
+    EVIDENCE_PLAN_UPDATE_CASES=1 python -m pytest tests/test_cases.py
+
+which writes expected.txt from the actual output (KNOWN_BUGS cases are never rewritten). Then read
+every line of it against the rules in the README before committing: the corpus is only worth
+something when the expectations were checked by a person, not recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from compiler.cli import main
+
+CASES = Path(__file__).resolve().parent / "cases"
+UPDATE = os.environ.get("EVIDENCE_PLAN_UPDATE_CASES") == "1"
+
+# case name -> why its output differs from expected.txt today
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _case_dirs() -> list[Path]:
