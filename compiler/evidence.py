@@ -43,9 +43,11 @@ class FileFacts:
     lines: list[str] | None = None  # the text, split on \n (None when streamed or binary)
     real: str | None = None  # the resolved path that was read
     text: str | None = None  # the lines joined again, made on first use
+    spans: list[tuple[int, int]] | None = None  # Python: where its strings and comments are
     mapped: mmap.mmap | None = None  # a large file, memory-mapped
     chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
     symbols: dict[str, tuple[int, int]] | None = field(default=None)
+    parsed: bool = False  # symbols came from Python's ast (else from the heuristic)
 
 
 def is_absolute(path: str) -> bool:
@@ -239,10 +241,12 @@ class Repository:
         if python and facts.lines is not None:
             if facts.text is None:
                 facts.text = "\n".join(facts.lines)
-            found = python_symbol_fast(facts.lines, facts.text, name)
+                facts.spans = string_spans(facts.text)
+            found = python_symbol_fast(facts.lines, facts.text, facts.spans or [], name)
             if found is not _UNSURE:
                 return found  # type: ignore[return-value]
-        return lookup_symbol(self.symbols(path), name, python)
+        table = self.symbols(path)
+        return lookup_symbol(table, name, python and facts.parsed)
 
     def symbols(self, path: str) -> dict[str, tuple[int, int]]:
         """Definitions in a file: dotted name -> (first line, last line)."""
@@ -251,6 +255,7 @@ class Repository:
             text = self.text(path) if facts.mapped is None else None
             text = text or ""
             found = python_symbols(text) if path.endswith((".py", ".pyi")) else None
+            facts.parsed = found is not None
             facts.symbols = found if found is not None else heuristic_symbols(text)
         return facts.symbols
 
@@ -292,31 +297,50 @@ _UNSURE = object()
 _TOP_LEVEL_START = re.compile(r"[^\s#)\]}]")
 
 
-def python_top_level(text: str, name: str) -> int | None:
-    """The 0-based line of the first column-0 ``def``/``class``/assignment of ``name``, found with
-    plain string searches (no regex to compile per name). None when there is none, or when the
-    candidate may sit inside a triple-quoted string (an odd number of them before it): then the
-    caller parses the whole file."""
+# Strings and comments of Python source, so that a definition-looking line inside one is not
+# taken for a definition. Triple-quoted strings first; escapes are skipped.
+_PY_STRING_OR_COMMENT = re.compile(
+    r'#[^\n]*|"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
+    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'',
+    re.DOTALL,
+)
+
+
+def string_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the string literals and comments of Python source, in order."""
+    return [m.span() for m in _PY_STRING_OR_COMMENT.finditer(text)]
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    i = bisect.bisect_right(spans, (offset, float("inf"))) - 1
+    return i >= 0 and spans[i][0] < offset < spans[i][1]
+
+
+def python_top_level(text: str, spans: list[tuple[int, int]], name: str) -> int | None:
+    """The 0-based line of the first column-0 ``def``/``class``/assignment of ``name`` that is
+    not inside a string or comment, found with plain string searches (no regex per name)."""
     best: int | None = None
-    text = "\n" + text
     for prefix in ("def ", "async def ", "class ", ""):
-        needle = f"\n{prefix}{name}"
-        at = text.find(needle)
-        while at >= 0:
-            after = text[at + len(needle): at + len(needle) + 64].lstrip(" \t")
-            if prefix and after[:1] in ("(", ":", "["):
-                break
-            if not prefix and after[:1] in ("=", ":") and not after.startswith("=="):
-                break
+        needle = f"{prefix}{name}"
+        at = -1
+        while True:
             at = text.find(needle, at + 1)
+            if at < 0:
+                break
+            if at and text[at - 1] != "\n":
+                continue
+            after = text[at + len(needle): at + len(needle) + 64].lstrip(" \t")
+            fits = after[:1] in ("(", ":", "[") if prefix else (after[:1] in ("=", ":") and not after.startswith("=="))
+            if fits and not _inside(spans, at):
+                break
         if at >= 0 and (best is None or at < best):
             best = at
-    if best is None or text.count('"""', 0, best) % 2 or text.count("\'\'\'", 0, best) % 2:
-        return None
-    return text.count("\n", 0, best)
+    return None if best is None else text.count("\n", 0, best)
 
 
-def python_symbol_fast(lines: list[str], text: str, name: str) -> tuple[int, int] | object | None:
+def python_symbol_fast(
+    lines: list[str], text: str, spans: list[tuple[int, int]], name: str
+) -> tuple[int, int] | object | None:
     """Find a dotted name by parsing only the top-level statement that defines its first part.
 
     Parsing a whole module costs ~50x more than parsing one definition, and plans cite many
@@ -326,12 +350,16 @@ def python_symbol_fast(lines: list[str], text: str, name: str) -> tuple[int, int
     the whole file.
     """
     top, *rest = name.split(".")
-    first = python_top_level(text, top)
+    first = python_top_level(text, spans, top)
     if first is None:
         return _UNSURE
-    start = first
-    while start > 0 and lines[start - 1].startswith("@"):
-        start -= 1
+    # Decorators above it, which may span lines: walk back over "@" lines and the indented or
+    # closing-bracket lines between them; stop at any other column-0 line.
+    start, k = first, first - 1
+    while k >= 0 and (lines[k].startswith("@") or lines[k][:1] in (" ", "\t", ")", "]", "}")):
+        if lines[k].startswith("@"):
+            start = k
+        k -= 1
     stop = first + 1
     while stop < len(lines) and not _TOP_LEVEL_START.match(lines[stop]):
         stop += 1

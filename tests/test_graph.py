@@ -32,7 +32,8 @@ def items(spec: dict[str, list[str]]) -> tuple[Item, ...]:
 
 
 def compile_yaml(text: str) -> CompileResult:
-    return compile_document(parse_text(textwrap.dedent(text).lstrip("\n"), "plan.yaml", "yaml"), "plan.yaml", verify_evidence=False)
+    doc = parse_text(textwrap.dedent(text).lstrip("\n"), "plan.yaml", "yaml")
+    return compile_document(doc, "plan.yaml", verify_evidence=False)
 
 
 def rows(diagnostics: tuple[Diagnostic, ...]) -> list[tuple[str, str | None, int | None, int | None]]:

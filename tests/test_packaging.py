@@ -213,6 +213,9 @@ items:
     evidence: [app.py:1]
 """
 
+# The file both plans cite: evidence is checked against the repository (the git work tree).
+EVIDENCE = {"app.py": "print('hello')\n"}
+
 # Not plans, and not valid ones either: if the hook's `files` pattern let them through, `check`
 # would report them as unreadable (exit 2) and the hook would fail.
 NOT_PLANS = {
@@ -280,6 +283,7 @@ def test_pre_commit_hook_passes_ready_plans_and_skips_other_yaml(
     repo = _git_repo(tmp_path / "repo", {
         "plan.yaml": READY_PLAN,
         "plans/release.plan.yml": READY_PLAN,  # NAME.plan.yml, in a subfolder, matches too
+        **EVIDENCE,
         **NOT_PLANS,
     })
     result = _try_repo(repo, pre_commit_home)
@@ -295,6 +299,7 @@ def test_pre_commit_hook_fails_a_blocked_plan(tmp_path: Path, pre_commit_home: P
     repo = _git_repo(tmp_path / "repo", {
         "plan.yaml": READY_PLAN,
         "other.plan.yaml": BLOCKED_PLAN,
+        **EVIDENCE,
         **NOT_PLANS,
     })
     result = _try_repo(repo, pre_commit_home)

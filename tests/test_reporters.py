@@ -73,7 +73,11 @@ def test_sarif_lists_rules_results_and_related_locations() -> None:
 
 @pytest.mark.parametrize(
     ("fmt", "environ", "expected"),
-    [("auto", {"GITHUB_ACTIONS": "true"}, "github"), ("auto", {}, "text"), ("json", {"GITHUB_ACTIONS": "true"}, "json")],
+    [
+        ("auto", {"GITHUB_ACTIONS": "true"}, "github"),
+        ("auto", {}, "text"),
+        ("json", {"GITHUB_ACTIONS": "true"}, "json"),
+    ],
 )
 def test_auto_format(fmt: str, environ: dict[str, str], expected: str) -> None:
     assert reporters.resolve_format(fmt, environ) == expected

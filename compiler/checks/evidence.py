@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from compiler import evidence
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, closest
-from compiler.evidence import MAX_TEXT_BYTES, Repository
+from compiler.evidence import Repository
 from compiler.model import Evidence
 
 
@@ -62,7 +63,7 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     if ev.symbol is not None:
         if facts.mapped is not None:
             return Finding("EP207", f"{label} cites {ref}, but {ev.path} is too large to search for symbols"
-                           f" (over {MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
+                           f" (over {evidence.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
         found = symbol_range(ev, repo)
         if found is None:
             names = repo.symbols(ev.path)
