@@ -9,13 +9,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from compiler import __version__
 from compiler.diagnostics import Diagnostic, PlanInputError
 from compiler.reporters import FORMATS
+
+if TYPE_CHECKING:
+    from compiler.load import Limits
 
 EXIT_READY, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 # Past this many, compile's summary says how many more there are (all are in the JSON).
@@ -64,6 +67,26 @@ def _evidence_options(command: Any) -> Any:
     )(command)
 
 
+def _limit_options(command: Any) -> Any:
+    """--max-bytes and --max-items, turned into one ``limits`` argument."""
+    import functools
+
+    from compiler.load import DEFAULT_LIMITS, Limits
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, max_bytes: int, max_items: int, **kwargs: Any) -> Any:
+        return command(*args, limits=Limits(max_bytes=max_bytes, max_items=max_items), **kwargs)
+
+    wrapper = click.option(
+        "--max-items", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_items, show_default=True,
+        help="Refuse plans with more items (exit 2).",
+    )(wrapper)
+    return click.option(
+        "--max-bytes", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_bytes, show_default=True,
+        help="Refuse larger input files, before reading them (exit 2).",
+    )(wrapper)
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         # Commands return their exit code; make it the process's (and CliRunner's) exit code.
@@ -102,7 +125,8 @@ def cli(debug: bool) -> None:
 @click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
               help="Folder for evidence-plan.json and evidence-plan.md (default: the plan's folder).")
 @_evidence_options
-def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool) -> int:
+@_limit_options
+def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, limits: Limits) -> int:
     """Compile PLAN (.yaml, .yml, .json, or - for stdin) into evidence-plan.json and evidence-plan.md.
 
     Both files are written even when the plan is blocked (the JSON says why); nothing is written
@@ -119,7 +143,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     from compiler.render import render_markdown
 
     try:
-        result = compile_plan(plan, root=root, verify_evidence=not no_verify)
+        result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits)
     except PlanInputError as err:
         _show_input_error(err)
         return EXIT_INPUT
@@ -190,7 +214,9 @@ def _summary(name: str, document: dict[str, Any]) -> str:
               help="Report format; auto is github under GitHub Actions, else text.")
 @click.option("--strict", is_flag=True, help="Warnings block too (exit 1).")
 @_evidence_options
-def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no_verify: bool) -> int:
+@_limit_options
+def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no_verify: bool,
+                  limits: Limits) -> int:
     """Check one or more plans without writing anything (for CI and pre-commit).
 
     Every file is checked, even after a bad one. The report goes to stdout; with text, a
@@ -210,7 +236,7 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
     input_errors = blocked = 0
     for plan in plans:
         try:
-            result = compile_plan(plan, root=root, verify_evidence=not no_verify)
+            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits)
         except PlanInputError as err:
             diagnostics.append(err.diagnostic)
             input_errors += 1
@@ -242,7 +268,8 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
 @click.argument("compiled", metavar="EVIDENCE_PLAN_JSON")
 @click.option("-o", "--output", metavar="FILE", default="-", show_default=True,
               help="Where to write the Markdown; - is stdout.")
-def render_command(compiled: str, output: str) -> int:
+@_limit_options
+def render_command(compiled: str, output: str, limits: Limits) -> int:
     """Render a compiled evidence-plan.json as Markdown. The JSON is the source of truth.
 
     \b
@@ -254,7 +281,7 @@ def render_command(compiled: str, output: str) -> int:
     from compiler.render import link_base, render_markdown
 
     try:
-        document = read_compiled(compiled)
+        document = read_compiled(compiled, limits)
     except PlanInputError as err:
         _show_input_error(err)
         return EXIT_INPUT
@@ -276,7 +303,9 @@ def render_command(compiled: str, output: str) -> int:
 @click.option("--to", "to", type=click.Choice(["yaml", "json", "md"]), default=None,
               help="Output format; needed when OUT is -, else taken from OUT's extension.")
 @_evidence_options
-def convert_command(source: str, target: str, to: str | None, root: str | None, no_verify: bool) -> int:
+@_limit_options
+def convert_command(source: str, target: str, to: str | None, root: str | None, no_verify: bool,
+                    limits: Limits) -> int:
     """Convert a plan between YAML and JSON, or render it as Markdown, file in, file out.
 
     IN is .yaml, .yml or .json (a plan, or a compiled evidence-plan.json); - reads stdin.
@@ -304,7 +333,7 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
     if to and target != "-" and target_for(target) not in (None, to):
         raise click.UsageError(f"--to {to} disagrees with the extension of {target!r}")
     try:
-        doc = load(source)
+        doc = load(source, limits=limits)
         plan = build_plan(doc)
     except PlanInputError as err:
         _show_input_error(err)
@@ -348,7 +377,8 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
 @click.argument("plan", metavar="PLAN")
 @click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
 @click.option("--root", metavar="DIR", default=None, help="Repository root for evidence paths (as for compile).")
-def fix_command(plan: str, dry_run: bool, root: str | None) -> int:
+@_limit_options
+def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> int:
     """Repair PLAN in place where the repair is mechanical, and report the rest.
 
     Moves an evidence entry's line or lines to where its `contains` text now is (when it is
@@ -368,7 +398,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None) -> int:
     if plan == "-":
         raise click.UsageError("fix edits a file in place: give its path, not -")
     try:
-        doc, text = load_with_text(plan)
+        doc, text = load_with_text(plan, limits=limits)
         outcome = fix_document(doc, text, plan, root=root)
     except PlanInputError as err:
         _show_input_error(err)

@@ -8,7 +8,7 @@ from typing import Any
 
 from compiler.codes import Severity
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
-from compiler.load import STDIN, Document, load
+from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load
 from compiler.model import Plan, build_plan
 
 
@@ -106,11 +106,12 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
 
 
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
-                 stdin: Any = None) -> CompileResult:
+                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin).
 
     Evidence is checked against the repository root (see ``find_root``) unless
     ``verify_evidence`` is False. Raises ``compiler.diagnostics.PlanInputError`` when the file
-    cannot be read or is not a plan.
+    cannot be read, is not a plan, or passes one of the ``limits``.
     """
-    return compile_document(load(path, stdin=stdin), path, root=root, verify_evidence=verify_evidence)
+    doc = load(path, stdin=stdin, limits=limits)
+    return compile_document(doc, path, root=root, verify_evidence=verify_evidence)

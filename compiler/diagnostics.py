@@ -51,6 +51,7 @@ class Diagnostic:
     location: Location | None = None
     notes: tuple[Note, ...] = field(default=())
     hint: str | None = None  # how to fix it, when that is not obvious from the message
+    excerpt: str | None = None  # the source line, for input errors (shown with a caret)
 
     @property
     def severity(self) -> Severity:
@@ -78,6 +79,8 @@ class Diagnostic:
             out["related"] = [n.to_dict() for n in self.notes]
         if self.hint:
             out["hint"] = self.hint
+        if self.excerpt is not None:
+            out["excerpt"] = self.excerpt
         return out
 
 

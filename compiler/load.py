@@ -6,11 +6,16 @@ Stage 1 of the pipeline. Anything that makes the file unusable as a plan raises
 YAML is *composed* with ruamel.yaml (every node keeps its start mark) and turned into plain
 values in one iterative pass, so that positions cost nothing extra, deep documents do not recurse
 here, explicit tags are refused instead of constructed, and aliases are expanded under a budget.
+
+Bounded work on any input (see ``Limits``): the file's size is checked before it is read, the
+item count right after parsing, YAML nesting while composing, and alias expansion while
+building values. JSON is parsed only with the standard library (never with a YAML parser).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any, Literal
@@ -22,11 +27,24 @@ Format = Literal["yaml", "json"]
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
-# Aliases may add at most this many nodes beyond the document's own: a "billion laughs"
-# document is refused long before it costs memory.
-MAX_ALIAS_NODES = 100_000
-# Plans are a few levels deep; where a parser runs out of stack, the error names this depth.
-MAX_DEPTH = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on the work one input may cause; each is refused with a clear error (exit 2)."""
+
+    max_bytes: int = 256 * 1024 * 1024  # the file's size
+    max_items: int = 1_000_000  # work items in one plan
+    # YAML only. Plans are a few levels deep; JSON nesting is bounded by Python's own parser
+    # (about 1,000 levels), and nothing after parsing recurses on the data.
+    max_depth: int = 100
+    # Nodes that aliases may add beyond the document's own: a "billion laughs" document is
+    # refused long before it costs memory (counting aliases alone is not enough: 73 make a bomb).
+    max_alias_nodes: int = 100_000
+
+
+DEFAULT_LIMITS = Limits()
+
 
 _YAML_EXTENSIONS = {".yaml", ".yml"}
 _CORE = "tag:yaml.org,2002:"
@@ -41,6 +59,7 @@ class Document:
     source_map: SourceMap
     name: str
     format: Format
+    empty: bool = False  # the text is blank (as opposed to, say, only comments)
 
 
 def _fail(code: str, message: str, name: str, pos: Position | None = None, hint: str | None = None) -> PlanInputError:
@@ -48,30 +67,60 @@ def _fail(code: str, message: str, name: str, pos: Position | None = None, hint:
     return PlanInputError(Diagnostic(code, message, None, loc, hint=hint))
 
 
-def read_text(path: str, *, stdin: Any = None) -> tuple[str, str]:
-    """Return (display name, text). ``-`` reads standard input. Errors become EP001."""
+def _too_large(name: str, limits: Limits) -> PlanInputError:
+    return _fail("EP007", f"larger than {limits.max_bytes:,} bytes", name,
+                 hint="raise the limit with --max-bytes if this plan is meant to be this large")
+
+
+def read_text(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> tuple[str, str]:
+    """Return (display name, text). ``-`` reads standard input. Errors become EP001 or EP007;
+    the size is checked before anything is read."""
     if path == STDIN:
         import sys
 
         stream = stdin if stdin is not None else sys.stdin.buffer
-        raw = stream.read()
+        raw = stream.read(limits.max_bytes + 1)
         name = STDIN_NAME
+        if len(raw) > limits.max_bytes:
+            raise _too_large(name, limits)
     else:
+        import os
+        import stat
+
         name = path
         try:
-            raw = FsPath(path).read_bytes()
+            info = os.stat(path)
+            if stat.S_ISDIR(info.st_mode):
+                raise _fail("EP001", "is a folder, not a plan file", name)
+            if not stat.S_ISREG(info.st_mode):
+                raise _fail("EP001", "is not a regular file", name, hint="give the plan's own path")
+            if info.st_size > limits.max_bytes:
+                raise _too_large(name, limits)
+            with open(path, "rb") as handle:
+                raw = handle.read(limits.max_bytes + 1)
         except FileNotFoundError:
             raise _fail("EP001", "no such file", name, hint="check the path") from None
-        except IsADirectoryError:
-            raise _fail("EP001", "is a folder, not a plan file", name) from None
         except OSError as err:
             raise _fail("EP001", f"cannot read: {err.strerror or err}", name) from None
+        if len(raw) > limits.max_bytes:  # it grew while we looked
+            raise _too_large(name, limits)
     if isinstance(raw, str):
         return name, raw
     return name, decode(raw, name)
 
 
+_OTHER_ENCODINGS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"),
+)
+
+
 def decode(raw: bytes, name: str) -> str:
+    """UTF-8, with or without a byte-order mark. Anything else is EP001 with the place it breaks."""
+    for bom, encoding in _OTHER_ENCODINGS:
+        if raw.startswith(bom):
+            raise _fail("EP001", f"the file is {encoding}, not UTF-8", name, (1, 1),
+                        hint="save the plan as UTF-8")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -92,28 +141,78 @@ def detect_format(path: str, text: str) -> Format:
     return "json" if head in ("{", "[") and path == STDIN else "yaml"
 
 
-def load(path: str, *, stdin: Any = None) -> Document:
+def load(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> Document:
     """Read and parse a plan file. Raises PlanInputError (exit 2) when it cannot be read or parsed."""
-    return load_with_text(path, stdin=stdin)[0]
+    return load_with_text(path, stdin=stdin, limits=limits)[0]
 
 
-def load_with_text(path: str, *, stdin: Any = None) -> tuple[Document, str]:
+def load_with_text(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> tuple[Document, str]:
     """``load``, also returning the text it parsed (for tools that edit the file, like fix)."""
-    name, text = read_text(path, stdin=stdin)
     if path != STDIN:
         suffix = FsPath(path).suffix.lower()
         if suffix not in _YAML_EXTENSIONS and suffix != ".json":
-            raise _fail("EP001", f"unknown extension {suffix or '(none)'!r}", name,
+            raise _fail("EP001", f"unknown extension {suffix or '(none)'!r}", path,
                         hint="plan files end in .yaml, .yml or .json (use - for standard input)")
-    return parse_text(text, name, detect_format(path, text)), text
+    name, text = read_text(path, stdin=stdin, limits=limits)
+    return parse_text(text, name, detect_format(path, text), limits=limits), text
 
 
-def parse_text(text: str, name: str, fmt: Format) -> Document:
-    if fmt == "json":
-        data, smap = _parse_json(text, name)
-    else:
-        data, smap = _parse_yaml(text, name)
-    return Document(data, smap, name, fmt)
+def parse_text(text: str, name: str, fmt: Format, *, limits: Limits = DEFAULT_LIMITS) -> Document:
+    """Parse a plan's text. A PlanInputError that has a line carries that line as its excerpt."""
+    try:
+        if fmt == "json":
+            data, smap = _parse_json(text, name, limits)
+        else:
+            data, smap = _parse_yaml(text, name, limits)
+        if "\\u" in text or "\\U" in text:  # only escapes can make lone surrogates
+            _refuse_surrogates(data, smap, name)
+        _check_item_count(data, smap, name, limits)
+    except PlanInputError as err:
+        raise _with_excerpt(err, text) from None
+    return Document(data, smap, name, fmt, empty=not text.strip())
+
+
+def _with_excerpt(err: PlanInputError, text: str) -> PlanInputError:
+    import dataclasses
+
+    loc = err.diagnostic.location
+    if loc is None or loc.line is None or err.diagnostic.excerpt is not None:
+        return err
+    start = 0
+    for _ in range(loc.line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return err
+    end = text.find("\n", start)
+    line = text[start:] if end < 0 else text[start:end]
+    return PlanInputError(dataclasses.replace(err.diagnostic, excerpt=line.rstrip("\r")))
+
+
+def _check_item_count(data: Any, smap: SourceMap, name: str, limits: Limits) -> None:
+    items = data.get("items") if isinstance(data, dict) else data
+    if isinstance(items, list) and len(items) > limits.max_items:
+        path = ("items",) if isinstance(data, dict) else ()
+        raise _fail("EP008", f"{len(items):,} items, more than {limits.max_items:,}", name, smap.key(path),
+                    hint="raise the limit with --max-items, or split the plan")
+
+
+def _refuse_surrogates(data: Any, smap: SourceMap, name: str) -> None:
+    """Escapes such as \\ud800 decode to lone surrogates, which no UTF-8 file can hold: refuse
+    them here rather than fail when the artifacts are written."""
+    stack: list[tuple[Any, Path]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _fail("EP002", "a \\u escape makes a lone surrogate, which is not text", name,
+                            smap.value(path), hint="escape a whole character (a surrogate pair)") from None
+        elif isinstance(value, dict):
+            stack.extend((v, (*path, k)) for k, v in value.items())
+            stack.extend((k, path) for k in value)
+        elif isinstance(value, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
 
 
 # --- JSON -------------------------------------------------------------------------------------
@@ -156,7 +255,10 @@ def _locate_token(text: str, wanted: set[str] | None = None, depth: int | None =
     return None
 
 
-def _parse_json(text: str, name: str) -> tuple[Any, SourceMap]:
+_LONG_NUMBER = re.compile(r"-?\d{4300,}")
+
+
+def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     try:
         data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
@@ -173,10 +275,15 @@ def _parse_json(text: str, name: str) -> tuple[Any, SourceMap]:
         raise _fail("EP002", f"invalid JSON: {token} is not valid JSON", name, pos,
                     hint="JSON has no NaN or Infinity; plans need none") from None
     except RecursionError:
-        pos = _locate_token(text, depth=MAX_DEPTH)
-        raise _fail("EP005", f"nesting too deep (more than {MAX_DEPTH} levels)", name, pos) from None
-    except ValueError as err:  # e.g. an integer of more than 4,300 digits
-        raise _fail("EP002", f"invalid JSON: {err}", name) from None
+        pos = _locate_token(text, depth=limits.max_depth)
+        raise _fail("EP005", "nesting too deep for the JSON parser", name, pos,
+                    hint="plans are a few levels deep") from None
+    except ValueError as err:  # an integer of more than 4,300 digits; nothing else reaches here
+        match = _LONG_NUMBER.search(text)
+        pos = _Lines(text).position(match.start()) if match else None
+        raise _fail("EP002", "invalid JSON: a number with more than 4,300 digits", name, pos) from None
+    except MemoryError:
+        raise _fail("EP007", "too large to parse in the memory available", name) from None
 
     def build() -> tuple[dict[Path, Position], dict[Path, Position]]:
         values, keys, _ = scan_json(text)
@@ -192,35 +299,66 @@ def _mark(node: Any) -> Position:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _parse_yaml(text: str, name: str) -> tuple[Any, SourceMap]:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+def _yaml_hint(problem: str, line: str) -> str | None:
+    if "\t" in problem or "'\\t'" in problem or (line.lstrip(" ").startswith("\t")):
+        return "YAML indents with spaces, never tabs"
+    if "found undefined alias" in problem:
+        return "an alias (*name) must follow its anchor (&name)"
+    if "mapping values are not allowed" in problem:
+        return "quote text that holds ': ' (a colon and a space)"
+    return None
 
-    yaml = YAML(typ="safe", pure=True)
+
+def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.composer import MaxDepthExceededError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.reader import ReaderError
+
+    yaml = YAML(typ="safe", pure=True)  # a new one each time: ruamel keeps state across calls
+    yaml.max_depth = limits.max_depth  # checked while composing, before recursion runs deep
     try:
+        yaml.composer.warn_double_anchors = False  # a reused anchor is legal YAML, not a warning
         root = yaml.compose(text)
+    except MaxDepthExceededError as err:
+        mark = err.problem_mark
+        pos = (mark.line + 1, mark.column + 1) if mark is not None else None
+        raise _fail("EP005", f"nesting deeper than {limits.max_depth} levels", name, pos,
+                    hint="plans are a few levels deep") from None
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        pos = (mark.line + 1, mark.column + 1) if mark is not None else None
         problem = err.problem or err.context or "invalid YAML"
-        raise _fail("EP002", f"invalid YAML: {problem}", name, pos) from None
+        if ("<stream end>" in problem or "end of stream" in problem) and err.context_mark is not None and err.context:
+            # An unclosed bracket or quote: the end of the file says little; its start says all.
+            mark = err.context_mark
+            problem += f" ({err.context} that starts here)"
+        pos = (mark.line + 1, mark.column + 1) if mark is not None else None
+        line = text.split("\n")[pos[0] - 1] if pos and pos[0] <= text.count("\n") + 1 else ""
+        raise _fail("EP002", f"invalid YAML: {problem}", name, pos, hint=_yaml_hint(problem, line)) from None
+    except ReaderError as err:  # a character YAML forbids (NUL, other controls): only an offset
+        pos = _Lines(text).position(err.position)
+        what = f"#x{err.character:04x}" if isinstance(err.character, int) else repr(err.character)
+        raise _fail("EP002", f"invalid YAML: the character {what} is not allowed", name, pos,
+                    hint="remove control characters from the plan") from None
     except RecursionError:
-        raise _fail("EP005", "nesting too deep", name) from None
+        raise _fail("EP005", "nesting too deep", name, hint="plans are a few levels deep") from None
     except YAMLError as err:
         raise _fail("EP002", f"invalid YAML: {err}", name) from None
+    except MemoryError:
+        raise _fail("EP007", "too large to parse in the memory available", name) from None
     if root is None:
         return None, SourceMap({(): (1, 1)}, {})
-    return _build(root, name, yaml.constructor)
+    return _build(root, name, yaml.constructor, limits)
 
 
-def _build(root: Any, name: str, constructor: Any) -> tuple[Any, SourceMap]:
+def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any, SourceMap]:
     """Nodes -> plain values, iteratively. Records the position of every value and key."""
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     values: dict[Path, Position] = {}
     keys: dict[Path, Position] = {}
     seen: set[int] = set()
-    alias_budget = MAX_ALIAS_NODES
+    alias_budget = limits.max_alias_nodes
 
     def refuse_tag(node: Any) -> PlanInputError:
         return _fail("EP005", f"unsupported tag {node.tag.replace(_CORE, '!!')}", name, _mark(node),
@@ -234,7 +372,10 @@ def _build(root: Any, name: str, constructor: Any) -> tuple[Any, SourceMap]:
             if tag == _CORE + "timestamp" and node.style is None:
                 return node.value  # an unquoted date is the text the user wrote
             raise refuse_tag(node)
-        return constructor.construct_object(node)
+        try:
+            return constructor.construct_object(node)
+        except ValueError:  # an integer of more than 4,300 digits
+            raise _fail("EP002", "a number with more than 4,300 digits", name, _mark(node)) from None
 
     result: list[Any] = [None]
     # Work items: (node, path, container, slot)
@@ -244,7 +385,7 @@ def _build(root: Any, name: str, constructor: Any) -> tuple[Any, SourceMap]:
         if id(node) in seen:
             alias_budget -= 1
             if alias_budget < 0:
-                raise _fail("EP005", f"aliases expand to more than {MAX_ALIAS_NODES:,} nodes", name,
+                raise _fail("EP005", f"aliases expand to more than {limits.max_alias_nodes:,} nodes", name,
                             _mark(node), hint="write the repeated parts out, or remove the aliases")
         else:
             seen.add(id(node))

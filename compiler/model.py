@@ -296,8 +296,9 @@ class _Collector:
         pos = smap.key(path) if key else smap.value(path)
         return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
 
-    def add(self, code: str, message: str, item: str | None, path: Path, *, key: bool = False) -> None:
-        self.out.append(Diagnostic(code, message, item, self.loc(path, key=key)))
+    def add(self, code: str, message: str, item: str | None, path: Path, *, key: bool = False,
+            hint: str | None = None) -> None:
+        self.out.append(Diagnostic(code, message, item, self.loc(path, key=key), hint=hint))
 
     def pydantic(self, err: ValidationError, raw: Any, base: Path, label: str, item: str | None,
                  fields: tuple[str, ...], rename: dict[str, str] | None = None) -> None:
@@ -318,8 +319,11 @@ class _Collector:
             else:
                 expected = _EXPECTED.get(kind, e["msg"].lower())
                 actual = _kind(value)
+                # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and
+                # booleans: never turned into text silently, but the fix is one pair of quotes.
+                quote = kind == "string_type" and isinstance(value, (bool, int, float))
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
-                         (*base, *loc))
+                         (*base, *loc), hint="put it in quotes to keep it as text" if quote else None)
 
 
 def _label(raw: Any, index: int) -> tuple[str, str | None]:
@@ -410,6 +414,9 @@ def _top_level(doc: Document) -> tuple[dict[str, Any], list[Any], Path]:
     """Find the item list. Raises PlanInputError (EP004) when the document is not a plan."""
     data = doc.data
     if isinstance(data, list):
+        if data and not any(isinstance(entry, dict) for entry in data):
+            kinds = sorted({_kind(entry) for entry in data})
+            raise _not_a_plan(doc, (), f"a list of {', '.join(kinds)}, not of items", _SHAPE_HINT)
         return {}, data, ()
     if isinstance(data, dict):
         if "items" not in data:
@@ -419,7 +426,11 @@ def _top_level(doc: Document) -> tuple[dict[str, Any], list[Any], Path]:
         if not isinstance(items, list):
             raise _not_a_plan(doc, ("items",), f"items must be a list, not {_kind(items)}")
         return data, items, ("items",)
-    raise _not_a_plan(doc, (), f"the document is {'an empty file' if data is None else _kind(data)}", _SHAPE_HINT)
+    if data is None:
+        what = "the file is empty" if doc.empty else "the file holds only comments"
+    else:
+        what = f"the document is {_kind(data)}"
+    raise _not_a_plan(doc, (), what, _SHAPE_HINT)
 
 
 def _strip_compiled(entry: Any) -> Any:

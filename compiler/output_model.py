@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
-from compiler.load import load
+from compiler.load import DEFAULT_LIMITS, Limits, load
 from compiler.model import FORMAT
 
 
@@ -87,9 +87,9 @@ class CompiledPlan(_Strict):
     items: list[ItemOut] = Field(description="the valid items, in input order")
 
 
-def read_compiled(path: str) -> dict[str, Any]:
+def read_compiled(path: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
     """Read an evidence-plan.json for rendering. Anything else is an input error (EP004/EP011)."""
-    doc = load(path)
+    doc = load(path, limits=limits)
     data: dict[str, Any] = doc.data
     compiled = isinstance(data, dict) and str(data.get("format", "")).startswith("evidence-plan")
     if doc.format != "json" or not compiled:

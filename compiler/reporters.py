@@ -21,9 +21,31 @@ def _plain(text: str, severity: str) -> str:
     return text
 
 
+EXCERPT_WIDTH = 100
+
+
+def excerpt_lines(line_no: int, column: int | None, text: str) -> list[str]:
+    """The source line and a caret under the column, like compilers print; a long line is cut
+    to a window around the column."""
+    col = max(1, column or 1)
+    start = 0
+    if len(text) > EXCERPT_WIDTH:
+        start = max(0, min(col - 1 - EXCERPT_WIDTH // 2, len(text) - EXCERPT_WIDTH))
+    # Control characters (a NUL, an escape) are shown as their Unicode pictures, never sent raw.
+    shown = "".join(chr(0x2400 + ord(c)) if ord(c) < 32 and c != "\t" else c for c in text[start:start + EXCERPT_WIDTH])
+    lead = "..." if start else ""
+    tail = "..." if start + EXCERPT_WIDTH < len(text) else ""
+    # Keep tabs under tabs so that the caret lines up in a terminal.
+    pad = "".join(c if c == "\t" else " " for c in shown[: col - 1 - start])
+    gutter = str(line_no)
+    return [f" {gutter} | {lead}{shown}{tail}", f" {' ' * len(gutter)} | {' ' * len(lead)}{pad}^"]
+
+
 def text_line(d: Diagnostic, style: Style = _plain) -> str:
     where = f"{d.location}: " if d.location else ""
     lines = [f"{where}{style(d.severity, d.severity)} {d.code} {d.message}"]
+    if d.excerpt is not None and d.location is not None and d.location.line is not None:
+        lines += excerpt_lines(d.location.line, d.location.column, d.excerpt)
     for note in d.notes:
         nwhere = f"{note.location}: " if note.location else ""
         lines.append(f"  {nwhere}note: {note.message}")

@@ -140,7 +140,7 @@ def test_input_error_exits_2_and_leaves_earlier_artifacts_untouched(write: Calla
     plan.write_text("items:\n  - id: a\n    change: [unclosed\n", encoding="utf-8")
     result = run("compile", str(plan))
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"{plan}:4:1: error EP002 invalid YAML")
+    assert result.stderr.startswith(f"{plan}:3:13: error EP002 invalid YAML")  # at the open bracket
     assert "Traceback" not in result.output
     assert {p.name: p.read_bytes() for p in plan.parent.glob("evidence-plan.*")} == before
 

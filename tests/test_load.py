@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from compiler.diagnostics import Diagnostic, PlanInputError
-from compiler.load import MAX_ALIAS_NODES, Document, load, parse_text
+from compiler.load import DEFAULT_LIMITS, Document, load, parse_text
 
 
 def yaml(text: str) -> Document:
@@ -286,9 +286,9 @@ def test_unreadable_file_is_ep001(write: Any) -> None:
 # --- EP002: syntax errors -----------------------------------------------------------------------
 
 YAML_SYNTAX = [
-    ("items: [a, b\n", 2, 1),
+    ("items: [a, b\n", 1, 8),  # an unclosed bracket or quote is located where it opens
     ("items:\n  - id: a\n   change: b\n", 3, 4),
-    ("items:\n  - id: a\n    change: \"unclosed\n", 4, 1),
+    ("items:\n  - id: a\n    change: \"unclosed\n", 3, 13),
     ("a: b\n  c: d\n", 2, 4),
     ("items:\n\t- id: a\n", 2, 1),
 ]
@@ -456,7 +456,7 @@ def test_alias_bomb_is_refused_quickly() -> None:
     d = refused(parse_text, billion_laughs(), "plan.yaml", "yaml")
     assert time.perf_counter() - start < 2
     assert d.code == "EP005"
-    assert d.message == f"aliases expand to more than {MAX_ALIAS_NODES:,} nodes"
+    assert d.message == f"aliases expand to more than {DEFAULT_LIMITS.max_alias_nodes:,} nodes"
     assert d.location is not None and d.location.line is not None and d.location.line <= 10
     assert d.hint
 
@@ -477,7 +477,8 @@ def test_a_few_aliases_are_fine() -> None:
 def test_deep_yaml_nesting_is_ep005(text: str) -> None:
     start = time.perf_counter()
     d = refused(parse_text, text, "plan.yaml", "yaml")
-    assert (d.code, d.message) == ("EP005", "nesting too deep")
+    assert (d.code, d.message) == ("EP005", "nesting deeper than 100 levels")
+    assert d.location is not None and d.location.line is not None  # where it goes too deep
     assert time.perf_counter() - start < 2
 
 

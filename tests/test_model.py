@@ -427,8 +427,9 @@ def test_compiled_plan_still_rejects_other_unknown_fields() -> None:
 NOT_A_PLAN = [
     ("42\n", "not a plan: the document is the number 42", (1, 1)),
     ("just text\n", "not a plan: the document is text", (1, 1)),
-    ("", "not a plan: the document is an empty file", (1, 1)),
-    ("# nothing but a comment\n", "not a plan: the document is an empty file", (1, 1)),
+    ("", "not a plan: the file is empty", (1, 1)),
+    ("# nothing but a comment\n", "not a plan: the file holds only comments", (1, 1)),
+    ("- a\n- 2\n", "not a plan: a list of text, the number 2, not of items", (1, 1)),
     ("plan: x\ngoal: y\n", "not a plan: no items", (1, 1)),
     ("id: a\nchange: x\n", "not a plan: no items", (1, 1)),
     ("plan: x\nitems: a, b\n", "not a plan: items must be a list, not text", (2, 8)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from compiler import ids
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, Note
 
@@ -46,6 +47,36 @@ def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
             ctx.at(index, "id"),
             (Note(f"{ident} first defined here", where),),
         )
+
+
+def id_grammar(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP015: ids follow the id grammar (compiler/ids.py): letters and digits of any script and
+    ``- _ . / :``, starting with a letter or a digit, at most 128 characters."""
+    for ident, index in ctx.plan.id_indexes:
+        problem = ids.grammar_problem(ident)
+        if problem:
+            yield Diagnostic("EP015", f"id {ident!r} {problem}", ident, ctx.at(index, "id"))
+
+
+def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP016: no id mixes Latin, Cyrillic and Greek letters, and no two ids look alike."""
+    looks: dict[str, tuple[str, int]] = {}
+    for ident, index in ctx.plan.id_indexes:
+        mixed = ids.mixed_scripts(ident)
+        if mixed:
+            yield Diagnostic("EP016", f"id {ident!r} mixes {mixed[0].title()} and {mixed[1].title()} letters",
+                             ident, ctx.at(index, "id"), hint="write it in one script")
+        shape = ids.skeleton(ident)
+        other = looks.get(shape)
+        if other is not None and other[0] != ident:
+            where = ctx.at(other[1], "id")
+            yield Diagnostic(
+                "EP016",
+                f"id {ident!r} looks like {other[0]!r} (line {where.line}): it has"
+                f" {ids.describe_difference(ident, other[0])}",
+                ident, ctx.at(index, "id"), (Note(f"{other[0]} is defined here", where),),
+            )
+        looks.setdefault(shape, (ident, index))
 
 
 def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -109,4 +140,4 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
                              " split the item, one proof each", item.id, ctx.loc(item, "proof"))
 
 
-CHECKS = [no_evidence, no_proof, no_change, duplicate_ids, duplicate_evidence, compound_proof]
+CHECKS = [no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, duplicate_evidence, compound_proof]
