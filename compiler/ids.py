@@ -82,5 +82,6 @@ def describe_difference(a: str, b: str) -> str:
     """The first character where two look-alike ids differ, named."""
     for x, y in zip(a, b, strict=False):
         if x != y:
-            return f"{x!r} ({unicodedata.name(x, 'U+%04X' % ord(x))}) where the other has {y!r}"
+            name = unicodedata.name(x, f"U+{ord(x):04X}")
+            return f"{x!r} ({name}) where the other has {y!r}"
     return "different lengths" if len(a) != len(b) else "nothing visible"

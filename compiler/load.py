@@ -278,7 +278,7 @@ def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
         pos = _locate_token(text, depth=limits.max_depth)
         raise _fail("EP005", "nesting too deep for the JSON parser", name, pos,
                     hint="plans are a few levels deep") from None
-    except ValueError as err:  # an integer of more than 4,300 digits; nothing else reaches here
+    except ValueError:  # an integer of more than 4,300 digits; nothing else reaches here
         match = _LONG_NUMBER.search(text)
         pos = _Lines(text).position(match.start()) if match else None
         raise _fail("EP002", "invalid JSON: a number with more than 4,300 digits", name, pos) from None

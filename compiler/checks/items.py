@@ -140,4 +140,6 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
                              " split the item, one proof each", item.id, ctx.loc(item, "proof"))
 
 
-CHECKS = [no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, duplicate_evidence, compound_proof]
+CHECKS = [
+    no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, duplicate_evidence, compound_proof,
+]
