@@ -99,8 +99,9 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     ordered: tuple[tuple[str, ...], ...] = ()
     longest: tuple[str, ...] = ()
     if not any(d.severity == "error" for d in diagnostics):
-        ordered = tuple(tuple(w) for w in waves(graph))
-        longest = tuple(critical_path(graph))
+        generations = waves(graph)
+        ordered = tuple(tuple(w) for w in generations)
+        longest = tuple(critical_path(graph, generations))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
                          repo_root, verify_evidence, symbols)
 

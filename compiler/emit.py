@@ -68,8 +68,28 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
     }
 
 
+# Compact separators with spaces: C-speed encoding (json's indent= switches to a pure-Python
+# encoder, 20x slower on large plans) that still reads well one element per line.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
+
+
 def dumps(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """A top-level object with one key per line, and each list one element per line: readable,
+    diff-friendly (a changed item is a changed line), and fast."""
+    if not isinstance(document, dict):
+        return _ENCODE(document) + "\n"
+    lines = ["{"]
+    last = len(document) - 1
+    for n, (key, value) in enumerate(document.items()):
+        comma = "," if n < last else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {_ENCODE(key)}: [")
+            lines.append(",\n".join(f"    {_ENCODE(entry)}" for entry in value))
+            lines.append(f"  ]{comma}")
+        else:
+            lines.append(f"  {_ENCODE(key)}: {_ENCODE(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:

@@ -21,17 +21,14 @@ def build_graph(items: tuple[Item, ...]) -> nx.DiGraph:
     import networkx as nx
 
     graph = nx.DiGraph()
-    for item in items:
-        if item.id not in graph:
-            graph.add_node(item.id)
-    seen: set[str] = set()
-    for item in items:
-        if item.id in seen:
-            continue
-        seen.add(item.id)
-        for dep in item.depends_on:
-            if dep != item.id and dep in graph:
-                graph.add_edge(dep, item.id)
+    first = {item.id: item for item in reversed(items)}  # the first item of each id
+    graph.add_nodes_from(item.id for item in items if first[item.id] is item)
+    graph.add_edges_from(
+        (dep, item.id)
+        for item in first.values()
+        for dep in item.depends_on
+        if dep != item.id and dep in first
+    )
     return graph
 
 
@@ -81,8 +78,19 @@ def waves(graph: nx.DiGraph) -> list[list[str]]:
     return [sorted(generation) for generation in nx.topological_generations(graph)]
 
 
-def critical_path(graph: nx.DiGraph) -> list[str]:
-    """The longest chain of dependencies (each item counting one), first item first."""
-    import networkx as nx
+def critical_path(graph: nx.DiGraph, generations: list[list[str]]) -> list[str]:
+    """The longest chain of dependencies (each item counting one), first item first.
 
-    return list(nx.dag_longest_path(graph)) if graph.number_of_nodes() else []
+    Read off the waves: an item of wave k has a dependency in wave k-1 (else it would be in an
+    earlier wave), so walking back from the last wave, always to the smallest such id, gives a
+    longest chain in one linear pass; the choice of smallest ids keeps it deterministic."""
+    if not generations:
+        return []
+    wave_of = {ident: n for n, wave in enumerate(generations) for ident in wave}
+    node = generations[-1][0]
+    path = [node]
+    for n in range(len(generations) - 2, -1, -1):
+        node = min(d for d in graph.predecessors(node) if wave_of[d] == n)
+        path.append(node)
+    path.reverse()
+    return path
