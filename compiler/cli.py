@@ -236,7 +236,7 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
     input_errors = blocked = 0
     for plan in plans:
         try:
-            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits)
+            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits, order=False)
         except PlanInputError as err:
             diagnostics.append(err.diagnostic)
             input_errors += 1

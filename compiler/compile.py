@@ -69,10 +69,10 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
 
 
 def compile_document(doc: Document, path: str, *, root: str | None = None,
-                     verify_evidence: bool = True) -> CompileResult:
-    """Validate, check (against the repository unless ``verify_evidence`` is off) and order."""
+                     verify_evidence: bool = True, order: bool = True) -> CompileResult:
+    """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
+    ``order`` (the default; `check` has no use for it), group a ready plan into waves."""
     from compiler.checks import CheckContext, run_checks
-    from compiler.graph import build_graph, critical_path, waves
 
     plan = build_plan(doc)
     pos = doc.source_map.value(("root",)) if root is None and plan.root is not None else None
@@ -82,23 +82,25 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         from compiler.evidence import Repository
 
         repo = Repository(repo_root)
-    graph = build_graph(plan.items)
     symbols: dict[tuple[int, int], tuple[int, int]] = {}
     try:
-        diagnostics = [*plan.diagnostics, *run_checks(CheckContext(plan, doc, graph, repo))]
+        diagnostics = [*plan.diagnostics, *run_checks(CheckContext(plan, doc, repo))]
         if repo is not None:
             from compiler.checks.evidence import symbol_range
 
             for item in plan.items:
                 for j, ev in enumerate(item.evidence):
                     if ev.symbol is not None and (found := symbol_range(ev, repo)) is not None:
-                        symbols[(item.index, j)] = found
+                        symbols[(item.position, j)] = found
     finally:
         if repo is not None:
             repo.close()
     ordered: tuple[tuple[str, ...], ...] = ()
     longest: tuple[str, ...] = ()
-    if not any(d.severity == "error" for d in diagnostics):
+    if order and not any(d.severity == "error" for d in diagnostics):
+        from compiler.graph import build_graph, critical_path, waves
+
+        graph = build_graph(plan.items)
         generations = waves(graph)
         ordered = tuple(tuple(w) for w in generations)
         longest = tuple(critical_path(graph, generations))
@@ -107,7 +109,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
 
 
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
-                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> CompileResult:
+                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin).
 
     Evidence is checked against the repository root (see ``find_root``) unless
@@ -115,4 +117,4 @@ def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = 
     cannot be read, is not a plan, or passes one of the ``limits``.
     """
     doc = load(path, stdin=stdin, limits=limits)
-    return compile_document(doc, path, root=root, verify_evidence=verify_evidence)
+    return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order)

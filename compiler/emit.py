@@ -39,7 +39,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
     for item in result.plan.items:
         entry = item.to_dict()
         for j, ev in enumerate(entry["evidence"]):
-            found = result.symbol_lines.get((item.index, j))
+            found = result.symbol_lines.get((item.position, j))
             if found is not None:
                 ev["resolved_lines"] = f"{found[0]}-{found[1]}"
         if wave_of:

@@ -57,17 +57,17 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
     notes: list[str] = []
     raw_items = _at(result.document.data, base)
     for item in plan.items:
-        raw = raw_items[item.index]
+        raw = raw_items[item.position]
         seen_deps: set[str] = set()
         for j, dep in enumerate(item.depends_on):
             if dep in seen_deps:
-                edits.append(((*base, item.index, item.depends_key, j), REMOVE))
+                edits.append(((*base, item.position, item.depends_key, j), REMOVE))
                 notes.append(f"{item.id}: removed repeated dependency {dep}")
             seen_deps.add(dep)
         seen_ev: set[object] = set()
         for j, ev in enumerate(item.evidence):
             if ev in seen_ev:
-                edits.append(((*base, item.index, "evidence", j), REMOVE))
+                edits.append(((*base, item.position, "evidence", j), REMOVE))
                 notes.append(f"{item.id}: removed repeated evidence {ev.ref()}")
                 continue
             seen_ev.add(ev)
@@ -89,7 +89,7 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
                 new: Any = start
             else:
                 new = f"{start}-{end}" if end != start else str(start)
-            edits.append(((*base, item.index, "evidence", j, key), new))
+            edits.append(((*base, item.position, "evidence", j, key), new))
             notes.append(f"{item.id}: {ev.ref()} -> {ev.path}:{start}" + (f"-{end}" if end != start else "")
                          + f" ({ev.contains!r} moved)")
     return edits, notes

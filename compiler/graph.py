@@ -32,6 +32,34 @@ def build_graph(items: tuple[Item, ...]) -> nx.DiGraph:
     return graph
 
 
+def acyclic(items: tuple[Item, ...]) -> bool:
+    """Whether the dependency graph has no cycle, by Kahn's algorithm in plain Python.
+
+    Most plans have no cycle, and `check` needs no waves: this answers for them without
+    importing networkx (a third of `check`'s start-up). Only a plan with a cycle builds the
+    networkx graph, to report each cycle with its path."""
+    first: dict[str, Item] = {}
+    for item in items:
+        first.setdefault(item.id, item)
+    waiting = dict.fromkeys(first, 0)
+    dependents: dict[str, list[str]] = {}
+    for ident, item in first.items():
+        for dep in set(item.depends_on):
+            if dep != ident and dep in first:
+                waiting[ident] += 1
+                dependents.setdefault(dep, []).append(ident)
+    ready = [ident for ident, n in waiting.items() if n == 0]
+    done = 0
+    while ready:
+        ident = ready.pop()
+        done += 1
+        for nxt in dependents.get(ident, ()):
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0:
+                ready.append(nxt)
+    return done == len(first)
+
+
 def find_cycles(graph: nx.DiGraph) -> list[list[str]]:
     """One cycle per strongly connected component with more than one node.
 

@@ -1,73 +1,27 @@
 """Stage 2: plain data -> validated work items, every problem a located diagnostic.
 
-pydantic checks the shape of each item (types, unknown fields); this module translates its
-errors into the project's diagnostics and parses evidence references, so that one bad item never
-hides the others and no raw pydantic text ever reaches a user.
+pydantic (compiler/plan_schema.py) checks the shape of each item that is not plainly valid
+(types, unknown fields); this module translates its errors into the project's diagnostics and
+parses evidence references, so that one bad item never hides the others and no raw pydantic text
+ever reaches a user.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, did_you_mean
 from compiler.load import Document
 from compiler.sourcemap import Path
 
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from compiler.plan_schema import EvidenceObject, WorkItem
+
 FORMAT = "evidence-plan/1"
-
-# --- The input format, as pydantic models (also the source of schemas/plan.schema.json) --------
-
-_EVIDENCE_STRING = {
-    "type": "string",
-    "minLength": 1,
-    "description": "path, path:LINE, path:START-END, path::symbol, or an https:// link",
-    "examples": ["tests/test_accounts.py:44", "app/accounts.py:18-24", "app/accounts.py::create_account"],
-}
-
-
-class EvidenceObject(BaseModel):
-    """The object form of an evidence entry."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, title="Evidence")
-
-    path: str | None = Field(default=None, description="relative to the repository root")
-    line: int | None = Field(default=None, description="one line, 1-based", json_schema_extra={"minimum": 1})
-    lines: str | int | None = Field(default=None, description="START-END (inclusive) or one line")
-    symbol: str | None = Field(default=None, description="a function, class or dotted name")
-    contains: str | None = Field(default=None, description="text that must appear in the cited lines")
-    url: str | None = Field(default=None, description="external evidence (not verified)")
-
-
-_EVIDENCE_LIST_SCHEMA = {
-    "type": "array",
-    "description": "repository facts that justify the change",
-    # schema.py replaces this placeholder with a $ref to the EvidenceObject definition.
-    "items": {"anyOf": [_EVIDENCE_STRING, {"x-evidence-object": True}]},
-}
-
-
-_PROOF_SCHEMA = {
-    "description": "the one exact command that closes the item (a list is read as its commands joined"
-                   " by &&, with a warning: split the item instead)",
-    "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-}
-
-
-class WorkItem(BaseModel):
-    """One work item: its five commitments."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True, title="WorkItem")
-
-    id: str = Field(description="stable reference, unique in the plan")
-    change: str = Field(default="", description="the smallest behaviour or contract change")
-    evidence: Annotated[list[Any], WithJsonSchema(_EVIDENCE_LIST_SCHEMA)] = Field(default_factory=list)
-    depends_on: list[str] = Field(default_factory=list, description="ids that must be done first (alias: dependencies)")
-    proof: Annotated[str, WithJsonSchema(_PROOF_SCHEMA)] = Field(default="")
-
 
 ITEM_FIELDS = ("id", "change", "evidence", "depends_on", "proof")
 _BLANK_IS_MISSING = frozenset((*ITEM_FIELDS, "dependencies"))
@@ -77,22 +31,13 @@ PLAN_FIELDS = ("plan", "goal", "root", "items")
 COMPILED_FIELDS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary", "critical_path")
 
 
-class PlanFile(BaseModel):
-    """A plan file: a name, a goal, and the work items."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, title="Plan")
-
-    plan: str | None = Field(default=None, description="the plan's name")
-    goal: str | None = Field(default=None, description="what the plan achieves")
-    root: str | None = Field(default=None, description="repository root, relative to this file")
-    items: list[WorkItem]
-
-
 # --- Normalized values that later stages use ----------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(NamedTuple):
+    """One normalized evidence entry. A NamedTuple: plans hold hundreds of thousands of these,
+    and a tuple is built several times faster than a frozen dataclass."""
+
     path: str | None = None  # None for a URL
     start: int | None = None
     end: int | None = None
@@ -131,14 +76,15 @@ class Evidence:
         return self.to_dict()
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(NamedTuple):
+    """One validated work item (a NamedTuple, for the same reason as Evidence)."""
+
     id: str
     change: str
     evidence: tuple[Evidence, ...]
     depends_on: tuple[str, ...]
     proof: str
-    index: int  # position in the plan's item list (0-based)
+    position: int  # where it is in the plan's item list (0-based)
     depends_key: str = "depends_on"  # the key the file used (dependencies is an alias)
     proof_parts: int = 1  # commands in a proof given as a list (joined with &&)
 
@@ -187,8 +133,21 @@ def _check_range(start: int, end: int) -> str | None:
     return None
 
 
+# The common forms, path / path:LINE / path:START-END with no colon in the path, in one match.
+_SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d*)(?:-([1-9]\d*))?)?")
+
+
 def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     """Parse the string form. Returns (evidence, None) or (None, why it is invalid)."""
+    m = _SIMPLE_REFERENCE.fullmatch(text)
+    if m is not None and not m.group(1).endswith((" ", "\t")):
+        start = m.group(2)
+        if start is None:
+            return Evidence(m.group(1)), None
+        first = int(start)
+        last = int(m.group(3)) if m.group(3) is not None else first
+        if last >= first:
+            return Evidence(m.group(1), first, last), None
     text = text.strip()
     if not text:
         return None, "evidence is empty"
@@ -359,6 +318,10 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
     if isinstance(proof, list) and all(isinstance(c, str) for c in proof):
         commands = [c.strip() for c in proof if c.strip()]
         data["proof"], parts = " && ".join(commands), len(commands)
+    from pydantic import ValidationError
+
+    from compiler.plan_schema import WorkItem
+
     try:
         model = WorkItem.model_validate(data)
     except ValidationError as err:
@@ -366,6 +329,14 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
         col.pydantic(err, data, base, label, item_id, (*ITEM_FIELDS, *ITEM_ALIASES),
                      rename={"depends_on": dep_key})
         return None
+    item = _finish(model, index, base, col, label, item_id, dep_key, parts)
+    return item if ok else None
+
+
+def _finish(model: WorkItem, index: int, base: Path, col: _Collector, label: str, item_id: str | None,
+            dep_key: str = "depends_on", parts: int = 1) -> Item | None:
+    """A validated model -> an Item: the empty-id rule and the evidence references."""
+    ok = True
     if not model.id.strip():
         col.add("EP012", f"{label} has an empty id", None, (*base, "id"))
         ok = False
@@ -380,6 +351,10 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
             elif ev is not None:
                 evidence.append(ev)
         elif isinstance(entry, dict):
+            from pydantic import ValidationError
+
+            from compiler.plan_schema import EvidenceObject
+
             try:
                 obj = EvidenceObject.model_validate(entry)
             except ValidationError as err:
@@ -447,6 +422,59 @@ def _strip_compiled(entry: Any) -> Any:
     return out
 
 
+_PLAIN_KEYS = frozenset(ITEM_FIELDS)
+
+
+def _plain_item(raw: Any, index: int) -> Item | None:
+    """The common case, without pydantic: a mapping of exactly-typed canonical fields whose
+    evidence is all in the string form. Returns None for anything else, which then goes through
+    pydantic (the validator of record, and the source of every message). A property test checks
+    that both paths agree on every input this one accepts."""
+    if type(raw) is not dict or not raw.keys() <= _PLAIN_KEYS:
+        return None
+    ident, change, proof = raw.get("id"), raw.get("change", ""), raw.get("proof", "")
+    evidence, depends_on = raw.get("evidence", []), raw.get("depends_on", [])
+    if (type(ident) is not str or type(change) is not str or type(proof) is not str
+            or type(evidence) is not list or type(depends_on) is not list or not ident.strip()):
+        return None
+    for dep in depends_on:
+        if type(dep) is not str:
+            return None
+    parsed = []
+    for entry in evidence:
+        ev = parse_reference(entry)[0] if type(entry) is str else _plain_evidence(entry)
+        if ev is None:
+            return None
+        parsed.append(ev)
+    return Item(ident, change, tuple(parsed), tuple(depends_on), proof, index)
+
+
+_EVIDENCE_TYPES: dict[str, type | tuple[type, ...]] = {
+    "path": str, "line": int, "lines": (str, int), "symbol": str, "contains": str, "url": str,
+}
+
+
+class _Fields:
+    """Attribute access to an evidence mapping, as _parse_object expects of a validated model."""
+
+    __slots__ = ("contains", "line", "lines", "path", "symbol", "url")
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        for key in self.__slots__:
+            setattr(self, key, entry.get(key))
+
+
+def _plain_evidence(entry: Any) -> Evidence | None:
+    """The object form without pydantic, when every field has exactly its type (else None)."""
+    if type(entry) is not dict:
+        return None
+    for key, value in entry.items():
+        expected = _EVIDENCE_TYPES.get(key)
+        if expected is None or value is None or type(value) is bool or not isinstance(value, expected):
+            return None
+    return _parse_object(_Fields(entry))[0]  # type: ignore[arg-type]
+
+
 def build_plan(doc: Document) -> Plan:
     """Validate a loaded document. Bad items become diagnostics; only a non-plan raises."""
     meta, raw_items, items_path = _top_level(doc)
@@ -464,17 +492,20 @@ def build_plan(doc: Document) -> Plan:
             value = None
         text_meta[key] = value
 
+    if compiled:
+        raw_items = [_strip_compiled(entry) for entry in raw_items]
     items: list[Item] = []
     known: set[str] = set()
     id_indexes: list[tuple[str, int]] = []
-    for index, entry in enumerate(raw_items):
-        base = (*items_path, index)
-        raw = _strip_compiled(entry) if compiled else entry
+    for index, raw in enumerate(raw_items):
         _, ident = _label(raw, index)
         if ident is not None:
             known.add(ident)
             id_indexes.append((ident, index))
-        item = _item(raw, index, base, col)
+    for index, raw in enumerate(raw_items):
+        item = _plain_item(raw, index)
+        if item is None:  # anything unusual: pydantic validates it and says where it is wrong
+            item = _item(raw, index, (*items_path, index), col)
         if item is not None:
             items.append(item)
     return Plan(

@@ -19,7 +19,7 @@ def generate(kind: Kind) -> str:
 
     schema: dict[str, Any]
     if kind == "input":
-        from compiler.model import EvidenceObject, PlanFile, WorkItem
+        from compiler.plan_schema import EvidenceObject, PlanFile, WorkItem
 
         schema = TypeAdapter(PlanFile | list[WorkItem]).json_schema(mode="validation")
         schema["$defs"]["Evidence"] = EvidenceObject.model_json_schema(mode="validation")

@@ -77,7 +77,7 @@ def test_a_good_plan_has_no_diagnostics() -> None:
     )
     assert p.items[1].depends_on == ("contract",)
     assert p.items[1].evidence == (Evidence(path="app/x.py", start=18, end=24, contains="def create"),)
-    assert p.items[1].index == 1
+    assert p.items[1].position == 1
     assert p.items[1].depends_key == "depends_on"
 
 

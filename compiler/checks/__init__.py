@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Any
 from compiler.diagnostics import Diagnostic, Location
 
 if TYPE_CHECKING:
-    import networkx as nx
-
     from compiler.evidence import Repository
     from compiler.load import Document
     from compiler.model import Item, Plan
@@ -24,11 +22,10 @@ if TYPE_CHECKING:
 class CheckContext:
     plan: Plan
     doc: Document
-    graph: nx.DiGraph
     repo: Repository | None = None  # None: evidence is not verified against the repository
 
     def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
-        return self.at(item.index, *rest, key=key)
+        return self.at(item.position, *rest, key=key)
 
     def at(self, index: int, *rest: Any, key: bool = False) -> Location:
         """Where the item at ``index`` in the plan's list (valid or not), or a part of it, is."""

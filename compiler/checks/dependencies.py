@@ -7,7 +7,7 @@ from itertools import pairwise
 
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, Note, closest
-from compiler.graph import find_cycles
+from compiler.graph import acyclic, build_graph, find_cycles
 from compiler.model import Item
 
 
@@ -58,10 +58,12 @@ def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
 def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP303: one diagnostic per cycle (strongly connected component), with its path and a note at
     each depends_on entry on the loop, so the reader sees which edge to cut."""
+    if acyclic(ctx.plan.items):  # the common case, decided without networkx (and its import)
+        return
     first: dict[str, Item] = {}
     for item in ctx.plan.items:
         first.setdefault(item.id, item)
-    for path in find_cycles(ctx.graph):
+    for path in find_cycles(build_graph(ctx.plan.items)):
         notes = []
         for a, b in pairwise(path):
             item = first[a]
