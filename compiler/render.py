@@ -20,13 +20,20 @@ TEMPLATE = "plan.md.j2"
 # left out with a sentence that says so.
 MAX_GRAPH_ITEMS = 300
 
+# Past this many items, the critical path is shown by its ends.
+MAX_PATH_SHOWN = 12
+
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>\r\n]")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
+_SAFE_PATH = re.compile(r"[A-Za-z0-9/._-]*")
 
 
 def md(text: Any) -> str:
     """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised."""
     s = str(text)
+    if _MD_ANY_SPECIAL.search(s) is None:  # most text: nothing to escape
+        return s
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
     return _NEWLINES.sub("<br>", s)
@@ -34,7 +41,10 @@ def md(text: Any) -> str:
 
 def code(text: Any) -> str:
     """A code span that holds any text: the fence is longer than any run of backticks inside."""
-    s = _NEWLINES.sub(" ", str(text))
+    s = str(text)
+    if s and "`" not in s and "\n" not in s and "\r" not in s and s[0] != " ":  # most text: one fence
+        return f"`{s}`"
+    s = _NEWLINES.sub(" ", s)
     longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
     fence = "`" * (longest + 1)
     if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()):
@@ -56,6 +66,8 @@ def mermaid(text: Any) -> str:
 
 
 def _href(path: str) -> str:
+    if _SAFE_PATH.fullmatch(path):
+        return path
     return quote(path, safe="/-._~!$&'*+,;=:@")
 
 
@@ -85,29 +97,50 @@ def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
     return relative_posix(os.path.join(json_dir, root), markdown_dir)
 
 
+def _item_view(item: dict[str, Any], base: str) -> tuple[str, str, list[str], str, str]:
+    """One item as (title, change, evidence lines, dependencies, proof), each part escaped for
+    where it lands. A tuple, unpacked by the template's loop: no attribute look-ups per item."""
+    evidence = []
+    for ev in item.get("evidence", []):
+        shown = evidence_view(ev, base)
+        text = code(shown["text"])
+        line = f"[{text}]({shown['href']})" if shown["href"] else text
+        if shown["contains"] is not None:
+            line += f" contains {code(shown['contains'])}"
+        evidence.append(line)
+    deps = item.get("depends_on")
+    return (
+        code(item["id"]),
+        md(item["change"]) if item.get("change") else "_none_",
+        evidence,
+        ", ".join([code(d) for d in deps]) if deps else "_nothing_",
+        code(item["proof"]) if item.get("proof") else "_none_",
+    )
+
+
 def view(document: dict[str, Any], base: str) -> dict[str, Any]:
-    """Everything the template shows, computed once: waves of items, edges, issues."""
+    """Everything the template shows, computed once: sections of items, graph, issues."""
     items = document.get("items", [])
     index: dict[str, int] = {}
     for n, item in enumerate(items):
         index.setdefault(item["id"], n)
-    views = []
-    for n, item in enumerate(items):
-        views.append({
-            "node": f"n{n + 1}",
-            "id": item["id"],
-            "change": item.get("change", ""),
-            "evidence": [evidence_view(e, base) for e in item.get("evidence", [])],
-            "depends_on": item.get("depends_on", []),
-            "proof": item.get("proof", ""),
-            "wave": item.get("wave"),
-        })
-    edges = []
-    for n, item in enumerate(items):
-        for dep in item.get("depends_on", []):
-            if dep in index and dep != item["id"]:
-                edges.append((f"n{index[dep] + 1}", f"n{n + 1}"))
-    by_wave = [[views[index[i]] for i in wave if i in index] for wave in document.get("waves", [])]
+    rows = [_item_view(item, base) for item in items]
+    graph = len(items) <= MAX_GRAPH_ITEMS
+    nodes: list[tuple[str, str]] = []
+    edges: set[tuple[int, int]] = set()
+    if graph:
+        nodes = [(f"n{n + 1}", item["id"]) for n, item in enumerate(items)]
+        for n, item in enumerate(items):
+            for dep in item.get("depends_on", []):
+                if dep in index and dep != item["id"]:
+                    edges.add((index[dep] + 1, n + 1))
+    waves = document.get("waves", [])
+    if waves:
+        sections = [(f"Wave {n}", [rows[index[i]] for i in wave if i in index]) for n, wave in enumerate(waves, 1)]
+        wave_nodes = [[nodes[index[i]] for i in wave if i in index] for wave in waves] if graph else []
+    else:
+        sections = [("Items", rows)] if rows else []
+        wave_nodes = []
     summary = document.get("summary", {})
     counts = [(summary.get("items", 0), "item")]
     if document.get("status") == "ready":
@@ -116,17 +149,24 @@ def view(document: dict[str, Any], base: str) -> dict[str, Any]:
     headline = " · ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in counts if n or w == "item")
     if document.get("status") == "ready":
         headline += f" · widest wave {summary.get('widest_wave', 0)}"
+    path = document.get("critical_path", [])
+    shown_path = [code(i) for i in (path if len(path) <= MAX_PATH_SHOWN else [*path[:8], *path[-3:]])]
+    if len(path) > MAX_PATH_SHOWN:
+        shown_path.insert(8, "…")
     return {
         "headline": headline,
         "doc": document,
         "title": document.get("plan") or "Plan",
-        "items": views,
-        "waves": by_wave,
-        "edges": sorted(set(edges), key=lambda e: (int(e[0][1:]), int(e[1][1:]))),
+        "item_count": len(items),
+        "nodes": nodes,
+        "wave_nodes": wave_nodes,
+        "sections": sections,
+        "edges": [(f"n{a}", f"n{b}") for a, b in sorted(edges)],
         "summary": summary,
-        "graph": len(items) <= MAX_GRAPH_ITEMS,
+        "graph": graph,
         "max_graph_items": MAX_GRAPH_ITEMS,
-        "critical_path": document.get("critical_path", []),
+        "critical_path": " → ".join(shown_path),
+        "critical_path_length": len(path),
     }
 
 
