@@ -1,28 +1,92 @@
-"""The project's benchmark: python benchmarks/run.py [verify] [--files N] [--evidence N] [--runs N]
+"""The project's benchmark: python benchmarks/run.py CASE [options]   (see benchmarks/README.md)
 
 Machines here are shared and noisy, so every result is stated as a ratio over a floor measured
 side by side in the same run, and absolute seconds are given only for scale.
 
-verify: the cost of checking evidence against a repository. A temporary repository of --files
-    files (default 10,000; 40 lines each, a Python definition in each) and a JSON plan whose items
-    cite --evidence lines (default 20,000: a line, a range with `contains`, a symbol, in turn)
-    are compiled in-process with and without verification; the difference is what verification
-    adds. The floor is the compile without verification.
+verify   the cost of checking evidence against a repository. A temporary repository of --files
+         files (default 10,000; 40 lines each, a Python definition in each) and a JSON plan whose
+         items cite --evidence lines (default 20,000: a line, a range with `contains`, a symbol,
+         in turn) are compiled in-process with and without verification; the difference is what
+         verification adds. The floor is the compile without verification.
+startup  `check` of a 20-item YAML plan (evidence verified against a real 20-file repository) as a
+         whole process, against the floor `python -c "import M1, M2, ..."`, where M1, M2, ... are
+         the modules that the real command imports from outside the project, read from
+         `python -X importtime`. Prints the imports by cost, and the ratio. A 20-item JSON plan too.
+scale    plans of three shapes (chain; wide: one root, N parallel items, one sink; layered: layers
+         of 100, each item depending on 1-3 random items of the layer before, seed 1234) at
+         N = 1,000 / 10,000 / 100,000 (1,000,000 with --full), in JSON and YAML. `check` and
+         `compile -o DIR` run as whole processes with --no-verify-evidence (the plans cite
+         evidence that is not there; `verify` measures verification), each against the floors of
+         the same file, run as processes too: start-up plus the imports the command needs, and
+         start-up plus those imports plus the bare parse (`json.loads`, ruamel's
+         `YAML(typ='safe', pure=True).load`, and PyYAML's CSafeLoader when it is installed: the
+         fastest YAML loader here). Peak memory is the child's ru_maxrss (os.wait4).
+profile  where the time goes for one case: each pipeline stage timed in-process, then cProfile
+         of the whole command (top functions by own time and by cumulative time, as shares).
+all      startup, scale and verify, then the targets.
+
+Every timing is the median of --runs (default 3); a case whose first run takes longer than
+--repeat-under seconds (default 5) runs once (a run that long averages out short bursts of noise),
+and N >= 1,000,000 always runs once.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
 import os
+import platform
+import pstats
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+SHAPES = ("chain", "wide", "layered")
+FORMATS = ("json", "yaml")
+SIZES = (1_000, 10_000, 100_000, 1_000_000)
+LAYER_WIDTH = 100
+SEED = 1234
+
+# Targets (from the performance issue), as ratios.
+STARTUP_TARGET = 1.3  # check of a 20-item YAML plan / python -c "import <what check needs>"
+JSON_TARGET = 3.0  # compile of 100,000 JSON items / (start-up + imports + json load)
+YAML_TARGET = 1.2  # compile of 100,000 YAML items / (start-up + imports + ruamel safe pure load)
+LINEAR_TARGET = 12.0  # time at 1,000,000 items / time at 100,000
+MEMORY_TARGET = 4 << 30  # peak RSS at 1,000,000 items
+
+# Modules that a command must not import: jinja2 only renders; ruamel.yaml only reads YAML.
+NOT_NEEDED = {
+    ("check", "yaml"): ("jinja2", "markupsafe"),
+    ("check", "json"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml"),
+    ("compile", "json"): ("ruamel", "_ruamel_yaml"),
+    ("compile", "yaml"): (),
+}
+# A C YAML loader in the command's imports means the compiler has a fast path.
+FAST_YAML_MODULES = ("_ruamel_yaml", "yaml._yaml", "_yaml")
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTHON") and k not in ("GITHUB_ACTIONS", "CI")}
+    env["NO_COLOR"] = "1"
+    return env
+
+
+ENV = _env()
+PY = sys.executable
+COMMAND = [PY, "-m", "compiler"]
 
 
 def _median_seconds(fn: Callable[[], object], runs: int) -> float:
@@ -32,6 +96,529 @@ def _median_seconds(fn: Callable[[], object], runs: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+# --- plans ---------------------------------------------------------------------------------------
+
+
+def dependencies(shape: str, n: int) -> Iterator[list[int]]:
+    """For each item in order, the indexes of the items it depends on."""
+    if shape == "chain":
+        for i in range(n):
+            yield [i - 1] if i else []
+    elif shape == "wide":
+        yield []
+        for _ in range(n - 2):
+            yield [0]
+        yield list(range(1, n - 1))
+    elif shape == "layered":
+        rnd = random.Random(SEED)
+        for i in range(n):
+            layer = i // LAYER_WIDTH
+            if layer == 0:
+                yield []
+                continue
+            low = (layer - 1) * LAYER_WIDTH
+            yield sorted(rnd.sample(range(low, low + LAYER_WIDTH), rnd.randint(1, 3)))
+    else:
+        raise ValueError(shape)
+
+
+def _ident(i: int) -> str:
+    return f"item-{i}"
+
+
+def _evidence(i: int) -> str:
+    return f"src/pkg{i % 100}/module_{i}.py:{1 + i % 40}"
+
+
+def write_json_plan(path: Path, shape: str, n: int) -> None:
+    items = [{"id": _ident(i), "change": f"Change number {i}", "evidence": [_evidence(i)],
+              "depends_on": [_ident(d) for d in deps], "proof": f"pytest tests/test_{i}.py"}
+             for i, deps in enumerate(dependencies(shape, n))]
+    path.write_text(json.dumps({"plan": f"{shape}-{n}", "goal": "benchmark", "items": items}), encoding="utf-8")
+
+
+def write_yaml_plan(path: Path, shape: str, n: int) -> None:
+    """Formatted by hand (ruamel's dumper would take longer than the compiler): block style, with
+    short dependency lists in flow style as people write them."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write(f"plan: {shape}-{n}\ngoal: benchmark\nitems:\n")
+        chunk: list[str] = []
+        for i, deps in enumerate(dependencies(shape, n)):
+            if len(deps) <= 8:
+                depends = "[" + ", ".join(_ident(d) for d in deps) + "]"
+            else:
+                depends = "".join(f"\n      - {_ident(d)}" for d in deps)
+            chunk.append(f"  - id: {_ident(i)}\n    change: Change number {i}\n    evidence:\n"
+                         f"      - {_evidence(i)}\n    depends_on: {depends}\n    proof: pytest tests/test_{i}.py\n")
+            if len(chunk) >= 10_000:
+                out.write("".join(chunk))
+                chunk.clear()
+        out.write("".join(chunk))
+
+
+def write_plan(folder: Path, shape: str, n: int, fmt: str) -> Path:
+    path = folder / f"{shape}-{n}.{fmt}"
+    if not path.exists():
+        (write_json_plan if fmt == "json" else write_yaml_plan)(path, shape, n)
+    return path
+
+
+def small_repository(root: Path, n: int = 20) -> Path:
+    """A repository of n Python files and a YAML plan of n items (layered by 5) citing them:
+    lines, a range with contains, and symbols, all present, so the plan is ready when verified."""
+    (root / ".git").mkdir(parents=True, exist_ok=True)  # find_root stops here
+    lines = ["plan: startup", "goal: a small plan, as people write them", "items:"]
+    for i in range(n):
+        module = root / "src" / f"module_{i}.py"
+        module.parent.mkdir(parents=True, exist_ok=True)
+        body = [f'"""Module {i}."""', "", f"def function_{i}(value):", "    return value", ""]
+        body += [f"CONSTANT_{i}_{k} = {k}" for k in range(35)]
+        module.write_text("\n".join(body) + "\n", encoding="utf-8")
+        deps = [f"item-{d}" for d in range((i // 5 - 1) * 5, (i // 5) * 5) if d >= 0 and (d + i) % 2 == 0]
+        evidence = [f"src/module_{i}.py:{3 + i % 30}"]
+        if i % 2:
+            evidence.append(f"src/module_{i}.py::function_{i}")
+        lines += [f"  - id: item-{i}", f"    change: Change number {i}", "    evidence:"]
+        lines += [f"      - {e}" for e in evidence]
+        if i % 3 == 0:
+            lines += ["      - path: src/module_{0}.py\n        lines: 3-4\n        contains: def function_{0}".format(i)]
+        lines += [f"    depends_on: [{', '.join(deps)}]", f"    proof: python -m pytest tests/test_{i}.py"]
+    plan = root / "plan.yaml"
+    plan.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return plan
+
+
+# --- processes ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    seconds: float
+    rss: int  # peak resident set size of the child, bytes
+    code: int
+
+
+def run_process(argv: Sequence[str]) -> Run:
+    """One whole process: wall time, and its own peak RSS from os.wait4 (not other children's)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=REPO, env=ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
+    return Run(seconds, usage.ru_maxrss * 1024, code)
+
+
+@dataclass
+class Timing:
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float:
+        return statistics.median(r.seconds for r in self.runs)
+
+    @property
+    def rss(self) -> int:
+        return max(r.rss for r in self.runs)
+
+
+def measure(cases: dict[str, list[str]], runs: int, repeat_under: float,
+            expect: dict[str, int] | None = None) -> dict[str, Timing]:
+    """Runs every case once, in turn, then again while cases are short: side by side, so that
+    noise hits the floors and the commands alike. Cases whose first run is long run once."""
+    out = {name: Timing() for name in cases}
+    for r in range(runs):
+        for name, argv in cases.items():
+            if r and out[name].runs[0].seconds > repeat_under:
+                continue
+            result = run_process(argv)
+            wanted = (expect or {}).get(name, 0)
+            if result.code != wanted:
+                detail = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=ENV)
+                raise SystemExit(f"{name}: exit {result.code}, expected {wanted}: {' '.join(argv)}\n"
+                                 f"{detail.stderr[-2000:]}")
+            out[name].runs.append(result)
+    return out
+
+
+# --- imports ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Import:
+    name: str
+    self_us: int
+    cumulative_us: int
+    level: int
+    parent: str | None  # the module whose import was in progress, None at the top
+
+
+def import_profile(argv: Sequence[str]) -> list[Import]:
+    """The modules a process imports, from `python -X importtime` (first imports only)."""
+    proc = subprocess.run([PY, "-X", "importtime", *argv], capture_output=True, text=True, cwd=REPO, env=ENV)
+    rows: list[tuple[str, int, int, int]] = []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "[us]" in line:
+            continue
+        head, cumulative, name = line.split("|", 2)
+        level = (len(name) - len(name.lstrip(" ")) - 1) // 2
+        rows.append((name.strip(), int(head.split(":")[1]), int(cumulative), level))
+    # importtime prints a module after the modules it imported: walk backwards for the parents.
+    imports: list[Import] = []
+    stack: list[tuple[int, str]] = []
+    for name, self_us, cumulative, level in reversed(rows):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        imports.append(Import(name, self_us, cumulative, level, stack[-1][1] if stack else None))
+        stack.append((level, name))
+    imports.reverse()
+    return imports
+
+
+_BASELINE: set[str] = set()
+
+
+def baseline_modules() -> set[str]:
+    """Modules that `python -c pass` imports already (interpreter start-up, site)."""
+    if not _BASELINE:
+        _BASELINE.update(i.name for i in import_profile(["-c", "pass"]))
+    return _BASELINE
+
+
+def _own(name: str | None) -> bool:
+    return name is not None and (name == "compiler" or name.startswith("compiler."))
+
+
+def needed_modules(imports: list[Import]) -> list[str]:
+    """What the command needs from outside the project: each module that the project's code (or
+    the `-m` start-up) imports itself, whose first import is not already part of start-up."""
+    base = baseline_modules()
+    out = []
+    for imp in imports:
+        if _own(imp.name) or imp.name in base:
+            continue
+        if imp.parent is None or _own(imp.parent):
+            out.append(imp.name)
+    return out
+
+
+def by_package(imports: list[Import]) -> list[tuple[str, int]]:
+    """Own import time summed per top-level package (project modules one by one), largest first."""
+    base = baseline_modules()
+    sums: dict[str, int] = {}
+    for imp in imports:
+        if imp.name in base:
+            continue
+        key = imp.name if _own(imp.name) else imp.name.split(".")[0]
+        sums[key] = sums.get(key, 0) + imp.self_us
+    return sorted(sums.items(), key=lambda kv: -kv[1])
+
+
+def floor_argv(modules: Sequence[str], code: str = "") -> list[str]:
+    statement = ("import " + ", ".join(modules)) if modules else "pass"
+    return [PY, "-c", statement + (f"\n{code}" if code else "")]
+
+
+def have_libyaml() -> bool:
+    try:
+        import yaml
+
+        return hasattr(yaml, "CSafeLoader")
+    except ImportError:
+        return False
+
+
+# --- machine ------------------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    from importlib import metadata
+
+    info: dict[str, Any] = {"python": platform.python_version(), "implementation": platform.python_implementation(),
+                            "system": f"{platform.system()} {platform.release()}", "cores": os.cpu_count()}
+    try:
+        cpu = [ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+               if ln.startswith("model name")]
+        info["cpu"] = cpu[0] if cpu else platform.processor()
+        mem = [ln for ln in Path("/proc/meminfo").read_text().splitlines() if ln.startswith("MemTotal")]
+        info["memory_gb"] = round(int(mem[0].split()[1]) / (1 << 20), 1)
+    except OSError:
+        pass
+    versions = {}
+    for dist in ("evidence-plan", "pydantic", "pydantic-core", "networkx", "jinja2", "click", "ruamel.yaml", "PyYAML"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = "-"
+    info["packages"] = versions
+    info["libyaml"] = have_libyaml()
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
+        dirty = subprocess.run(["git", "status", "--porcelain", "compiler"], capture_output=True, text=True, cwd=REPO)
+        info["commit"] = head.stdout.strip() + (" (compiler/ modified)" if dirty.stdout.strip() else "")
+    except OSError:
+        pass
+    return info
+
+
+def print_machine(info: dict[str, Any]) -> None:
+    print(f"machine: {info.get('cpu', '?')}, {info['cores']} cores, {info.get('memory_gb', '?')} GB, "
+          f"{info['system']}; {info['implementation']} {info['python']}; commit {info.get('commit', '?')}")
+    print("packages: " + ", ".join(f"{k} {v}" for k, v in info["packages"].items())
+          + f"; libyaml (PyYAML CSafeLoader) {'available' if info['libyaml'] else 'not available'}")
+
+
+# --- startup ------------------------------------------------------------------------------------------
+
+
+def bench_startup(runs: int, results: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = small_repository(Path(tmp))
+        json_plan = Path(tmp) / "plan.json"
+        from compiler.load import load  # the JSON twin of the same plan, converted by the library
+
+        json_plan.write_text(json.dumps(load(str(plan)).data), encoding="utf-8")
+        out: dict[str, Any] = {}
+        for fmt, path in (("yaml", plan), ("json", json_plan)):
+            argv = ["-m", "compiler", "check", str(path)]
+            imports = import_profile(argv)
+            modules = needed_modules(imports)
+            cases = {"python": [PY, "-c", "pass"], "floor": floor_argv(modules), "check": [PY, *argv]}
+            timing = measure(cases, runs, repeat_under=1e9)
+            names = {i.name for i in imports}
+            unneeded = [m for m in NOT_NEEDED[("check", fmt)] if m in names]
+            total_us = sum(i.self_us for i in imports if i.name not in baseline_modules())
+            own_us = sum(i.self_us for i in imports if _own(i.name))
+            out[fmt] = {
+                "python": timing["python"].seconds, "floor": timing["floor"].seconds,
+                "check": timing["check"].seconds, "ratio": timing["check"].seconds / timing["floor"].seconds,
+                "modules": modules, "unneeded": unneeded, "import_ms": total_us / 1000, "own_ms": own_us / 1000,
+                "packages": [(k, v / 1000) for k, v in by_package(imports)[:14]],
+                "top": [(i.name, i.cumulative_us / 1000, i.self_us / 1000)
+                        for i in sorted(imports, key=lambda i: -i.cumulative_us)
+                        if i.name not in baseline_modules()][:15],
+                "runs": len(timing["check"].runs),
+            }
+    results["startup"] = out
+    for fmt, r in out.items():
+        print(f"\nstartup: check of a 20-item {fmt.upper()} plan (evidence verified), median of {r['runs']} runs")
+        print(f"  imports of the real command (python -X importtime): {r['import_ms']:.0f} ms beyond start-up, "
+              f"{r['own_ms']:.0f} ms of it in the project's own modules")
+        print("  by package (own import time):  "
+              + ", ".join(f"{k} {v:.0f} ms" for k, v in r["packages"][:10]))
+        print("  top imports by cumulative time:")
+        for name, cum, own in r["top"]:
+            print(f"    {cum:7.1f} ms  (own {own:5.1f})  {name}")
+        print(f"  floor modules: {' '.join(r['modules'])}")
+        if r["unneeded"]:
+            print(f"  NOT NEEDED but imported: {', '.join(r['unneeded'])}")
+        else:
+            print(f"  not imported (not needed for check of {fmt}): {', '.join(NOT_NEEDED[('check', fmt)])}")
+        print(f"  python -c pass                 {r['python']:7.3f} s")
+        print(f"  python -c 'import <floor>'     {r['floor']:7.3f} s  (floor)")
+        print(f"  evidence-plan check            {r['check']:7.3f} s  ({r['ratio']:.2f}x the floor"
+              + (f"; target <= {STARTUP_TARGET}x)" if fmt == "yaml" else ")"))
+
+
+# --- scale ---------------------------------------------------------------------------------------------
+
+JSON_LOAD = "import json\njson.loads(open({path!r}, encoding='utf-8').read())"
+RUAMEL_LOAD = ("from ruamel.yaml import YAML\n"
+               "YAML(typ='safe', pure=True).load(open({path!r}, encoding='utf-8').read())")
+LIBYAML_LOAD = "import yaml\nyaml.load(open({path!r}, encoding='utf-8').read(), Loader=yaml.CSafeLoader)"
+
+
+def grid(args: argparse.Namespace) -> list[tuple[str, str, int]]:
+    """(format, shape, n) in the order they run: small first."""
+    max_n = 1_000_000 if args.full else args.max_n
+    yaml_large = SHAPES if args.yaml_large == "all" else tuple(s for s in args.yaml_large.split(",") if s in SHAPES)
+    out = []
+    for n in SIZES:
+        if n > max_n:
+            continue
+        for fmt in args.formats.split(","):
+            if fmt == "yaml" and n > args.yaml_max_n:
+                continue
+            for shape in args.shapes.split(","):
+                if fmt == "yaml" and n >= 100_000 and shape not in yaml_large:
+                    continue
+                out.append((fmt, shape, n))
+    return out
+
+
+def bench_scale(args: argparse.Namespace, results: dict[str, Any]) -> None:
+    cases_grid = grid(args)
+    libyaml = have_libyaml()
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="evidence-plan-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    out_dir = folder / "out"
+    rows: list[dict[str, Any]] = results.setdefault("scale", [])
+    floors: dict[str, Any] = results.setdefault("floors", {})
+    print(f"\nscale: {len(cases_grid)} plans in {folder}; processes: {' '.join(COMMAND)} check|compile "
+          f"--no-verify-evidence; median of up to {args.runs} runs (one when the first run takes over "
+          f"{args.repeat_under:g} s, or N >= 1,000,000)")
+    try:
+        # The floor modules per command and format, from the real command on a small plan.
+        modules: dict[tuple[str, str], list[str]] = {}
+        fast_path: dict[str, bool] = {}
+        for fmt in sorted({f for f, _, _ in cases_grid}):
+            small = write_plan(folder, "chain", 20, fmt)
+            for command in ("check", "compile"):
+                extra = ["-o", str(out_dir)] if command == "compile" else []
+                imports = import_profile(["-m", "compiler", command, "--no-verify-evidence", str(small), *extra])
+                modules[(command, fmt)] = needed_modules(imports)
+                names = {i.name for i in imports}
+                unneeded = [m for m in NOT_NEEDED[(command, fmt)] if m in names]
+                if command == "compile" and fmt == "yaml":
+                    fast_path[fmt] = any(m in names for m in FAST_YAML_MODULES)
+                floors[f"{command}-{fmt}"] = {"modules": modules[(command, fmt)], "unneeded": unneeded}
+            startup = measure({c: floor_argv(modules[(c, fmt)]) for c in ("check", "compile")},
+                              max(args.runs, 5), 1e9)
+            for c in ("check", "compile"):
+                floors[f"{c}-{fmt}"]["seconds"] = startup[c].seconds
+                floors[f"{c}-{fmt}"]["rss"] = startup[c].rss
+                print(f"  floor {c} {fmt}: python -c 'import <{len(modules[(c, fmt)])} modules>' "
+                      f"{startup[c].seconds:.3f} s"
+                      + (f"; NOT NEEDED but imported: {', '.join(floors[f'{c}-{fmt}']['unneeded'])}"
+                         if floors[f"{c}-{fmt}"]["unneeded"] else ""))
+        if "yaml" in fast_path:
+            floors["yaml_fast_path"] = fast_path["yaml"]
+            print(f"  YAML fast path in compile (a C loader imported): {'yes' if fast_path['yaml'] else 'no'}; "
+                  f"PyYAML CSafeLoader {'available, measured as a floor' if libyaml else 'not available'}")
+        for fmt, shape, n in cases_grid:
+            started = time.perf_counter()
+            path = write_plan(folder, shape, n, fmt)
+            generated = time.perf_counter() - started
+            imports = modules[("compile", fmt)]
+            cases: dict[str, list[str]] = {}
+            if fmt == "json":
+                cases["load"] = floor_argv(imports, JSON_LOAD.format(path=str(path)))
+            else:
+                cases["load"] = floor_argv(imports, RUAMEL_LOAD.format(path=str(path)))
+                if libyaml:
+                    cases["libyaml"] = floor_argv(imports, LIBYAML_LOAD.format(path=str(path)))
+            cases["check"] = [*COMMAND, "check", "--no-verify-evidence", str(path)]
+            cases["compile"] = [*COMMAND, "compile", "--no-verify-evidence", str(path), "-o", str(out_dir)]
+            timing = measure(cases, 1 if n >= 1_000_000 else args.runs, args.repeat_under)
+            row = {"format": fmt, "shape": shape, "n": n, "bytes": path.stat().st_size, "generated": generated,
+                   **{k: t.seconds for k, t in timing.items()},
+                   **{f"{k}_rss": t.rss for k, t in timing.items()},
+                   "runs": {k: len(t.runs) for k, t in timing.items()}}
+            rows[:] = [r for r in rows if (r["format"], r["shape"], r["n"]) != (fmt, shape, n)] + [row]
+            floor = row["load"]
+            line = (f"  {fmt:4} {shape:7} {n:>9,}  {row['bytes'] / 1e6:6.1f} MB  load {floor:7.2f} s"
+                    + (f"  libyaml {row['libyaml']:6.2f} s" if "libyaml" in row else "")
+                    + f"  check {row['check']:7.2f} s ({row['check'] / floor:5.2f}x)"
+                    f"  compile {row['compile']:7.2f} s ({row['compile'] / floor:5.2f}x)"
+                    f"  peak {row['compile_rss'] / 1e6:6.0f} MB ({row['compile_rss'] / n / 1e3:5.1f} kB/item)"
+                    f"  runs {row['runs']['compile']}")
+            print(line, flush=True)
+            if args.save:
+                save(args.save, results)
+    finally:
+        if not args.keep:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- profile ------------------------------------------------------------------------------------------
+
+
+def bench_profile(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_plan(Path(tmp), args.shape, args.n, args.format)
+        out_dir = str(Path(tmp) / "out")
+        print(f"profile: {args.command} of {args.format} {args.shape} {args.n:,} items (in-process)")
+        try:
+            stage_times(str(path), out_dir, args.command)
+        except Exception as err:  # noqa: BLE001 - the stages are internal API; the profile below still runs
+            print(f"  stage breakdown unavailable: {type(err).__name__}: {err}")
+        from compiler.cli import main
+
+        argv = [args.command, "--no-verify-evidence", str(path)] + (["-o", out_dir] if args.command == "compile" else [])
+        profiler = cProfile.Profile()
+        sink = io.StringIO()
+        stdout, stderr = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = sink
+        try:
+            profiler.runcall(main, argv)
+        finally:
+            sys.stdout, sys.stderr = stdout, stderr
+        print_profile(profiler, args.top)
+
+
+def stage_times(path: str, out_dir: str, command: str) -> None:
+    """Each stage of the pipeline, timed on its own (no profiler overhead)."""
+    from compiler.checks import CheckContext, run_checks
+    from compiler.compile import compile_document
+    from compiler.emit import build_output, dumps
+    from compiler.graph import build_graph, critical_path, waves
+    from compiler.load import load
+    from compiler.model import build_plan
+    from compiler.render import render_markdown
+
+    marks: list[tuple[str, float]] = []
+
+    def timed(name: str, fn: Callable[[], Any]) -> Any:
+        start = time.perf_counter()
+        value = fn()
+        marks.append((name, time.perf_counter() - start))
+        return value
+
+    doc = timed("load (read + parse + source map)", lambda: load(path))
+    plan = timed("model.build_plan", lambda: build_plan(doc))
+    graph = timed("graph.build_graph", lambda: build_graph(plan.items))
+    timed("checks.run_checks", lambda: run_checks(CheckContext(plan, doc, graph, None)))
+    timed("graph.waves", lambda: waves(graph))
+    timed("graph.critical_path", lambda: critical_path(graph))
+    result = timed("(compile_document: the four above again, in one call)",
+                   lambda: compile_document(doc, path, verify_evidence=False))
+    if command == "compile":
+        document = timed("emit.build_output", lambda: build_output(result, out_dir))
+        timed("emit.dumps", lambda: dumps(document))
+        timed("render.render_markdown", lambda: render_markdown(document, base=document["root"]))
+    total = sum(s for name, s in marks if not name.startswith("("))
+    print(f"  stages, timed one by one ({total:.2f} s in all):")
+    for name, seconds in marks:
+        share = "" if name.startswith("(") else f"{100 * seconds / total:5.1f}%"
+        print(f"    {seconds:8.3f} s  {share:>6}  {name}")
+
+
+def _where(func: tuple[str, int, str]) -> str:
+    filename, line, name = func
+    if filename == "~":
+        return name
+    short = filename
+    for marker in ("site-packages/", str(REPO) + "/"):
+        if marker in filename:
+            short = filename.split(marker, 1)[1]
+    return f"{short}:{line}({name})"
+
+
+def print_profile(profiler: cProfile.Profile, top: int) -> None:
+    stats = pstats.Stats(profiler)
+    entries = stats.stats  # type: ignore[attr-defined]
+    total = max(ct for (_, _, _, ct, _) in entries.values())
+    print(f"  cProfile of the whole command: {total:.2f} s under the profiler (shares are of that)")
+    print(f"  top {top} by own time:")
+    for func, (_, calls, tt, ct, _) in sorted(entries.items(), key=lambda kv: -kv[1][2])[:top]:
+        print(f"    {100 * tt / total:5.1f}% own {100 * ct / total:5.1f}% cum {calls:>9} calls  {_where(func)}")
+    print(f"  top {top} by cumulative time (project code and the libraries it calls):")
+    shown = 0
+    for func, (_, calls, tt, ct, _) in sorted(entries.items(), key=lambda kv: -kv[1][3]):
+        name = _where(func)
+        if not (name.startswith(("compiler/", "jinja2/", "pydantic", "networkx/", "ruamel/", "json/", "<template>"))):
+            continue
+        print(f"    {100 * ct / total:5.1f}% cum {100 * tt / total:5.1f}% own {calls:>9} calls  {name}")
+        shown += 1
+        if shown >= top:
+            break
+
+
+# --- verify ---------------------------------------------------------------------------------------------
 
 
 def make_repository(root: Path, files: int) -> list[str]:
@@ -72,7 +659,7 @@ def make_plan(names: list[str], evidence: int, per_item: int = 2) -> dict[str, o
     return {"plan": "benchmark", "items": items}
 
 
-def bench_verify(files: int, evidence: int, runs: int) -> None:
+def bench_verify(files: int, evidence: int, runs: int, results: dict[str, Any] | None = None) -> None:
     from compiler.compile import compile_plan
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,22 +672,218 @@ def bench_verify(files: int, evidence: int, runs: int) -> None:
         without = _median_seconds(lambda: compile_plan(str(plan_path), root=tmp, verify_evidence=False), runs)
         with_ = _median_seconds(lambda: compile_plan(str(plan_path), root=tmp), runs)
     items = evidence // 2
-    print(f"verify: {files:,} files, {evidence:,} evidence entries, {items:,} items, median of {runs} runs")
+    print(f"\nverify: {files:,} files, {evidence:,} evidence entries, {items:,} items, median of {runs} runs")
     print(f"  compile without verification  {without:8.3f} s  (floor)")
     print(f"  compile with verification     {with_:8.3f} s  ({with_ / without:.2f}x the floor)")
     print(f"  verification adds             {with_ - without:8.3f} s  "
           f"({(with_ - without) / evidence * 1e6:.1f} us per evidence entry)")
+    if results is not None:
+        results["verify"] = {"files": files, "evidence": evidence, "without": without, "with": with_}
+
+
+# --- targets and reports ------------------------------------------------------------------------------
+
+
+def _row(rows: list[dict[str, Any]], fmt: str, shape: str, n: int) -> dict[str, Any] | None:
+    return next((r for r in rows if (r["format"], r["shape"], r["n"]) == (fmt, shape, n)), None)
+
+
+def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(target, measured, limit, verdict) for every target that this run measured."""
+    out: list[tuple[str, str, str, str]] = []
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT MET"
+
+    startup = results.get("startup", {})
+    if "yaml" in startup:
+        r = startup["yaml"]
+        out.append(("check, 20-item YAML plan / python -c 'import <what check needs>'", f"{r['ratio']:.2f}x",
+                    f"<= {STARTUP_TARGET}x", verdict(r["ratio"] <= STARTUP_TARGET)))
+    for fmt in ("yaml", "json"):
+        if fmt in startup:
+            r = startup[fmt]
+            out.append((f"check of {fmt.upper()} imports nothing it does not use "
+                        f"({', '.join(NOT_NEEDED[('check', fmt)])})",
+                        "imports " + ", ".join(r["unneeded"]) if r["unneeded"] else "none imported",
+                        "none", verdict(not r["unneeded"])))
+    rows = results.get("scale", [])
+    for shape in SHAPES:
+        r = _row(rows, "json", shape, 100_000)
+        if r:
+            ratio = r["compile"] / r["load"]
+            out.append((f"compile, 100,000-item JSON {shape} / (start-up + imports + json load)", f"{ratio:.2f}x",
+                        f"<= {JSON_TARGET}x", verdict(ratio <= JSON_TARGET)))
+    for shape in SHAPES:
+        r = _row(rows, "yaml", shape, 100_000)
+        if r:
+            ratio = r["compile"] / r["load"]
+            out.append((f"compile, 100,000-item YAML {shape} / (start-up + imports + ruamel safe pure load)",
+                        f"{ratio:.2f}x", f"<= {YAML_TARGET}x", verdict(ratio <= YAML_TARGET)))
+            if "libyaml" in r:
+                fast = results.get("floors", {}).get("yaml_fast_path", False)
+                lib = r["compile"] / r["libyaml"]
+                out.append((f"compile, 100,000-item YAML {shape} / (start-up + imports + PyYAML CSafeLoader load)",
+                            f"{lib:.2f}x" + ("" if fast else " (no fast path)"),
+                            "faster than the ruamel load, with a fast path",
+                            verdict(r["compile"] < r["load"]) if fast else "n/a: no fast path"))
+    for fmt in FORMATS:
+        for shape in SHAPES:
+            big, small = _row(rows, fmt, shape, 1_000_000), _row(rows, fmt, shape, 100_000)
+            if big and small:
+                for command in ("check", "compile"):
+                    ratio = big[command] / small[command]
+                    out.append((f"{command}, {fmt.upper()} {shape}: time at 1,000,000 / at 100,000", f"{ratio:.1f}x",
+                                f"<= {LINEAR_TARGET:g}x", verdict(ratio <= LINEAR_TARGET)))
+            if big:
+                rss = max(big["check_rss"], big["compile_rss"])
+                out.append((f"peak memory, {fmt.upper()} {shape} at 1,000,000 items",
+                            f"{rss / (1 << 30):.2f} GB ({rss / 1e6:.0f} MB, {rss / big['n'] / 1e3:.1f} kB/item)",
+                            "< 4 GB", verdict(rss < MEMORY_TARGET)))
+    return out
+
+
+def linearity(rows: list[dict[str, Any]], floors: dict[str, Any]) -> list[str]:
+    """Time at 10N over time at N, raw and after taking away the start-up floor."""
+    lines = []
+    for r in sorted(rows, key=lambda r: (r["format"], SHAPES.index(r["shape"]), r["n"])):
+        prev = _row(rows, r["format"], r["shape"], r["n"] // 10)
+        if prev is None:
+            continue
+        parts = []
+        for command in ("check", "compile"):
+            base = floors.get(f"{command}-{r['format']}", {}).get("seconds", 0.0)
+            raw = r[command] / prev[command]
+            net = (r[command] - base) / max(prev[command] - base, 1e-3)
+            parts.append(f"{command} {raw:5.1f}x (beyond start-up {net:5.1f}x)")
+        lines.append(f"{r['format']:4} {r['shape']:7} {prev['n']:>9,} -> {r['n']:>9,}:  " + "   ".join(parts))
+    return lines
+
+
+def print_report(results: dict[str, Any], markdown: bool) -> None:
+    rows = results.get("scale", [])
+    floors = results.get("floors", {})
+    if rows:
+        print("\nlinearity (10x the items; the target is at most 12x from 100,000 to 1,000,000):")
+        for line in linearity(rows, floors):
+            print("  " + line)
+    print("\ntargets:")
+    for name, measured, limit, ok in targets(results):
+        print(f"  {ok:18} {measured:>28}  (target {limit})  {name}")
+    if markdown:
+        print("\n" + markdown_report(results))
+
+
+def markdown_report(results: dict[str, Any]) -> str:
+    info = results.get("machine", {})
+    md = ["## Machine", ""]
+    if info:
+        md.append(f"- {info.get('cpu', '?')}, {info['cores']} cores, {info.get('memory_gb', '?')} GB memory, "
+                  f"{info['system']}")
+        md.append(f"- {info['implementation']} {info['python']}; "
+                  + ", ".join(f"{k} {v}" for k, v in info["packages"].items())
+                  + f"; libyaml {'available' if info['libyaml'] else 'not available'}")
+        md.append(f"- commit {info.get('commit', '?')}")
+    startup = results.get("startup", {})
+    if startup:
+        md += ["", "## Start-up (20-item plan, `check`, evidence verified)", "",
+               "| plan | `python -c pass` | floor: `python -c \"import <needed>\"` | `check` | ratio |",
+               "|---|---:|---:|---:|---:|"]
+        for fmt, r in startup.items():
+            md.append(f"| {fmt.upper()} | {r['python']:.3f} s | {r['floor']:.3f} s | {r['check']:.3f} s "
+                      f"| **{r['ratio']:.2f}x** |")
+        for fmt, r in startup.items():
+            md += ["", f"Imports of `check` on {fmt.upper()} (`python -X importtime`): {r['import_ms']:.0f} ms beyond "
+                   f"start-up, {r['own_ms']:.0f} ms in the project's own modules. Own import time by package: "
+                   + ", ".join(f"{k} {v:.0f} ms" for k, v in r["packages"][:10]) + ".",
+                   "", f"Floor modules: `{' '.join(r['modules'])}`"]
+    rows = results.get("scale", [])
+    if rows:
+        md += ["", "## Scale (`--no-verify-evidence`, whole processes)", "",
+               "Ratios are over the floor *start-up + the imports `compile` needs + the bare parse of the same "
+               "file* (`json.loads`; ruamel `YAML(typ='safe', pure=True).load`), run as a process beside the "
+               "commands.", "",
+               "| format | shape | items | MB | floor: load | libyaml load | `check` | ratio | `compile` | ratio "
+               "| peak RSS (compile) | per item |",
+               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in sorted(rows, key=lambda r: (r["format"], SHAPES.index(r["shape"]), r["n"])):
+            lib = f"{r['libyaml']:.2f} s" if "libyaml" in r else "-"
+            md.append(f"| {r['format']} | {r['shape']} | {r['n']:,} | {r['bytes'] / 1e6:.1f} | {r['load']:.2f} s "
+                      f"| {lib} | {r['check']:.2f} s | {r['check'] / r['load']:.2f}x | {r['compile']:.2f} s "
+                      f"| {r['compile'] / r['load']:.2f}x | {r['compile_rss'] / 1e6:.0f} MB "
+                      f"| {r['compile_rss'] / r['n'] / 1e3:.1f} kB |")
+        md += ["", "Linearity (time at 10x the items over time at N; beyond start-up: after taking away the "
+               "start-up floor):", "", "```"] + linearity(rows, results.get("floors", {})) + ["```"]
+    md += ["", "## Targets", "", "| target | measured | limit | verdict |", "|---|---:|---|---|"]
+    for name, measured, limit, ok in targets(results):
+        md.append(f"| {name} | {measured} | {limit} | {'met' if ok == 'met' else f'**{ok}**'} |")
+    return "\n".join(md)
+
+
+def save(path: str, results: dict[str, Any]) -> None:
+    Path(path).write_text(json.dumps(results, indent=1, default=lambda o: asdict(o)), encoding="utf-8")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("case", nargs="?", default="verify", choices=["verify"])
-    parser.add_argument("--files", type=int, default=10_000)
-    parser.add_argument("--evidence", type=int, default=20_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "profile", "all",
+                                                                      "report"])
+    parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
+    parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
+    parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
+    parser.add_argument("--startup-runs", type=int, default=11, help="startup: runs per timing (default 11)")
+    parser.add_argument("--max-n", type=int, default=100_000, help="scale: largest plan (default 100,000)")
+    parser.add_argument("--full", action="store_true", help="scale: up to 1,000,000 items (JSON; YAML see below)")
+    parser.add_argument("--yaml-max-n", type=int, default=100_000,
+                        help="scale: largest YAML plan (default 100,000: ruamel's pure-Python parser alone takes "
+                             "minutes per 100,000 items)")
+    parser.add_argument("--yaml-large", default="chain",
+                        help="scale: shapes run in YAML at 100,000 items and more: comma-separated, 'all' or 'none' "
+                             "(default chain)")
+    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--formats", default=",".join(FORMATS))
+    parser.add_argument("--repeat-under", type=float, default=5.0,
+                        help="scale: a case whose first run takes longer than this many seconds runs once")
+    parser.add_argument("--keep", metavar="DIR", help="scale: generate plans into DIR and keep them")
+    parser.add_argument("--markdown", action="store_true", help="also print the results as RESULTS.md tables")
+    parser.add_argument("--save", metavar="FILE", help="write the raw results as JSON (merge runs with report --load)")
+    parser.add_argument("--load", metavar="FILE", action="append", default=[],
+                        help="report: merge saved results (later files win) and print the targets")
+    parser.add_argument("--shape", default="chain", help="profile: shape")
+    parser.add_argument("--n", type=int, default=100_000, help="profile: items")
+    parser.add_argument("--format", default="json", help="profile: json or yaml")
+    parser.add_argument("--command", default="compile", help="profile: check or compile")
+    parser.add_argument("--top", type=int, default=20, help="profile: functions shown")
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]} on {os.cpu_count()} cores")
-    bench_verify(args.files, args.evidence, args.runs)
+
+    results: dict[str, Any] = {}
+    for saved in args.load:
+        loaded = json.loads(Path(saved).read_text(encoding="utf-8"))
+        rows = results.get("scale", [])
+        for row in loaded.pop("scale", []):
+            rows = [r for r in rows if (r["format"], r["shape"], r["n"]) != (row["format"], row["shape"], row["n"])]
+            rows.append(row)
+        results.update(loaded)
+        results["scale"] = rows
+    if args.case != "report":
+        results["machine"] = machine()
+        print_machine(results["machine"])
+    started = time.perf_counter()
+    if args.case in ("startup", "all"):
+        bench_startup(args.startup_runs, results)
+    if args.case in ("scale", "all"):
+        bench_scale(args, results)
+    if args.case in ("verify", "all"):
+        bench_verify(args.files, args.evidence, args.runs, results)
+    if args.case == "profile":
+        bench_profile(args)
+        return 0
+    if args.case != "verify":
+        print_report(results, args.markdown)
+    if args.save:
+        save(args.save, results)
+    if args.case != "report":
+        print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
     return 0
 
 

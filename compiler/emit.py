@@ -7,9 +7,9 @@ the JSON file, UTF-8, two-space indent, trailing newline.
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring as encode_string
 import os
 import tempfile
+from json.encoder import encode_basestring as encode_string
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,7 @@ def _c_encoder() -> Any:
     most of the cost of encoding a plan element by element. (json's indent= would switch to the
     pure-Python encoder, 20x slower on large plans.) No circular-reference markers: a compiled
     document is a tree by construction."""
-    from json.encoder import c_make_encoder, encode_basestring
+    from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 
     if c_make_encoder is None:  # pragma: no cover - CPython always has it
         return None
