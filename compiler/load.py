@@ -317,6 +317,12 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
 
     yaml = YAML(typ="safe", pure=True)  # a new one each time: ruamel keeps state across calls
     yaml.max_depth = limits.max_depth  # checked while composing, before recursion runs deep
+    fast = _fast_compose(text)
+    if fast is not None:
+        try:
+            return _build(fast, name, yaml.constructor, limits, yaml.resolver)
+        except _TooDeep:
+            pass  # ruamel, the reference, says where, in its own words
     try:
         yaml.composer.warn_double_anchors = False  # a reused anchor is legal YAML, not a warning
         root = yaml.compose(text)
@@ -351,9 +357,52 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     return _build(root, name, yaml.constructor, limits)
 
 
-def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any, SourceMap]:
-    """Nodes -> plain values, iteratively. Records the position of every value and key."""
-    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+# Past this size, a YAML plan is composed by libyaml (through PyYAML, the optional `fast` extra)
+# when it is installed: about 12x faster than ruamel.yaml's pure-Python composer. Below it,
+# ruamel alone keeps start-up small.
+FAST_YAML_MIN_CHARS = 512 * 1024
+_PLAIN = "tag:evidence-plan,2026:plain"  # a plain scalar, resolved later by YAML 1.2 rules
+
+
+class _TooDeep(Exception):
+    """libyaml's nodes nest deeper than the limit: the reference parser reports it."""
+
+
+def _fast_compose(text: str) -> Any:
+    """The node graph composed by libyaml, or None whenever the fast path is not sure: PyYAML
+    missing, a %YAML directive (libyaml knows 1.1 only), or any error, which ruamel.yaml, the
+    reference, then reports in its own words."""
+    if len(text) < FAST_YAML_MIN_CHARS or "%YAML" in text:
+        return None
+    try:
+        import yaml
+    except ImportError:
+        return None
+    loader_base = getattr(yaml, "CSafeLoader", None)
+    if loader_base is None:
+        return None
+
+    class Loader(loader_base):  # type: ignore[misc, valid-type]
+        # Plain scalars are left unresolved: libyaml would resolve them by YAML 1.1 rules
+        # (yes/no/on/off as booleans); _build resolves them by YAML 1.2, as ruamel does.
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is yaml.ScalarNode and implicit[0]:
+                return _PLAIN
+            return super().resolve(kind, value, implicit)
+
+    try:
+        return yaml.compose(text, Loader=Loader)
+    except Exception:  # noqa: BLE001 - any doubt: the reference parser decides and explains
+        return None
+
+
+def _build(root: Any, name: str, constructor: Any, limits: Limits,
+           resolver: Any = None) -> tuple[Any, SourceMap]:
+    """Nodes -> plain values, iteratively. Records the position of every value and key.
+
+    The nodes come from ruamel.yaml, or from libyaml (``resolver`` given: plain scalars are
+    then resolved here by ruamel's YAML 1.2 rules, and nesting is bounded here)."""
+    from ruamel.yaml.nodes import ScalarNode as RuamelScalar
 
     values: dict[Path, Position] = {}
     keys: dict[Path, Position] = {}
@@ -364,14 +413,22 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
         return _fail("EP005", f"unsupported tag {node.tag.replace(_CORE, '!!')}", name, _mark(node),
                      hint="plans hold plain text, numbers, lists and mappings; tags are never constructed")
 
+    def tag_of(node: Any) -> str:
+        tag = str(node.tag)
+        if tag == _PLAIN:
+            return str(resolver.resolve(RuamelScalar, node.value, (True, False)))
+        return tag
+
     def scalar(node: Any) -> Any:
-        tag = node.tag
+        tag = tag_of(node)
         if tag == _CORE + "str":
             return node.value
         if tag not in _SCALAR_TAGS:
-            if tag == _CORE + "timestamp" and node.style is None:
+            if tag == _CORE + "timestamp" and not node.style:
                 return node.value  # an unquoted date is the text the user wrote
             raise refuse_tag(node)
+        if not isinstance(node, RuamelScalar):  # from libyaml: construct as ruamel would
+            node = RuamelScalar(tag, node.value, node.start_mark, node.end_mark, style=node.style or None)
         try:
             return constructor.construct_object(node)
         except ValueError:  # an integer of more than 4,300 digits
@@ -382,6 +439,13 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
     stack: list[tuple[Any, Path, Any, Any]] = [(root, (), result, 0)]
     while stack:
         node, path, container, slot = stack.pop()
+        if len(path) >= limits.max_depth:
+            if resolver is not None:  # libyaml's nodes: ruamel, the reference, will say where
+                raise _TooDeep
+            # ruamel bounds nesting while composing, so only an alias can lead this deep: one
+            # that refers to a node containing it. (Left alone, it would expand forever.)
+            raise _fail("EP005", "an alias refers to a node that contains it", name, _mark(node),
+                        hint="remove the recursive alias")
         if id(node) in seen:
             alias_budget -= 1
             if alias_budget < 0:
@@ -391,16 +455,17 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
             seen.add(id(node))
         if path not in values:
             values[path] = _mark(node)
-        if isinstance(node, ScalarNode):
+        kind = type(node).__name__  # ruamel's and PyYAML's node classes share their names
+        if kind == "ScalarNode":
             container[slot] = scalar(node)
-        elif isinstance(node, SequenceNode):
+        elif kind == "SequenceNode":
             if node.tag != _CORE + "seq":
                 raise refuse_tag(node)
             seq: list[Any] = [None] * len(node.value)
             container[slot] = seq
             for i in range(len(node.value) - 1, -1, -1):
                 stack.append((node.value[i], (*path, i), seq, i))
-        elif isinstance(node, MappingNode):
+        elif kind == "MappingNode":
             if node.tag != _CORE + "map":
                 raise refuse_tag(node)
             mapping: dict[str, Any] = {}
@@ -408,9 +473,9 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
             first: dict[str, Position] = {}
             children = []
             for knode, vnode in node.value:
-                if not isinstance(knode, ScalarNode):
+                if type(knode).__name__ != "ScalarNode":
                     raise _fail("EP005", "a key must be plain text", name, _mark(knode))
-                if knode.tag == _CORE + "merge":
+                if tag_of(knode) == _CORE + "merge":
                     raise _fail("EP005", "merge keys (<<) are not supported", name, _mark(knode),
                                 hint="write the fields out in each item")
                 key = str(knode.value)
@@ -419,7 +484,7 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
                     raise _fail("EP003", f"duplicate key {key!r} (first at line {first[key][0]})", name, kpos)
                 first[key] = kpos
                 keys[(*path, key)] = kpos
-                if isinstance(vnode, ScalarNode) and vnode.value == "" and vnode.style is None:
+                if type(vnode).__name__ == "ScalarNode" and vnode.value == "" and not vnode.style:
                     # An empty value (`proof:` then a newline): ruamel places it at the next token,
                     # often the next line; it belongs just after its key's colon.
                     values[(*path, key)] = (knode.end_mark.line + 1, knode.end_mark.column + 2)
