@@ -171,7 +171,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
 
 
-def _write(folder: str, files: dict[str, str]) -> bool:
+def _write(folder: str, files: dict[str, str], mode: int | None = None) -> bool:
     """Write files atomically, creating the folder; a failure is reported, not raised."""
     from compiler.emit import write_all_atomic
 
@@ -180,13 +180,29 @@ def _write(folder: str, files: dict[str, str]) -> bool:
         return False
     try:
         os.makedirs(folder or ".", exist_ok=True)
-        write_all_atomic(files)  # type: ignore[arg-type]
+        write_all_atomic(files, mode)  # type: ignore[arg-type]
     except OSError as err:
         where = err.filename or folder
         _err(f"{where}: error: cannot write: {err.strerror or err}")
         _err("  hint: nothing was changed; check the output folder")
         return False
     return True
+
+
+def _rewrite(plan: str, text: str) -> bool:
+    """Replace a plan file's text as the file it is: through a symlink to the real file, with
+    its permissions, and with its UTF-8 byte-order mark if it had one."""
+    import stat
+
+    target = os.path.realpath(plan)
+    try:
+        with open(target, "rb") as handle:
+            bom = handle.read(3) == b"\xef\xbb\xbf"
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError as err:
+        _err(f"{plan}: error: cannot write: {err.strerror or err}")
+        return False
+    return _write(os.path.dirname(target), {target: ("\ufeff" if bom else "") + text}, mode)
 
 
 def _plural(n: int, word: str) -> str:
@@ -412,7 +428,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
         diff = difflib.unified_diff(outcome.original.splitlines(keepends=True), outcome.fixed.splitlines(keepends=True),
                                     fromfile=f"a/{plan}", tofile=f"b/{plan}")
         click.echo("".join(diff), nl=False)
-    elif outcome.changes and not _write(os.path.dirname(plan) or ".", {plan: outcome.fixed}):
+    elif outcome.changes and not _rewrite(plan, outcome.fixed):
         return EXIT_INPUT
     for change in outcome.changes:
         _err(f"{'would fix' if dry_run else 'fixed'}: {change}")
@@ -455,8 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_INPUT
-    except click.exceptions.Abort:
-        _err("aborted")
+    except click.exceptions.Abort:  # click's name for Ctrl-C
+        _err("interrupted")
         return 130
     except KeyboardInterrupt:
         _err("interrupted")

@@ -122,9 +122,10 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     write_all_atomic({path: text})
 
 
-def write_all_atomic(files: dict[str | os.PathLike[str], str]) -> None:
+def write_all_atomic(files: dict[str | os.PathLike[str], str], mode: int | None = None) -> None:
     """Write several files: all are fully written to temporary files before any is renamed into
-    place, so a failure while writing (a full disk) leaves every previous file intact."""
+    place, so a failure while writing (a full disk) leaves every previous file intact. ``mode``
+    (e.g. a rewritten file's own) replaces the default permissions of new files."""
     umask = os.umask(0)
     os.umask(umask)
     pending: list[tuple[str, Path]] = []
@@ -137,7 +138,7 @@ def write_all_atomic(files: dict[str | os.PathLike[str], str]) -> None:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.chmod(tmp, 0o666 & ~umask)
+            os.chmod(tmp, mode if mode is not None else 0o666 & ~umask)
         while pending:
             tmp, target = pending[0]
             os.replace(tmp, target)

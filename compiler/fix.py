@@ -102,12 +102,25 @@ def _at(data: Any, path: Path) -> Any:
 
 
 def apply_to_data(data: Any, edits: list[Edit]) -> Any:
-    """The same edits on plain data (deep-copied); removals last-first so indexes hold."""
-    import copy
+    """The same edits on a copy of plain data; removals last-first so indexes hold. Only the
+    containers on an edited path are copied (shallowly, without recursion): the rest is shared,
+    so any depth of nesting elsewhere costs nothing."""
+    owned: set[int] = set()  # ids of the copies made so far
 
-    out = copy.deepcopy(data)
+    def own(container: Any) -> Any:
+        if id(container) in owned:
+            return container
+        copy = container.copy()
+        owned.add(id(copy))
+        return copy
+
+    out = own(data)
     for path, value in sorted(edits, key=lambda e: e[0], reverse=True):
-        parent = _at(out, path[:-1])
+        parent = out
+        for part in path[:-1]:
+            child = own(parent[part])
+            parent[part] = child
+            parent = child
         if value is REMOVE:
             del parent[path[-1]]
         else:

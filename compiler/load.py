@@ -60,6 +60,7 @@ class Document:
     name: str
     format: Format
     empty: bool = False  # the text is blank (as opposed to, say, only comments)
+    text: str = ""  # the text it was parsed from, for excerpts in later input errors
 
 
 def _fail(code: str, message: str, name: str, pos: Position | None = None, hint: str | None = None) -> PlanInputError:
@@ -126,8 +127,12 @@ def decode(raw: bytes, name: str) -> str:
     except UnicodeDecodeError as err:
         text = raw[: err.start].decode("utf-8", errors="replace")
         pos = _Lines(text).position(len(text))
-        raise _fail("EP001", f"not UTF-8 (byte 0x{raw[err.start]:02x})", name, pos,
-                    hint="save the plan as UTF-8") from None
+        line_start = raw.rfind(b"\n", 0, err.start) + 1
+        line_end = raw.find(b"\n", err.start)
+        line = raw[line_start: line_end if line_end >= 0 else len(raw)].decode("utf-8", errors="replace")
+        failure = _fail("EP001", f"not UTF-8 (byte 0x{raw[err.start]:02x})", name, pos,
+                        hint="save the plan as UTF-8")
+        raise with_excerpt(failure, "\n" * (pos[0] - 1) + line) from None
 
 
 def detect_format(path: str, text: str) -> Format:
@@ -168,32 +173,29 @@ def parse_text(text: str, name: str, fmt: Format, *, limits: Limits = DEFAULT_LI
             _refuse_surrogates(data, smap, name)
         _check_item_count(data, smap, name, limits)
     except PlanInputError as err:
-        raise _with_excerpt(err, text) from None
-    return Document(data, smap, name, fmt, empty=not text.strip())
+        raise with_excerpt(err, text) from None
+    return Document(data, smap, name, fmt, empty=not text.strip(), text=text)
 
 
-def _with_excerpt(err: PlanInputError, text: str) -> PlanInputError:
+def with_excerpt(err: PlanInputError, text: str) -> PlanInputError:
+    """The same error, carrying the source line it points at (shown with a caret)."""
     import dataclasses
 
     loc = err.diagnostic.location
     if loc is None or loc.line is None or err.diagnostic.excerpt is not None:
         return err
-    start = 0
-    for _ in range(loc.line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return err
-    end = text.find("\n", start)
-    line = text[start:] if end < 0 else text[start:end]
-    return PlanInputError(dataclasses.replace(err.diagnostic, excerpt=line.rstrip("\r")))
+    # An error path only: splitting the whole text is fine. \r alone ends a line too in YAML.
+    lines = re.split(r"\r\n|\r|\n", text, maxsplit=loc.line) if "\r" in text else text.split("\n", loc.line)
+    if loc.line > len(lines):
+        return err
+    return PlanInputError(dataclasses.replace(err.diagnostic, excerpt=lines[loc.line - 1]))
 
 
 def _check_item_count(data: Any, smap: SourceMap, name: str, limits: Limits) -> None:
     items = data.get("items") if isinstance(data, dict) else data
     if isinstance(items, list) and len(items) > limits.max_items:
         path = ("items",) if isinstance(data, dict) else ()
-        raise _fail("EP008", f"{len(items):,} items, more than {limits.max_items:,}", name, smap.key(path),
-                    hint="raise the limit with --max-items, or split the plan")
+        raise _too_many_items(name, smap.key(path), limits)
 
 
 def _refuse_surrogates(data: Any, smap: SourceMap, name: str) -> None:
@@ -262,7 +264,11 @@ def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     try:
         data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
-        raise _fail("EP002", f"invalid JSON: {err.msg}", name, (err.lineno, err.colno)) from None
+        message, hint = err.msg, None
+        if message.startswith("Invalid control character"):
+            message = "a line break or control character inside a string"
+            hint = "is a closing quote missing?"
+        raise _fail("EP002", f"invalid JSON: {message}", name, (err.lineno, err.colno), hint=hint) from None
     except _DuplicateKey:
         _, _, dup = scan_json(text)
         if dup is None:  # pragma: no cover - the scanner and json disagree: still an input error
@@ -317,8 +323,10 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
 
     yaml = YAML(typ="safe", pure=True)  # a new one each time: ruamel keeps state across calls
     yaml.max_depth = limits.max_depth  # checked while composing, before recursion runs deep
-    fast = _fast_compose(text)
+    yaml.Composer = _counting_composer(limits.max_items)
+    fast = _fast_compose(text) if not _may_pass_item_limit(text, limits) else None
     if fast is not None:
+        _count_fast_items(fast, name, limits)
         try:
             return _build(fast, name, yaml.constructor, limits, yaml.resolver)
         except _TooDeep:
@@ -326,10 +334,13 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     try:
         yaml.composer.warn_double_anchors = False  # a reused anchor is legal YAML, not a warning
         root = yaml.compose(text)
+    except _TooManyItems:
+        key = re.search(r"^items[ \t]*:", text, re.MULTILINE)  # where a top-level list is not
+        raise _too_many_items(name, _Lines(text).position(key.start()) if key else (1, 1), limits) from None
     except MaxDepthExceededError as err:
-        mark = err.problem_mark
-        pos = (mark.line + 1, mark.column + 1) if mark is not None else None
-        raise _fail("EP005", f"nesting deeper than {limits.max_depth} levels", name, pos,
+        deep = err.problem_mark
+        raise _fail("EP005", f"nesting deeper than {limits.max_depth} levels", name,
+                    (deep.line + 1, deep.column + 1) if deep is not None else None,
                     hint="plans are a few levels deep") from None
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
@@ -362,6 +373,51 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
 # ruamel alone keeps start-up small.
 FAST_YAML_MIN_CHARS = 512 * 1024
 _PLAIN = "tag:evidence-plan,2026:plain"  # a plain scalar, resolved later by YAML 1.2 rules
+
+
+class _TooManyItems(Exception):
+    pass
+
+
+def _too_many_items(name: str, pos: Position | None, limits: Limits) -> PlanInputError:
+    return _fail("EP008", f"more than {limits.max_items:,} items", name, pos,
+                 hint="raise the limit with --max-items, or split the plan")
+
+
+def _counting_composer(max_items: int) -> Any:
+    """ruamel's composer, refusing the item list while it is being composed, as soon as it has
+    more than ``max_items`` entries: a huge plan is refused before it is held in memory. The item
+    list is a top-level sequence (depth 1) or the value of a top-level key (depth 2)."""
+    from ruamel.yaml.composer import Composer
+    from ruamel.yaml.nodes import SequenceNode
+
+    class CountingComposer(Composer):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if isinstance(parent, SequenceNode) and self.depth <= 2 and isinstance(index, int) \
+                    and index >= max_items:
+                raise _TooManyItems
+            return super().compose_node(parent, index)
+
+    return CountingComposer
+
+
+def _may_pass_item_limit(text: str, limits: Limits) -> bool:
+    """Whether the text may hold more items than allowed, counted from lines that start a block
+    sequence entry (a C-speed count). libyaml cannot be stopped half way, so such a file goes to
+    ruamel's composer, which refuses it as soon as the item list passes the limit."""
+    return text.count("- ") > limits.max_items and (
+        text.count("\n- ") + text.count("\n  - ") + text.count("\n    - ") > limits.max_items
+    )
+
+
+def _count_fast_items(root: Any, name: str, limits: Limits) -> None:
+    """The same bound on libyaml's nodes, before anything is built from them."""
+    items = root
+    if type(root).__name__ == "MappingNode":
+        items = next((v for k, v in root.value if k.value == "items"), None)
+    if type(items).__name__ == "SequenceNode" and len(items.value) > limits.max_items:
+        key = next((k for k, _ in root.value if k.value == "items"), None) if items is not root else None
+        raise _too_many_items(name, _mark(key) if key is not None else (1, 1), limits)
 
 
 class _TooDeep(Exception):

@@ -125,6 +125,14 @@ _LINE_SUFFIX = re.compile(r":(-?\d+)(?:-(-?\d+))?$")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
 
+def _line_numbers(first: str, last: str | None) -> tuple[int, int] | str:
+    """Two line numbers from their digits, or why not."""
+    if len(first.lstrip("-")) > MAX_LINE_DIGITS or (last is not None and len(last.lstrip("-")) > MAX_LINE_DIGITS):
+        return f"a line number has more than {MAX_LINE_DIGITS} digits"
+    start = int(first)
+    return start, int(last) if last is not None else start
+
+
 def _check_range(start: int, end: int) -> str | None:
     if start < 1 or end < 1:
         return "line numbers start at 1"
@@ -134,7 +142,10 @@ def _check_range(start: int, end: int) -> str | None:
 
 
 # The common forms, path / path:LINE / path:START-END with no colon in the path, in one match.
-_SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d*)(?:-([1-9]\d*))?)?")
+_SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,8}))?)?")
+# Line numbers have at most nine digits: no file has a billion lines, and int() refuses
+# numbers of more than 4,300 digits with an exception, not an answer.
+MAX_LINE_DIGITS = 9
 
 
 def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
@@ -164,8 +175,10 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     path = text[: m.start()]
     if not path:
         return None, f"evidence {text!r} has no path"
-    start = int(m.group(1))
-    end = int(m.group(2)) if m.group(2) is not None else start
+    numbers = _line_numbers(m.group(1), m.group(2))
+    if isinstance(numbers, str):
+        return None, f"evidence {text[:80]!r}: {numbers}"
+    start, end = numbers
     problem = _check_range(start, end)
     if problem:
         return None, f"evidence {text!r}: {problem}"
@@ -192,9 +205,11 @@ def _parse_object(obj: EvidenceObject) -> tuple[Evidence | None, str | None, str
     elif obj.lines is not None:
         m = _RANGE.match(str(obj.lines))
         if m is None:
-            return None, f"lines {obj.lines!r} must be START-END, e.g. 18-24", "lines"
-        start = int(m.group(1))
-        end = int(m.group(2)) if m.group(2) is not None else start
+            return None, f"lines {str(obj.lines)[:40]!r} must be START-END, e.g. 18-24", "lines"
+        numbers = _line_numbers(m.group(1), m.group(2))
+        if isinstance(numbers, str):
+            return None, numbers, "lines"
+        start, end = numbers
         problem = _check_range(start, end)
         if problem:
             return None, problem, "lines"
@@ -377,9 +392,12 @@ def _finish(model: WorkItem, index: int, base: Path, col: _Collector, label: str
 
 
 def _not_a_plan(doc: Document, path: Path, message: str, hint: str | None = None) -> PlanInputError:
+    from compiler.load import with_excerpt
+
     pos = doc.source_map.value(path)
     where = Location(doc.name, *pos) if pos else Location(doc.name)
-    return PlanInputError(Diagnostic("EP004", f"not a plan: {message}", None, where, hint=hint))
+    return with_excerpt(PlanInputError(Diagnostic("EP004", f"not a plan: {message}", None, where, hint=hint)),
+                        doc.text)
 
 
 _SHAPE_HINT = "a plan is a mapping with items: [...], or a list of items"
@@ -402,7 +420,9 @@ def _top_level(doc: Document) -> tuple[dict[str, Any], list[Any], Path]:
             raise _not_a_plan(doc, ("items",), f"items must be a list, not {_kind(items)}")
         return data, items, ("items",)
     if data is None:
-        what = "the file is empty" if doc.empty else "the file holds only comments"
+        content = [line for line in doc.text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        what = ("the file is empty" if doc.empty else "the document is null" if content
+                else "the file holds only comments")
     else:
         what = f"the document is {_kind(data)}"
     raise _not_a_plan(doc, (), what, _SHAPE_HINT)

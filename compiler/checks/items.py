@@ -55,7 +55,8 @@ def id_grammar(ctx: CheckContext) -> Iterator[Diagnostic]:
     for ident, index in ctx.plan.id_indexes:
         problem = ids.grammar_problem(ident)
         if problem:
-            yield Diagnostic("EP015", f"id {ident!r} {problem}", ident, ctx.at(index, "id"))
+            shown = ident if len(ident) <= 60 else ident[:57] + "..."
+            yield Diagnostic("EP015", f"id {shown!r} {problem}", ident, ctx.at(index, "id"))
 
 
 def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
