@@ -189,6 +189,17 @@ def _write(folder: str, files: dict[str, str], mode: int | None = None) -> bool:
     return True
 
 
+def _output(target: str, folder: str, text: str) -> int:
+    """Data to stdout (``-``) or to a file, written atomically; the exit code."""
+    if target == "-":
+        click.echo(text, nl=False)
+        return EXIT_READY
+    if not _write(folder, {target: text}):
+        return EXIT_INPUT
+    _err(f"wrote {target}")
+    return EXIT_READY
+
+
 def _rewrite(plan: str, text: str) -> bool:
     """Replace a plan file's text as the file it is: through a symlink to the real file, with
     its permissions, and with its UTF-8 byte-order mark if it had one."""
@@ -304,13 +315,7 @@ def render_command(compiled: str, output: str, limits: Limits) -> int:
     json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
     md_dir = "." if output == "-" else os.path.dirname(output) or "."
     markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))
-    if output == "-":
-        click.echo(markdown, nl=False)
-    elif _write(md_dir, {output: markdown}):
-        _err(f"wrote {output}")
-    else:
-        return EXIT_INPUT
-    return EXIT_READY
+    return _output(output, md_dir, markdown)
 
 
 @cli.command("convert")
@@ -380,13 +385,7 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
             root = relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)
         data = plan_data(plan, root)
         text = dump_yaml(data) if kind == "yaml" else dump_json(data)
-    if target == "-":
-        click.echo(text, nl=False)
-    elif _write(out_dir, {target: text}):
-        _err(f"wrote {target}")
-    else:
-        return EXIT_INPUT
-    return EXIT_READY
+    return _output(target, out_dir, text)
 
 
 @cli.command("fix")

@@ -50,6 +50,7 @@ def plan_edits(result: CompileResult) -> tuple[list[Edit], list[str]]:
 
 
 def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], list[str]]:
+    from compiler.checks import repeated
     from compiler.checks.evidence import verify
 
     plan, base = result.plan, result.plan.items_path
@@ -58,20 +59,15 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
     raw_items = _at(result.document.data, base)
     for item in plan.items:
         raw = raw_items[item.position]
-        seen_deps: set[str] = set()
-        for j, dep in enumerate(item.depends_on):
-            if dep in seen_deps:
-                edits.append(((*base, item.position, item.depends_key, j), REMOVE))
-                notes.append(f"{item.id}: removed repeated dependency {dep}")
-            seen_deps.add(dep)
-        seen_ev: set[object] = set()
+        for j in repeated(item.depends_on):
+            edits.append(((*base, item.position, item.depends_key, j), REMOVE))
+            notes.append(f"{item.id}: removed repeated dependency {item.depends_on[j]}")
+        repeats = set(repeated(item.evidence))
+        for j in sorted(repeats):
+            edits.append(((*base, item.position, "evidence", j), REMOVE))
+            notes.append(f"{item.id}: removed repeated evidence {item.evidence[j].ref()}")
         for j, ev in enumerate(item.evidence):
-            if ev in seen_ev:
-                edits.append(((*base, item.position, "evidence", j), REMOVE))
-                notes.append(f"{item.id}: removed repeated evidence {ev.ref()}")
-                continue
-            seen_ev.add(ev)
-            if repo is None or ev.start is None or ev.end is None:
+            if j in repeats or repo is None or ev.start is None or ev.end is None:
                 continue
             finding = verify(ev, repo, item.id)
             if finding is None or finding.moved_to is None:

@@ -6,7 +6,7 @@ may emit are declared in ``compiler.codes`` and documented there (the README tab
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,16 @@ class CheckContext:
 
 
 Check = Callable[[CheckContext], Iterable[Diagnostic]]
+
+
+def repeated(values: Iterable[Hashable]) -> Iterator[int]:
+    """Indexes of the entries that repeat an earlier one (EP105 and EP304 report them, and fix
+    removes them)."""
+    seen: set[Hashable] = set()
+    for index, value in enumerate(values):
+        if value in seen:
+            yield index
+        seen.add(value)
 
 
 def all_checks() -> list[Check]:

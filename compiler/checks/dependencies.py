@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import pairwise
 
-from compiler.checks import CheckContext
+from compiler.checks import CheckContext, repeated
 from compiler.diagnostics import Diagnostic, Note, closest
 from compiler.graph import acyclic, build_graph, find_cycles
 from compiler.model import Item
@@ -47,12 +47,9 @@ def self_dependency(ctx: CheckContext) -> Iterator[Diagnostic]:
 def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP304 (warning): the same dependency listed twice."""
     for item in ctx.plan.items:
-        seen: set[str] = set()
-        for j, dep in enumerate(item.depends_on):
-            if dep in seen:
-                yield Diagnostic("EP304", f"{item.id} lists dependency {dep} twice", item.id,
-                                 ctx.loc(item, item.depends_key, j))
-            seen.add(dep)
+        for j in repeated(item.depends_on):
+            yield Diagnostic("EP304", f"{item.id} lists dependency {item.depends_on[j]} twice", item.id,
+                             ctx.loc(item, item.depends_key, j))
 
 
 def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:

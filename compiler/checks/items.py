@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler import ids
-from compiler.checks import CheckContext
+from compiler.checks import CheckContext, repeated
 from compiler.diagnostics import Diagnostic, Note
 
 
@@ -83,12 +83,9 @@ def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
 def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP105 (warning): the same evidence cited twice by one item."""
     for item in ctx.plan.items:
-        seen: set[object] = set()
-        for j, ev in enumerate(item.evidence):
-            if ev in seen:
-                yield Diagnostic("EP105", f"{item.id} cites {ev.ref()} twice", item.id,
-                                 ctx.loc(item, "evidence", j))
-            seen.add(ev)
+        for j in repeated(item.evidence):
+            yield Diagnostic("EP105", f"{item.id} cites {item.evidence[j].ref()} twice", item.id,
+                             ctx.loc(item, "evidence", j))
 
 
 def split_commands(proof: str) -> list[str]:
