@@ -104,6 +104,9 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         generations = waves(graph)
         ordered = tuple(tuple(w) for w in generations)
         longest = tuple(critical_path(graph, generations))
+        # A DiGraph refers to itself (through its views): left alone, its two dicts per item
+        # wait for the cyclic collector; clearing it frees them now.
+        graph.clear()
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
                          repo_root, verify_evidence, symbols)
 

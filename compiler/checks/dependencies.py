@@ -60,7 +60,10 @@ def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
     first: dict[str, Item] = {}
     for item in ctx.plan.items:
         first.setdefault(item.id, item)
-    for path in find_cycles(build_graph(ctx.plan.items)):
+    graph = build_graph(ctx.plan.items)
+    found = find_cycles(graph)
+    graph.clear()  # free its per-item dicts now, not at the next cyclic collection
+    for path in found:
         notes = []
         for a, b in pairwise(path):
             item = first[a]
