@@ -10,19 +10,24 @@ from both, so noise does not flip them. The full benchmark measures the real tar
 from __future__ import annotations
 
 import gc
+import importlib.util
 import json
 import os
-import random
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# The benchmark script, loaded by path (benchmarks/ is not a package): its plan generators and its
+# reading of `python -X importtime` are the ones these smoke tests reduce.
+_SPEC = importlib.util.spec_from_file_location("benchmark", REPO / "benchmarks" / "run.py")
+assert _SPEC is not None and _SPEC.loader is not None
+bench = sys.modules["benchmark"] = importlib.util.module_from_spec(_SPEC)  # dataclasses look it up
+_SPEC.loader.exec_module(bench)
 ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}, "NO_COLOR": "1"}
 
 # 10x the items must cost less than this many times the time (linear is ~10x, quadratic ~100x).
@@ -59,96 +64,28 @@ def growth(run: Callable[[int], object], small: int, runs: int = 3) -> tuple[flo
     return min(a), min(b), min(b) / min(a)
 
 
-def dependencies(shape: str, n: int) -> Iterator[list[int]]:
-    """As in benchmarks/run.py: chain; wide (one root, n - 2 parallel items, one sink);
-    layered (layers of 100, each item depends on 1-3 items of the layer before, fixed seed)."""
-    if shape == "chain":
-        for i in range(n):
-            yield [i - 1] if i else []
-    elif shape == "wide":
-        yield []
-        for _ in range(n - 2):
-            yield [0]
-        yield list(range(1, n - 1))
-    else:
-        rnd = random.Random(1234)
-        for i in range(n):
-            low = (i // 100 - 1) * 100
-            yield sorted(rnd.sample(range(low, low + 100), rnd.randint(1, 3))) if low >= 0 else []
-
-
-def plan_data(shape: str, n: int) -> dict[str, Any]:
-    return {"plan": f"{shape}-{n}", "items": [
-        {"id": f"item-{i}", "change": f"Change number {i}", "evidence": [f"src/module_{i}.py:{1 + i % 40}"],
-         "depends_on": [f"item-{d}" for d in deps], "proof": f"pytest tests/test_{i}.py"}
-        for i, deps in enumerate(dependencies(shape, n))]}
-
-
-def yaml_text(data: dict[str, Any]) -> str:
-    lines = [f"plan: {data['plan']}", "items:"]
-    for item in data["items"]:
-        lines += [f"  - id: {item['id']}", f"    change: {item['change']}", "    evidence:",
-                  *(f"      - {e}" for e in item["evidence"]),
-                  f"    depends_on: [{', '.join(item['depends_on'])}]", f"    proof: {item['proof']}"]
-    return "\n".join(lines) + "\n"
-
-
 def write_json(folder: Path, shape: str, n: int) -> Path:
-    path = folder / f"{shape}-{n}.json"
-    path.write_text(json.dumps(plan_data(shape, n)), encoding="utf-8")
-    return path
+    return Path(bench.write_plan(folder, shape, n, "json"))
 
 
 # --- start-up -----------------------------------------------------------------------------------
 
 
-def imports_of(argv: list[str]) -> list[tuple[str, str | None]]:
-    """(module, the module whose import was in progress) from `python -X importtime`."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", *argv], check=False, capture_output=True,
-                          text=True, cwd=REPO, env=ENV)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = []
-    for line in proc.stderr.splitlines():
-        if line.startswith("import time:") and "[us]" not in line:
-            name = line.split("|", 2)[2]
-            rows.append((name.strip(), (len(name) - len(name.lstrip(" ")) - 1) // 2))
-    out: list[tuple[str, str | None]] = []
-    stack: list[tuple[int, str]] = []
-    for name, level in reversed(rows):  # a module is printed after what it imported
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        out.append((name, stack[-1][1] if stack else None))
-        stack.append((level, name))
-    return out
-
-
-def own(name: str | None) -> bool:
-    return name is not None and (name == "compiler" or name.startswith("compiler."))
-
-
 @pytest.fixture(scope="module")
 def small_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 20-item YAML plan whose evidence is all present in its own small repository."""
-    root = tmp_path_factory.mktemp("startup")
-    (root / ".git").mkdir()
-    data = plan_data("layered", 20)
-    for i, item in enumerate(data["items"]):
-        item["depends_on"] = [f"item-{d}" for d in range(max(0, i - 2), i)]
-        module = root / f"src/module_{i}.py"
-        module.parent.mkdir(exist_ok=True)
-        module.write_text(f"def function_{i}():\n    return {i}\n" + "VALUE = 1\n" * 40, encoding="utf-8")
-    plan = root / "plan.yaml"
-    plan.write_text(yaml_text(data), encoding="utf-8")
-    (root / "plan.json").write_text(json.dumps(data), encoding="utf-8")
+    """The benchmark's 20-item YAML plan, evidence all present in its own small repository, and
+    its JSON twin beside it."""
+    from compiler.load import load
+
+    plan = Path(bench.small_repository(tmp_path_factory.mktemp("startup")))
+    (plan.parent / "plan.json").write_text(json.dumps(load(str(plan)).data), encoding="utf-8")
     return plan
 
 
 def test_check_starts_up_within_a_ratio_of_importing_what_it_needs(small_plan: Path) -> None:
     argv = ["-m", "compiler", "check", str(small_plan)]
-    base = {name for name, _ in imports_of(["-c", "pass"])}
-    needed = [name for name, parent in imports_of(argv)
-              if not own(name) and name not in base and (parent is None or own(parent))]
-    floor_argv = [sys.executable, "-c", "import " + ", ".join(needed) if needed else "pass"]
+    needed = bench.needed_modules(bench.import_profile(argv))
+    floor_argv = bench.floor_argv(needed)
     check_argv = [sys.executable, *argv]
 
     def run(cmd: list[str]) -> float:
@@ -173,7 +110,7 @@ def test_check_starts_up_within_a_ratio_of_importing_what_it_needs(small_plan: P
     ("plan.json", ("jinja2", "ruamel.yaml")),
 ])
 def test_check_imports_nothing_it_does_not_use(small_plan: Path, plan_name: str, not_needed: tuple[str, ...]) -> None:
-    names = {name for name, _ in imports_of(["-m", "compiler", "check", str(small_plan.parent / plan_name)])}
+    names = {i.name for i in bench.import_profile(["-m", "compiler", "check", str(small_plan.parent / plan_name)])}
     assert not [m for m in not_needed if m in names]
 
 
@@ -212,10 +149,10 @@ def test_emit_and_markdown_grow_linearly(tmp_path: Path, shape: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", ["chain", "wide"])
-def test_yaml_load_grows_linearly(shape: str) -> None:
+def test_yaml_load_grows_linearly(tmp_path: Path, shape: str) -> None:
     from compiler.load import parse_text
 
-    texts = {n: yaml_text(plan_data(shape, n)) for n in (200, 2_000)}
+    texts = {n: bench.write_plan(tmp_path, shape, n, "yaml").read_text(encoding="utf-8") for n in (200, 2_000)}
     a, b, ratio = growth(lambda n: parse_text(texts[n], "plan.yaml", "yaml"), 200)
     print(f"YAML load {shape}: {a:.3f} s at 200 items, {b:.3f} s at 2,000: {ratio:.1f}x")
     assert ratio < GROWTH_LIMIT, f"{shape}: {a:.3f} s at 200 items, {b:.3f} s at 2,000: {ratio:.1f}x"
