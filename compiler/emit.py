@@ -89,7 +89,7 @@ _C_ENCODER = _c_encoder()
 _SLOW_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
 
 
-def _ENCODE(value: Any) -> str:
+def _encode(value: Any) -> str:
     if _C_ENCODER is None:  # pragma: no cover
         return _SLOW_ENCODE(value)
     if isinstance(value, str):
@@ -101,17 +101,17 @@ def dumps(document: Any) -> str:
     """A top-level object with one key per line, and each list one element per line: readable,
     diff-friendly (a changed item is a changed line), and fast."""
     if not isinstance(document, dict):
-        return _ENCODE(document) + "\n"
+        return _encode(document) + "\n"
     lines = ["{"]
     last = len(document) - 1
     for n, (key, value) in enumerate(document.items()):
         comma = "," if n < last else ""
         if isinstance(value, list) and value:
-            lines.append(f"  {_ENCODE(key)}: [")
-            lines.append(",\n".join(f"    {_ENCODE(entry)}" for entry in value))
+            lines.append(f"  {_encode(key)}: [")
+            lines.append(",\n".join(f"    {_encode(entry)}" for entry in value))
             lines.append(f"  ]{comma}")
         else:
-            lines.append(f"  {_ENCODE(key)}: {_ENCODE(value)}{comma}")
+            lines.append(f"  {_encode(key)}: {_encode(value)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -21,7 +21,7 @@ from pathlib import Path as FsPath
 from typing import Any, Literal
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
-from compiler.sourcemap import Path, Position, SourceMap, _Lines, scan_json
+from compiler.sourcemap import JSON_TOKEN, LineIndex, Path, Position, SourceMap, scan_json
 
 Format = Literal["yaml", "json"]
 
@@ -126,7 +126,7 @@ def decode(raw: bytes, name: str) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         text = raw[: err.start].decode("utf-8", errors="replace")
-        pos = _Lines(text).position(len(text))
+        pos = LineIndex(text).position(len(text))
         line_start = raw.rfind(b"\n", 0, err.start) + 1
         line_end = raw.find(b"\n", err.start)
         line = raw[line_start: line_end if line_end >= 0 else len(raw)].decode("utf-8", errors="replace")
@@ -241,17 +241,15 @@ def _no_constant(token: str) -> Any:
 
 def _locate_token(text: str, wanted: set[str] | None = None, depth: int | None = None) -> Position | None:
     """The position of the first bare token in ``wanted``, or where nesting passes ``depth``."""
-    from compiler.sourcemap import _JSON_TOKEN
-
     level = 0
-    for match in _JSON_TOKEN.finditer(text):
+    for match in JSON_TOKEN.finditer(text):
         tok = match.group()
         if wanted is not None and tok in wanted:
-            return _Lines(text).position(match.start())
+            return LineIndex(text).position(match.start())
         if depth is not None and tok in "[{":
             level += 1
             if level > depth:
-                return _Lines(text).position(match.start())
+                return LineIndex(text).position(match.start())
         elif tok in "]}":
             level -= 1
     return None
@@ -286,7 +284,7 @@ def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
                     hint="plans are a few levels deep") from None
     except ValueError:  # an integer of more than 4,300 digits; nothing else reaches here
         match = _LONG_NUMBER.search(text)
-        pos = _Lines(text).position(match.start()) if match else None
+        pos = LineIndex(text).position(match.start()) if match else None
         raise _fail("EP002", "invalid JSON: a number with more than 4,300 digits", name, pos) from None
     except MemoryError:
         raise _fail("EP007", "too large to parse in the memory available", name) from None
@@ -336,7 +334,7 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
         root = yaml.compose(text)
     except _TooManyItems:
         key = re.search(r"^items[ \t]*:", text, re.MULTILINE)  # where a top-level list is not
-        raise _too_many_items(name, _Lines(text).position(key.start()) if key else (1, 1), limits) from None
+        raise _too_many_items(name, LineIndex(text).position(key.start()) if key else (1, 1), limits) from None
     except MaxDepthExceededError as err:
         deep = err.problem_mark
         raise _fail("EP005", f"nesting deeper than {limits.max_depth} levels", name,
@@ -353,7 +351,7 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
         line = text.split("\n")[pos[0] - 1] if pos and pos[0] <= text.count("\n") + 1 else ""
         raise _fail("EP002", f"invalid YAML: {problem}", name, pos, hint=_yaml_hint(problem, line)) from None
     except ReaderError as err:  # a character YAML forbids (NUL, other controls): only an offset
-        pos = _Lines(text).position(err.position)
+        pos = LineIndex(text).position(err.position)
         what = f"#x{err.character:04x}" if isinstance(err.character, int) else repr(err.character)
         raise _fail("EP002", f"invalid YAML: the character {what} is not allowed", name, pos,
                     hint="remove control characters from the plan") from None

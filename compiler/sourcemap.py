@@ -56,7 +56,7 @@ class SourceMap:
         return pos if pos is not None else self.value(path)
 
 
-class _Lines:
+class LineIndex:
     """Offset -> (line, column), both 1-based."""
 
     def __init__(self, text: str) -> None:
@@ -67,7 +67,7 @@ class _Lines:
         return i + 1, offset - self.starts[i] + 1
 
 
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 
 
 def scan_json(text: str) -> tuple[dict[Path, Position], dict[Path, Position], tuple[str, Position, Position] | None]:
@@ -76,13 +76,13 @@ def scan_json(text: str) -> tuple[dict[Path, Position], dict[Path, Position], tu
     Also returns the first duplicate key as ``(key, first, second)``, or None. The text is
     assumed to be well-formed (json parsed it first); on anything odd it just stops.
     """
-    lines = _Lines(text)
+    lines = LineIndex(text)
     values: dict[Path, Position] = {}
     keys: dict[Path, Position] = {}
     duplicate: tuple[str, Position, Position] | None = None
     # Frame: [is_object, path, index_or_key, expecting_key, seen_keys]
     stack: list[list[Any]] = []
-    for match in _JSON_TOKEN.finditer(text):
+    for match in JSON_TOKEN.finditer(text):
         tok = match.group()
         if tok in ",:":
             if tok == "," and stack:
