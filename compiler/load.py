@@ -141,9 +141,8 @@ def detect_format(path: str, text: str) -> Format:
         return "json"
     if suffix in _YAML_EXTENSIONS:
         return "yaml"
-    # By content: JSON documents start with { or [ ; everything else is read as YAML.
-    head = text.lstrip()[:1]
-    return "json" if head in ("{", "[") and path == STDIN else "yaml"
+    # Standard input, by content: JSON documents start with { or [ ; anything else is YAML.
+    return "json" if text.lstrip()[:1] in ("{", "[") else "yaml"
 
 
 def load(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> Document:
