@@ -303,6 +303,18 @@ def test_convert_yaml_json_yaml_keeps_every_item_field(example: Path, tmp_path: 
     assert data["root"] == "duplicate-email"
 
 
+@pytest.mark.parametrize("char", ["\x85", "\u2028", "\u2029"])
+def test_convert_to_yaml_keeps_characters_that_yaml_reads_as_line_breaks(write: Callable[..., Path],
+                                                                          tmp_path: Path, char: str) -> None:
+    plan = write("plan.json", json.dumps({"items": [{"id": "a", "change": "c", "evidence": ["x.py"],
+                                                     "proof": f"run{char}it"}]}))
+    back = tmp_path / "back.yaml"
+    assert run("convert", "--no-verify-evidence", str(plan), str(back)).exit_code == 0
+    from compiler.load import load
+
+    assert load(str(back)).data["items"][0]["proof"] == f"run{char}it"
+
+
 def test_convert_reads_a_compiled_file_back(example: Path, tmp_path: Path) -> None:
     assert run("compile", str(example)).exit_code == 0
     result = run("convert", str(example.parent / "evidence-plan.json"), "-", "--to", "yaml")
