@@ -3,9 +3,12 @@
 Stage 1 of the pipeline. Anything that makes the file unusable as a plan raises
 ``PlanInputError`` carrying a located diagnostic (exit 2 at the CLI edge); nothing here prints.
 
-YAML is *composed* with ruamel.yaml (every node keeps its start mark) and turned into plain
-values in one iterative pass, so that positions cost nothing extra, deep documents do not recurse
-here, explicit tags are refused instead of constructed, and aliases are expanded under a budget.
+YAML is read by libyaml and built into plain values from its events (compiler.fastyaml), and
+whenever that path is not sure, or libyaml is missing, by the reference reader: ruamel.yaml
+*composes* the file (every node keeps its start mark) and its nodes are turned into plain values
+in one iterative pass, so that positions cost nothing extra, deep documents do not recurse here,
+explicit tags are refused instead of constructed, and aliases are expanded under a budget. Both
+give the same values, positions and errors (tests/test_fast_yaml.py).
 
 Bounded work on any input (see ``Limits``): the file's size is checked before it is read, the
 item count right after parsing, YAML nesting while composing, and alias expansion while
@@ -313,6 +316,17 @@ def _yaml_hint(problem: str, line: str) -> str | None:
 
 
 def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
+    from compiler import fastyaml
+
+    try:
+        fast = fastyaml.parse(text, max_depth=limits.max_depth, max_items=limits.max_items)
+    except fastyaml.TooManyItems as err:
+        raise _too_many_items(name, err.position or (1, 1), limits) from None
+    return fast if fast is not None else _parse_yaml_reference(text, name, limits)
+
+
+def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
+    """ruamel.yaml reads the file: where libyaml is missing, or not sure (see compiler.fastyaml)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.composer import MaxDepthExceededError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -321,13 +335,6 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     yaml = YAML(typ="safe", pure=True)  # a new one each time: ruamel keeps state across calls
     yaml.max_depth = limits.max_depth  # checked while composing, before recursion runs deep
     yaml.Composer = _counting_composer(limits.max_items)
-    fast = _fast_compose(text) if not _may_pass_item_limit(text, limits) else None
-    if fast is not None:
-        _count_fast_items(fast, name, limits)
-        try:
-            return _build(fast, name, yaml.constructor, limits, yaml.resolver)
-        except _TooDeep:
-            pass  # ruamel, the reference, says where, in its own words
     try:
         yaml.composer.warn_double_anchors = False  # a reused anchor is legal YAML, not a warning
         root = yaml.compose(text)
@@ -365,13 +372,6 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     return _build(root, name, yaml.constructor, limits)
 
 
-# Past this size, a YAML plan is composed by libyaml (through PyYAML, the optional `fast` extra)
-# when it is installed: about 12x faster than ruamel.yaml's pure-Python composer. Below it,
-# ruamel alone keeps start-up small.
-FAST_YAML_MIN_CHARS = 512 * 1024
-_PLAIN = "tag:evidence-plan,2026:plain"  # a plain scalar, resolved later by YAML 1.2 rules
-
-
 class _TooManyItems(Exception):
     pass
 
@@ -398,65 +398,8 @@ def _counting_composer(max_items: int) -> Any:
     return CountingComposer
 
 
-def _may_pass_item_limit(text: str, limits: Limits) -> bool:
-    """Whether the text may hold more items than allowed, counted from lines that start a block
-    sequence entry (a C-speed count). libyaml cannot be stopped half way, so such a file goes to
-    ruamel's composer, which refuses it as soon as the item list passes the limit."""
-    return text.count("- ") > limits.max_items and (
-        text.count("\n- ") + text.count("\n  - ") + text.count("\n    - ") > limits.max_items
-    )
-
-
-def _count_fast_items(root: Any, name: str, limits: Limits) -> None:
-    """The same bound on libyaml's nodes, before anything is built from them."""
-    items = root
-    if type(root).__name__ == "MappingNode":
-        items = next((v for k, v in root.value if k.value == "items"), None)
-    if type(items).__name__ == "SequenceNode" and len(items.value) > limits.max_items:
-        key = next((k for k, _ in root.value if k.value == "items"), None) if items is not root else None
-        raise _too_many_items(name, _mark(key) if key is not None else (1, 1), limits)
-
-
-class _TooDeep(Exception):
-    """libyaml's nodes nest deeper than the limit: the reference parser reports it."""
-
-
-def _fast_compose(text: str) -> Any:
-    """The node graph composed by libyaml, or None whenever the fast path is not sure: PyYAML
-    missing, a %YAML directive (libyaml knows 1.1 only), or any error, which ruamel.yaml, the
-    reference, then reports in its own words."""
-    if len(text) < FAST_YAML_MIN_CHARS or "%YAML" in text:
-        return None
-    try:
-        import yaml
-    except ImportError:
-        return None
-    loader_base = getattr(yaml, "CSafeLoader", None)
-    if loader_base is None:
-        return None
-
-    class Loader(loader_base):  # type: ignore[misc, valid-type]
-        # Plain scalars are left unresolved: libyaml would resolve them by YAML 1.1 rules
-        # (yes/no/on/off as booleans); _build resolves them by YAML 1.2, as ruamel does.
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            if kind is yaml.ScalarNode and implicit[0]:
-                return _PLAIN
-            return super().resolve(kind, value, implicit)
-
-    try:
-        return yaml.compose(text, Loader=Loader)
-    except Exception:  # noqa: BLE001 - any doubt: the reference parser decides and explains
-        return None
-
-
-def _build(root: Any, name: str, constructor: Any, limits: Limits,
-           resolver: Any = None) -> tuple[Any, SourceMap]:
-    """Nodes -> plain values, iteratively. Records the position of every value and key.
-
-    The nodes come from ruamel.yaml, or from libyaml (``resolver`` given: plain scalars are
-    then resolved here by ruamel's YAML 1.2 rules, and nesting is bounded here)."""
-    from ruamel.yaml.nodes import ScalarNode as RuamelScalar
-
+def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any, SourceMap]:
+    """ruamel's nodes -> plain values, iteratively. Records the position of every value and key."""
     values: dict[Path, Position] = {}
     keys: dict[Path, Position] = {}
     seen: set[int] = set()
@@ -466,29 +409,14 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits,
         return _fail("EP005", f"unsupported tag {node.tag.replace(_CORE, '!!')}", name, _mark(node),
                      hint="plans hold plain text, numbers, lists and mappings; tags are never constructed")
 
-    # First characters that some YAML 1.2 implicit type can start with; any other plain scalar
-    # is text, without asking the resolver (a quarter of a large compile, asked every time).
-    typed_starts = frozenset(resolver.versioned_resolver) if resolver is not None else frozenset()
-
-    def tag_of(node: Any) -> str:
-        tag = str(node.tag)
-        if tag == _PLAIN:
-            value = node.value
-            if value and value[0] not in typed_starts:
-                return _CORE + "str"
-            return str(resolver.resolve(RuamelScalar, value, (True, False)))
-        return tag
-
     def scalar(node: Any) -> Any:
-        tag = tag_of(node)
+        tag = str(node.tag)
         if tag == _CORE + "str":
             return node.value
         if tag not in _SCALAR_TAGS:
             if tag == _CORE + "timestamp" and not node.style:
                 return node.value  # an unquoted date is the text the user wrote
             raise refuse_tag(node)
-        if not isinstance(node, RuamelScalar):  # from libyaml: construct as ruamel would
-            node = RuamelScalar(tag, node.value, node.start_mark, node.end_mark, style=node.style or None)
         try:
             return constructor.construct_object(node)
         except ValueError:  # an integer of more than 4,300 digits
@@ -500,8 +428,6 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits,
     while stack:
         node, path, container, slot = stack.pop()
         if len(path) >= limits.max_depth:
-            if resolver is not None:  # libyaml's nodes: ruamel, the reference, will say where
-                raise _TooDeep
             # ruamel bounds nesting while composing, so only an alias can lead this deep: one
             # that refers to a node containing it. (Left alone, it would expand forever.)
             raise _fail("EP005", "an alias refers to a node that contains it", name, _mark(node),
@@ -515,7 +441,7 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits,
             seen.add(id(node))
         if path not in values:
             values[path] = _mark(node)
-        kind = type(node).__name__  # ruamel's and PyYAML's node classes share their names
+        kind = type(node).__name__
         if kind == "ScalarNode":
             container[slot] = scalar(node)
         elif kind == "SequenceNode":
@@ -535,7 +461,7 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits,
             for knode, vnode in node.value:
                 if type(knode).__name__ != "ScalarNode":
                     raise _fail("EP005", "a key must be plain text", name, _mark(knode))
-                if tag_of(knode) == _CORE + "merge":
+                if str(knode.tag) == _CORE + "merge":
                     raise _fail("EP005", "merge keys (<<) are not supported", name, _mark(knode),
                                 hint="write the fields out in each item")
                 key = str(knode.value)

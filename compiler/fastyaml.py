@@ -1,0 +1,215 @@
+"""YAML read by libyaml (PyYAML's C parser), built into plain values straight from its events.
+
+ruamel.yaml is the reference reader: its pure-Python parser takes about 7 us per byte, which is
+most of `check`'s time on a small plan and minutes on a large one. libyaml reads the same text
+about 40x faster, and every event carries its line and column. So a YAML plan is first read
+here, and whenever this path is not sure it gives up (returns None) and ruamel.yaml reads the
+file from the start, says what is wrong in its own words, and decides every corner case:
+
+- PyYAML or its C extension missing; a ``%YAML`` directive (libyaml knows YAML 1.1 only);
+- any error libyaml reports (the reference's message and position are the ones users see);
+- aliases (the reference expands them under a budget), explicit tags, non-text keys, merge
+  keys, duplicate keys, more than one document, nesting at the depth limit;
+- a plain scalar whose value only ruamel's constructor can build exactly (say ``0x1F`` or
+  ``1_000.5``): ruamel.yaml is imported for that one value and builds it.
+
+Plain scalars are resolved by YAML 1.2's core schema exactly as ruamel.yaml resolves them
+(``yes`` and ``on`` stay text; libyaml on its own would read them as booleans, by YAML 1.1).
+The values are built in one pass over the events, without libyaml's node graph: at a million
+items that graph alone would need several gigabytes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compiler.sourcemap import Path, Position, SourceMap
+
+_CORE = "tag:yaml.org,2002:"
+
+# ruamel.yaml's implicit resolvers for YAML 1.2 (ruamel/yaml/resolver.py), verbatim and in its
+# order (the first that matches decides; re.X drops the bare spaces, as in ruamel). tests/
+# test_fast_yaml.py checks that this table resolves every sample exactly as ruamel's own does.
+_IMPLICIT: list[tuple[str, str, str]] = [
+    ("bool", r"""^(?:true|True|TRUE|false|False|FALSE)$""", "tTfF"),
+    ("float", r"""^(?:
+         [-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""", "-+0123456789."),
+    ("int", r"""^(?:[-+]?0b[0-1_]+
+        |[-+]?0o?[0-7_]+
+        |[-+]?[0-9_]+
+        |[-+]?0x[0-9a-fA-F_]+)$""", "-+0123456789"),
+    ("merge", r"^(?:<<)$", "<"),
+    ("null", r"""^(?: ~
+        |null|Null|NULL
+        | )$""", "~nN"),
+    ("timestamp", r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+        |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+        (?:[Tt]|[ \t]+)[0-9][0-9]?
+        :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+        (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""", "0123456789"),
+    ("value", r"^(?:=)$", "="),
+    ("yaml", r"^(?:!|&|\*)$", "!&*"),
+]
+_BY_START: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+for _tag, _pattern, _starts in _IMPLICIT:
+    for _c in _starts:
+        _BY_START.setdefault(_c, []).append((_CORE + _tag, re.compile(_pattern, re.X)))
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+
+
+def resolve_plain(value: str) -> str:
+    """The tag YAML 1.2 (as ruamel.yaml reads it) gives a plain scalar."""
+    for tag, pattern in _BY_START.get(value[:1], ()):
+        if pattern.match(value):
+            return tag
+    return _CORE + "str" if value else _CORE + "null"
+
+
+class _Unsure(Exception):
+    """This path is not sure: the reference reader decides."""
+
+
+class TooManyItems(Exception):
+    """The item list passed the limit; ``position`` is its key's (or None for a top-level list)."""
+
+    def __init__(self, position: Position | None) -> None:
+        super().__init__(position)
+        self.position = position
+
+
+def _plain(value: str) -> Any:
+    """A plain scalar's value, built as ruamel.yaml builds it."""
+    if value and value[0] not in _BY_START:  # by far the most common: text
+        return value
+    tag = resolve_plain(value)
+    if tag == _CORE + "str":
+        return value
+    if tag == _CORE + "null":
+        return None
+    if tag == _CORE + "bool":
+        return value[0] in "tT"
+    if tag == _CORE + "timestamp":
+        return value  # an unquoted date is the text the user wrote (as on the reference path)
+    if tag == _CORE + "int" and _DECIMAL.match(value):
+        try:
+            return int(value)
+        except ValueError:  # more than 4,300 digits: the reference says so
+            raise _Unsure from None
+    if tag in (_CORE + "int", _CORE + "float"):
+        return _construct_with_ruamel(tag, value)
+    raise _Unsure  # merge (<<) or value (=) as a value: refused by the reference, with its words
+
+
+def _construct_with_ruamel(tag: str, value: str) -> Any:
+    """Octal, hexadecimal, binary, underscores, floats: ruamel.yaml's constructor builds them."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.nodes import ScalarNode
+
+    try:
+        return YAML(typ="safe", pure=True).constructor.construct_object(ScalarNode(tag, value))
+    except Exception:  # noqa: BLE001 - any doubt: the reference reads the whole file
+        raise _Unsure from None
+
+
+def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap] | None:
+    """The plan's data and source map, or None when the reference reader must decide.
+
+    Raises TooManyItems as soon as the item list (a top-level list, or the top-level ``items``)
+    has more than ``max_items`` entries: a huge plan is refused before it is built."""
+    if "%YAML" in text:
+        return None
+    try:
+        from yaml import events
+        from yaml._yaml import CParser
+    except ImportError:  # PyYAML missing, or built without libyaml
+        return None
+    parser = CParser(text)
+    try:
+        return _build(parser.get_event, events, max_depth, max_items)
+    except _Unsure:
+        return None
+    except TooManyItems:
+        raise
+    except Exception:  # noqa: BLE001 - libyaml's errors: the reference explains them
+        return None
+    finally:
+        parser.dispose()
+
+
+def _build(get_event: Any, events: Any, max_depth: int, max_items: int) -> tuple[Any, SourceMap]:
+    scalar, mapping_start, sequence_start = events.ScalarEvent, events.MappingStartEvent, events.SequenceStartEvent
+    mapping_end, sequence_end = events.MappingEndEvent, events.SequenceEndEvent
+    values: dict[Path, Position] = {}
+    keys: dict[Path, Position] = {}
+    root: list[Any] = []
+    # The open collections, innermost last, each [container, its path, the pending key of a
+    # mapping (None while a key is expected), that key's end mark, whether it is the item list].
+    stack: list[list[Any]] = []
+    documents = 0
+    while True:
+        event = get_event()
+        kind = type(event)
+        if kind is mapping_end or kind is sequence_end:
+            stack.pop()
+            continue
+        if kind is not scalar and kind is not mapping_start and kind is not sequence_start:
+            if kind is events.StreamEndEvent:
+                break
+            if kind is events.AliasEvent or (kind is events.DocumentStartEvent and documents):
+                raise _Unsure  # aliases are expanded by the reference, under its budget; it
+                # also refuses a second document
+            documents += kind is events.DocumentStartEvent
+            continue
+        if event.tag is not None:
+            raise _Unsure  # explicit tags: the reference accepts !!str and refuses the rest
+        mark = event.start_mark
+        if not stack:
+            path: Path = ()
+            values[path] = (mark.line + 1, mark.column + 1)
+        else:
+            top = stack[-1]
+            container = top[0]
+            if type(container) is list:
+                if top[4] and len(container) >= max_items:
+                    raise TooManyItems(keys.get(top[1]))
+                path = (*top[1], len(container))
+                values[path] = (mark.line + 1, mark.column + 1)
+            elif top[2] is None:  # a mapping's key
+                key = event.value if kind is scalar else None
+                if key is None or key in container or (key == "<<" and not event.style):
+                    raise _Unsure  # a key that is not text, is repeated or merges: the reference says so
+                top[2] = key
+                top[3] = event.end_mark
+                keys[(*top[1], key)] = (mark.line + 1, mark.column + 1)
+                continue
+            else:  # a mapping's value
+                key = top[2]
+                top[2] = None
+                path = (*top[1], key)
+                if kind is scalar and not event.style and event.value == "":
+                    # An empty value (`proof:` then a newline) belongs just after its key's colon.
+                    end = top[3]
+                    values[path] = (end.line + 1, end.column + 2)
+                else:
+                    values[path] = (mark.line + 1, mark.column + 1)
+        if kind is scalar:
+            value = _plain(event.value) if event.implicit[0] else event.value
+        else:
+            if len(path) >= max_depth - 1:
+                raise _Unsure  # the reference bounds nesting and says where
+            value = {} if kind is mapping_start else []
+            stack.append([value, path, None, None, kind is sequence_start and path in ((), ("items",))])
+        if not path:
+            root.append(value)
+        elif type(container) is list:
+            container.append(value)
+        else:
+            container[key] = value
+    if not root:  # no document, or only comments
+        return None, SourceMap({(): (1, 1)}, {})
+    return root[0], SourceMap(values, keys)
