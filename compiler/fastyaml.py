@@ -15,8 +15,9 @@ file from the start, says what is wrong in its own words, and decides every corn
 
 Plain scalars are resolved by YAML 1.2's core schema exactly as ruamel.yaml resolves them
 (``yes`` and ``on`` stay text; libyaml on its own would read them as booleans, by YAML 1.1).
-The values are built in one pass over the events, without libyaml's node graph: at a million
-items that graph alone would need several gigabytes.
+The values are built in one pass over the events, without libyaml's node graph (at a million
+items that graph alone would need several gigabytes), and without positions: the source map
+reads the text a second time, with positions, only when a diagnostic first asks for one.
 """
 
 from __future__ import annotations
@@ -120,7 +121,24 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
     """The plan's data and source map, or None when the reference reader must decide.
 
     Raises TooManyItems as soon as the item list (a top-level list, or the top-level ``items``)
-    has more than ``max_items`` entries: a huge plan is refused before it is built."""
+    has more than ``max_items`` entries: a huge plan is refused before it is built.
+
+    Positions are read only when a diagnostic first asks for one, by reading the text again:
+    they are most of the memory a large plan takes (a tuple path and a position per node), and
+    most plans have no diagnostic."""
+    first = _read(text, max_depth, max_items, positions=False)
+    if first is None:
+        return None
+
+    def positions() -> tuple[dict[Path, Position], dict[Path, Position]]:
+        again = _read(text, max_depth, max_items, positions=True)
+        return again[1] if again is not None else ({}, {})  # the same text reads the same way
+
+    return first[0], SourceMap(builder=positions)
+
+
+def _read(text: str, max_depth: int, max_items: int,
+          positions: bool) -> tuple[Any, tuple[dict[Path, Position], dict[Path, Position]]] | None:
     if "%YAML" in text:
         return None
     try:
@@ -130,7 +148,7 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
         return None
     parser = CParser(text)
     try:
-        return _build(parser.get_event, events, max_depth, max_items)
+        return _build(parser.get_event, events, max_depth, max_items, positions)
     except _Unsure:
         return None
     except TooManyItems:
@@ -141,16 +159,21 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
         parser.dispose()
 
 
-def _build(get_event: Any, events: Any, max_depth: int, max_items: int) -> tuple[Any, SourceMap]:
+def _build(get_event: Any, events: Any, max_depth: int, max_items: int,
+           positions: bool) -> tuple[Any, tuple[dict[Path, Position], dict[Path, Position]]]:
+    """One pass over the events. With ``positions``, also the position of every value and key."""
     scalar, mapping_start, sequence_start = events.ScalarEvent, events.MappingStartEvent, events.SequenceStartEvent
     mapping_end, sequence_end = events.MappingEndEvent, events.SequenceEndEvent
     values: dict[Path, Position] = {}
     keys: dict[Path, Position] = {}
+    top_keys: dict[str, Position] = {}  # the top-level keys' positions (where `items:` is)
     root: list[Any] = []
-    # The open collections, innermost last, each [container, its path, the pending key of a
-    # mapping (None while a key is expected), that key's end mark, whether it is the item list].
+    # The open collections, innermost last, each [container, its depth, its path (None without
+    # positions), the pending key of a mapping (None while a key is expected), that key's end
+    # mark, whether it is the item list].
     stack: list[list[Any]] = []
     documents = 0
+    path: Path | None = None
     while True:
         event = get_event()
         kind = type(event)
@@ -167,49 +190,63 @@ def _build(get_event: Any, events: Any, max_depth: int, max_items: int) -> tuple
             continue
         if event.tag is not None:
             raise _Unsure  # explicit tags: the reference accepts !!str and refuses the rest
-        mark = event.start_mark
         if not stack:
-            path: Path = ()
-            values[path] = (mark.line + 1, mark.column + 1)
+            depth = 0
+            if positions:
+                path = ()
+                mark = event.start_mark
+                values[path] = (mark.line + 1, mark.column + 1)
         else:
             top = stack[-1]
             container = top[0]
+            depth = top[1] + 1
             if type(container) is list:
-                if top[4] and len(container) >= max_items:
-                    raise TooManyItems(keys.get(top[1]))
-                path = (*top[1], len(container))
-                values[path] = (mark.line + 1, mark.column + 1)
-            elif top[2] is None:  # a mapping's key
+                if top[5] and len(container) >= max_items:
+                    raise TooManyItems(top_keys.get("items") if depth == 2 else None)
+                if positions:
+                    path = (*top[2], len(container))
+                    mark = event.start_mark
+                    values[path] = (mark.line + 1, mark.column + 1)
+            elif top[3] is None:  # a mapping's key
                 key = event.value if kind is scalar else None
                 if key is None or key in container or (key == "<<" and not event.style):
                     raise _Unsure  # a key that is not text, is repeated or merges: the reference says so
-                top[2] = key
-                top[3] = event.end_mark
-                keys[(*top[1], key)] = (mark.line + 1, mark.column + 1)
+                top[3] = key
+                if positions or depth == 1:
+                    mark = event.start_mark
+                    if depth == 1:
+                        top_keys[key] = (mark.line + 1, mark.column + 1)
+                    if positions:
+                        keys[(*top[2], key)] = (mark.line + 1, mark.column + 1)
+                        top[4] = event.end_mark
                 continue
             else:  # a mapping's value
-                key = top[2]
-                top[2] = None
-                path = (*top[1], key)
-                if kind is scalar and not event.style and event.value == "":
-                    # An empty value (`proof:` then a newline) belongs just after its key's colon.
-                    end = top[3]
-                    values[path] = (end.line + 1, end.column + 2)
-                else:
-                    values[path] = (mark.line + 1, mark.column + 1)
+                key = top[3]
+                top[3] = None
+                if positions:
+                    path = (*top[2], key)
+                    if kind is scalar and not event.style and event.value == "":
+                        # An empty value (`proof:` then a newline) belongs just after its key's colon.
+                        end = top[4]
+                        values[path] = (end.line + 1, end.column + 2)
+                    else:
+                        mark = event.start_mark
+                        values[path] = (mark.line + 1, mark.column + 1)
         if kind is scalar:
             value = _plain(event.value) if event.implicit[0] else event.value
         else:
-            if len(path) >= max_depth - 1:
+            if depth >= max_depth - 1:
                 raise _Unsure  # the reference bounds nesting and says where
             value = {} if kind is mapping_start else []
-            stack.append([value, path, None, None, kind is sequence_start and path in ((), ("items",))])
-        if not path:
+            items = kind is sequence_start and (
+                depth == 0 or (depth == 1 and type(container) is dict and key == "items"))
+            stack.append([value, depth, path, None, None, items])
+        if not depth:
             root.append(value)
         elif type(container) is list:
             container.append(value)
         else:
             container[key] = value
     if not root:  # no document, or only comments
-        return None, SourceMap({(): (1, 1)}, {})
-    return root[0], SourceMap(values, keys)
+        return None, ({(): (1, 1)}, {})
+    return root[0], (values, keys)

@@ -132,6 +132,17 @@ def test_any_plain_scalar_resolves_as_ruamel_resolves_it(value: str) -> None:
     assert fastyaml.resolve_plain(value) == _ruamel_tag(value)
 
 
+def test_positions_are_read_only_when_asked_for() -> None:
+    text = "items:\n  - id: a\n    proof:\n"
+    parsed = _fast(text)
+    assert parsed is not None
+    data, smap = parsed
+    assert data == {"items": [{"id": "a", "proof": None}]}
+    assert smap._values is None  # nothing held for a plan without diagnostics
+    assert smap.value(("items", 0, "proof")) == (3, 11)  # an empty value: just after its colon
+    assert smap.key(("items", 0, "id")) == (2, 5)
+
+
 def test_too_many_items_are_refused_while_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "plan: p\n# a comment\nitems:\n" + "  - {id: a}\n" * 50
     with pytest.raises(fastyaml.TooManyItems) as raised:
