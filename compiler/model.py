@@ -151,14 +151,15 @@ MAX_LINE_DIGITS = 9
 def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     """Parse the string form. Returns (evidence, None) or (None, why it is invalid)."""
     m = _SIMPLE_REFERENCE.fullmatch(text)
-    if m is not None and not m.group(1).endswith((" ", "\t")):
-        start = m.group(2)
-        if start is None:
-            return Evidence(m.group(1)), None
-        first = int(start)
-        last = int(m.group(3)) if m.group(3) is not None else first
-        if last >= first:
-            return Evidence(m.group(1), first, last), None
+    if m is not None:
+        path, start, end = m.groups()
+        if path[-1] not in " \t":
+            if start is None:
+                return Evidence(path), None
+            first = int(start)
+            last = int(end) if end is not None else first
+            if last >= first:
+                return Evidence(path, first, last), None
     text = text.strip()
     if not text:
         return None, "evidence is empty"
@@ -515,17 +516,18 @@ def build_plan(doc: Document) -> Plan:
     if compiled:
         raw_items = [_strip_compiled(entry) for entry in raw_items]
     items: list[Item] = []
-    known: set[str] = set()
     id_indexes: list[tuple[str, int]] = []
     for index, raw in enumerate(raw_items):
+        item = _plain_item(raw, index)
+        if item is not None:
+            items.append(item)
+            id_indexes.append((item.id, index))
+            continue
         _, ident = _label(raw, index)
         if ident is not None:
-            known.add(ident)
             id_indexes.append((ident, index))
-    for index, raw in enumerate(raw_items):
-        item = _plain_item(raw, index)
-        if item is None:  # anything unusual: pydantic validates it and says where it is wrong
-            item = _item(raw, index, (*items_path, index), col)
+        # Anything unusual: pydantic validates it and says where it is wrong.
+        item = _item(raw, index, (*items_path, index), col)
         if item is not None:
             items.append(item)
     return Plan(
@@ -534,7 +536,7 @@ def build_plan(doc: Document) -> Plan:
         root=text_meta["root"],
         items=tuple(items),
         item_count=len(raw_items),
-        known_ids=frozenset(known),
+        known_ids=frozenset([ident for ident, _ in id_indexes]),
         id_indexes=tuple(id_indexes),
         items_path=items_path,
         diagnostics=tuple(col.out),
