@@ -7,14 +7,12 @@ hold in the repository; EP3xx the dependency graph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(NamedTuple):
     code: str
     name: str
     severity: Severity

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path as FsPath
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.sourcemap import JSON_TOKEN, LineIndex, Path, Position, SourceMap, scan_json
@@ -32,8 +31,7 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     """Bounds on the work one input may cause; each is refused with a clear error (exit 2)."""
 
     max_bytes: int = 256 * 1024 * 1024  # the file's size
@@ -54,8 +52,7 @@ _CORE = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null")}
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
     """A parsed file: plain JSON-like data, where each node came from, and the file's name."""
 
     data: Any
@@ -181,8 +178,6 @@ def parse_text(text: str, name: str, fmt: Format, *, limits: Limits = DEFAULT_LI
 
 def with_excerpt(err: PlanInputError, text: str) -> PlanInputError:
     """The same error, carrying the source line it points at (shown with a caret)."""
-    import dataclasses
-
     loc = err.diagnostic.location
     if loc is None or loc.line is None or err.diagnostic.excerpt is not None:
         return err
@@ -190,7 +185,7 @@ def with_excerpt(err: PlanInputError, text: str) -> PlanInputError:
     lines = re.split(r"\r\n|\r|\n", text, maxsplit=loc.line) if "\r" in text else text.split("\n", loc.line)
     if loc.line > len(lines):
         return err
-    return PlanInputError(dataclasses.replace(err.diagnostic, excerpt=lines[loc.line - 1]))
+    return PlanInputError(err.diagnostic._replace(excerpt=lines[loc.line - 1]))
 
 
 def _check_item_count(data: Any, smap: SourceMap, name: str, limits: Limits) -> None:

@@ -9,7 +9,6 @@ ever reaches a user.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, did_you_mean
@@ -103,8 +102,7 @@ class Item(NamedTuple):
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(NamedTuple):
     """The validated plan: metadata, items (valid ones), and what went wrong."""
 
     name: str | None

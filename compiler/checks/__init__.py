@@ -7,8 +7,7 @@ may emit are declared in ``compiler.codes`` and documented there (the README tab
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location
 
@@ -18,8 +17,7 @@ if TYPE_CHECKING:
     from compiler.model import Item, Plan
 
 
-@dataclass(frozen=True, slots=True)
-class CheckContext:
+class CheckContext(NamedTuple):
     plan: Plan
     doc: Document
     repo: Repository | None = None  # None: evidence is not verified against the repository

@@ -8,7 +8,7 @@ field), and names the item.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler import evidence
 from compiler.checks import CheckContext
@@ -17,8 +17,7 @@ from compiler.evidence import Repository
 from compiler.model import Evidence
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     code: str
     message: str
     fields: tuple[str, ...] = ()  # the object-form fields the problem may be in, first present wins
