@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.codes import Severity
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load
 from compiler.model import Plan, build_plan
+
+if TYPE_CHECKING:
+    from compiler.checks import CheckContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +85,10 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         from compiler.evidence import Repository
 
         repo = Repository(repo_root)
+    ctx = CheckContext(plan, doc, repo)
     symbols: dict[tuple[int, int], tuple[int, int]] = {}
     try:
-        diagnostics = [*plan.diagnostics, *run_checks(CheckContext(plan, doc, repo))]
+        diagnostics = [*plan.diagnostics, *run_checks(ctx)]
         if repo is not None:
             from compiler.checks.evidence import symbol_range
 
@@ -98,17 +102,36 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     ordered: tuple[tuple[str, ...], ...] = ()
     longest: tuple[str, ...] = ()
     if order and not any(d.severity == "error" for d in diagnostics):
-        from compiler.graph import build_graph, critical_path, waves
+        ordered, longest = _order(ctx, diagnostics)
+    else:  # `check`, or a plan blocked already: its cycles are found without ordering it
+        from compiler.checks.dependencies import cycles
 
-        graph = build_graph(plan.items)
-        generations = waves(graph)
-        ordered = tuple(tuple(w) for w in generations)
-        longest = tuple(critical_path(graph, generations))
-        # A DiGraph refers to itself (through its views): left alone, its two dicts per item
-        # wait for the cyclic collector; clearing it frees them now.
-        graph.clear()
+        diagnostics.extend(cycles(ctx))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
                          repo_root, verify_evidence, symbols)
+
+
+def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """The waves and critical path of a plan that is ready so far, or ``((), ())`` with its
+    cycles added to ``diagnostics``. One networkx graph serves both: ordering the waves is what
+    finds a cycle, so no separate cycle check runs first."""
+    from networkx import NetworkXUnfeasible
+
+    from compiler.checks.dependencies import cycles
+    from compiler.graph import build_graph, critical_path, waves
+
+    graph = build_graph(ctx.plan.items)
+    try:
+        generations = waves(graph)
+    except NetworkXUnfeasible:
+        diagnostics.extend(cycles(ctx, graph))
+        generations = []
+    ordered = tuple(map(tuple, generations))
+    longest = tuple(critical_path(graph, generations))
+    # A DiGraph refers to itself (through its views): left alone, its two dicts per item wait
+    # for the cyclic collector; clearing it frees them now.
+    graph.clear()
+    return ordered, longest
 
 
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,

@@ -11,13 +11,15 @@ import time
 from itertools import pairwise
 from typing import Any
 
+import networkx as nx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compiler.checks import dependencies
 from compiler.compile import CompileResult, compile_document
 from compiler.diagnostics import Diagnostic
-from compiler.graph import build_graph, critical_path, find_cycles, waves
+from compiler.graph import acyclic, build_graph, critical_path, find_cycles, waves
 from compiler.load import parse_text
 from compiler.model import Item
 
@@ -67,6 +69,12 @@ def test_build_graph_skips_self_loops_unknown_ids_and_later_duplicates() -> None
     assert list(g.edges) == [("a", "b")]  # the second `a` (depending on b) is not in the graph
 
 
+def test_build_graph_keeps_items_without_any_edge() -> None:
+    g = build_graph(items({"lone": [], "a": [], "b": ["a"], "other": ["ghost"], "self": ["self"]}))
+    assert sorted(g.nodes) == ["a", "b", "lone", "other", "self"]
+    assert list(g.edges) == [("a", "b")]
+
+
 # --- waves --------------------------------------------------------------------------------------
 
 
@@ -88,6 +96,11 @@ def test_waves_of_the_duplicate_email_plan() -> None:
 )
 def test_waves_sorted_within_each_wave(spec: dict[str, list[str]], expected: list[list[str]]) -> None:
     assert waves(build_graph(items(spec))) == expected
+
+
+def test_waves_of_a_graph_with_a_cycle_raise() -> None:
+    with pytest.raises(nx.NetworkXUnfeasible):
+        waves(build_graph(items({"a": ["b"], "b": ["a"], "c": []})))
 
 
 def test_long_chain_has_no_recursion_limit() -> None:
@@ -155,6 +168,31 @@ def test_big_ring_is_one_cycle() -> None:
     ring = tuple(Item(f"n{i:05d}", "c", (), (f"n{(i + 1) % n:05d}",), "p", i) for i in range(n))
     (cycle,) = find_cycles(build_graph(ring))
     assert len(cycle) == n + 1 and cycle[0] == cycle[-1] == "n00000" and cycle[1] == "n00001"
+
+
+# --- acyclic (check's answer without networkx) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({}, True),
+        (DUPLICATE_EMAIL, True),
+        ({"a": [], "b": ["a", "a", "a"], "c": ["b", "a", "b"]}, True),  # repeats count once each way
+        ({"s": ["s"], "t": ["ghost", "s"]}, True),  # self-loops and unknown ids are no edges
+        ({"a": ["b"], "b": ["c", "c"], "c": ["a"]}, False),
+        ({"x": [], "a": ["b"], "b": ["a"]}, False),
+    ],
+)
+def test_acyclic(spec: dict[str, list[str]], expected: bool) -> None:
+    assert acyclic(items(spec)) is expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from("abcdefg"), st.lists(st.sampled_from("abcdefgh"), max_size=4), max_size=7))
+def test_acyclic_agrees_with_networkx(spec: dict[str, list[str]]) -> None:
+    plan = items(spec)
+    assert acyclic(plan) == (find_cycles(build_graph(plan)) == [])
 
 
 # --- critical_path ------------------------------------------------------------------------------
@@ -275,6 +313,58 @@ def test_ep303_two_cycles_two_diagnostics() -> None:
         ("EP303", "a", "dependency cycle among: a, b (a -> b -> a)"),
     ]
     assert rows(result.diagnostics) == [("EP303", "x", 3, 65), ("EP303", "a", 5, 65)]
+
+
+def test_compile_orders_with_one_graph_and_no_separate_cycle_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan that is ready after the other checks is ordered by networkx, which finds any cycle
+    as it goes: the plain-Python check that `check` uses does not run as well."""
+    def refuse(*_: object) -> bool:
+        raise AssertionError("acyclic() ran during compile")
+
+    monkeypatch.setattr(dependencies, "acyclic", refuse)
+    with pytest.raises(AssertionError, match="acyclic"):  # what `check` runs, and compile must not
+        compile_document(parse_text(textwrap.dedent(CYCLE), "plan.yaml", "yaml"), "plan.yaml",
+                         verify_evidence=False, order=False)
+    assert compile_yaml(CYCLE).diagnostics[0].message == "dependency cycle among: a, b, c (a -> b -> c -> a)"
+    ready = compile_yaml(BASE + "    depends_on: [contract]\n")
+    assert ready.waves == (("contract",), ("implementation",))
+    assert ready.critical_path == ("contract", "implementation")
+
+
+BLOCKED_WITH_CYCLES = CYCLE + """
+  - id: lost
+    change: x
+    proof: p
+    depends_on: [x, y]
+  - id: x
+    change: x
+    evidence: [a.py]
+    depends_on: [y]
+    proof: p
+  - id: y
+    change: x
+    evidence: [a.py]
+    depends_on: [x]
+    proof: p
+"""
+
+
+@pytest.mark.parametrize("text", [CYCLE, BLOCKED_WITH_CYCLES, BASE])
+def test_check_and_compile_report_the_same_cycles(text: str) -> None:
+    """compile finds cycles while ordering a plan (networkx), check and a plan blocked already
+    without ordering it (a plain topological sort first): the same diagnostics either way."""
+    doc = parse_text(textwrap.dedent(text).lstrip("\n"), "plan.yaml", "yaml")
+    compiled = compile_document(doc, "plan.yaml", verify_evidence=False)
+    checked = compile_document(doc, "plan.yaml", verify_evidence=False, order=False)
+    assert compiled.diagnostics == checked.diagnostics
+    assert checked.waves == () and checked.critical_path == ()
+
+
+def test_a_blocked_plan_still_reports_each_cycle() -> None:
+    result = compile_yaml(BLOCKED_WITH_CYCLES)
+    assert [d.code for d in result.diagnostics].count("EP303") == 2
+    assert "EP101" in [d.code for d in result.diagnostics]
+    assert result.status == "blocked" and result.waves == ()
 
 
 def test_warnings_ep304_and_ep105_leave_the_plan_ready() -> None:

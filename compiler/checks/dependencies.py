@@ -1,14 +1,19 @@
-"""Rules about depends_on: unknown ids, self-dependencies, repeats, and cycles."""
+"""Rules about depends_on: unknown ids, self-dependencies, repeats, and cycles (the last one run
+by compile_document, which may have the dependency graph at hand)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from compiler.checks import CheckContext, repeated
 from compiler.diagnostics import Diagnostic, Note, closest
 from compiler.graph import acyclic, build_graph, find_cycles
 from compiler.model import Item
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -52,17 +57,25 @@ def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
                              ctx.loc(item, item.depends_key, j))
 
 
-def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
+def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagnostic]:
     """EP303: one diagnostic per cycle (strongly connected component), with its path and a note at
-    each depends_on entry on the loop, so the reader sees which edge to cut."""
-    if acyclic(ctx.plan.items):  # the common case, decided without networkx (and its import)
-        return
+    each depends_on entry on the loop, so the reader sees which edge to cut.
+
+    Not in ``CHECKS``: ``compile_document`` runs it after the other checks, with the plan's
+    ``graph`` when it has built one for the waves (networkx found a cycle while ordering them).
+    Without one, a plain topological sort decides first, and only a plan with a cycle builds the
+    graph: `check` of a plan without cycles never imports networkx."""
+    if graph is None:
+        if acyclic(ctx.plan.items):  # the common case, decided without networkx (and its import)
+            return
+        graph = build_graph(ctx.plan.items)
+        found = find_cycles(graph)
+        graph.clear()  # free its per-item dicts now, not at the next cyclic collection
+    else:
+        found = find_cycles(graph)
     first: dict[str, Item] = {}
     for item in ctx.plan.items:
         first.setdefault(item.id, item)
-    graph = build_graph(ctx.plan.items)
-    found = find_cycles(graph)
-    graph.clear()  # free its per-item dicts now, not at the next cyclic collection
     for path in found:
         notes = []
         for a, b in pairwise(path):
@@ -78,4 +91,4 @@ def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
         )
 
 
-CHECKS = [unknown_dependencies, self_dependency, duplicate_dependencies, cycles]
+CHECKS = [unknown_dependencies, self_dependency, duplicate_dependencies]
