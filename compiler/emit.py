@@ -21,6 +21,7 @@ from compiler.paths import relative_posix
 
 JSON_NAME = "evidence-plan.json"
 MARKDOWN_NAME = "evidence-plan.md"
+WRITE_CHUNK = 1 << 20  # characters written at a time
 
 
 def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -> dict[str, Any]:
@@ -35,17 +36,15 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
                 loc["file"] = source
         return out
 
-    wave_of = result.wave_of()
-    items = []
-    for item in result.plan.items:
-        entry = item.to_dict()
-        for j, ev in enumerate(entry["evidence"]):
-            found = result.symbol_lines.get((item.position, j))
-            if found is not None:
-                ev["resolved_lines"] = f"{found[0]}-{found[1]}"
-        if wave_of:
-            entry["wave"] = wave_of.get(item.id)
-        items.append(entry)
+    items = [item.to_dict() for item in result.plan.items]
+    wave_of = result.wave_of()  # empty when blocked: items then carry no wave
+    if wave_of:
+        for entry in items:
+            entry["wave"] = wave_of.get(entry["id"])
+    if result.symbol_lines:  # only where evidence was verified and cites symbols
+        by_position = {item.position: entry for item, entry in zip(result.plan.items, items, strict=True)}
+        for (position, j), (start, end) in result.symbol_lines.items():
+            by_position[position]["evidence"][j]["resolved_lines"] = f"{start}-{end}"
     waves = [list(w) for w in result.waves]
     return {
         "format": FORMAT,
@@ -58,7 +57,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "summary": {
             "items": len(result.plan.items),
             "waves": len(waves),
-            "widest_wave": max((len(w) for w in waves), default=0),
+            "widest_wave": max(map(len, waves), default=0),
             "errors": result.count("error"),
             "warnings": result.count("warning"),
         },
@@ -97,6 +96,15 @@ def _encode(value: Any) -> str:
     return "".join(_C_ENCODER(value, 0))
 
 
+def _elements(values: list[Any]) -> str:
+    """The elements of a list, one per line: the C encoder called directly, without _encode's
+    checks (it takes strings too), since a plan's items list is most of the document."""
+    if _C_ENCODER is None:  # pragma: no cover
+        return ",\n".join([f"    {_encode(value)}" for value in values])
+    encoder = _C_ENCODER
+    return ",\n".join(["    " + "".join(encoder(value, 0)) for value in values])
+
+
 def dumps(document: Any) -> str:
     """A top-level object with one key per line, and each list one element per line: readable,
     diff-friendly (a changed item is a changed line), and fast."""
@@ -108,12 +116,12 @@ def dumps(document: Any) -> str:
         comma = "," if n < last else ""
         if isinstance(value, list) and value:
             lines.append(f"  {_encode(key)}: [")
-            lines.append(",\n".join(f"    {_encode(entry)}" for entry in value))
+            lines.append(_elements(value))
             lines.append(f"  ]{comma}")
         else:
             lines.append(f"  {_encode(key)}: {_encode(value)}{comma}")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    lines.append("}\n")
+    return "\n".join(lines)
 
 
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
@@ -135,7 +143,10 @@ def write_all_atomic(files: dict[str | os.PathLike[str], str], mode: int | None 
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             pending.append((tmp, target))
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+                # In slices: a text file encodes what it is given in one piece, and a whole
+                # large plan's Markdown would be copied once more, as bytes, at the peak.
+                for start in range(0, len(text), WRITE_CHUNK):
+                    handle.write(text[start:start + WRITE_CHUNK])
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, mode if mode is not None else 0o666 & ~umask)

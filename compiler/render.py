@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -26,7 +27,14 @@ MAX_PATH_SHOWN = 12
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 _MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>\r\n]")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
+_BLANK_LINES = re.compile(r"\n\n\n+")  # more than one blank line (``\n{3,}``: the same, but slower)
 _SAFE_PATH = re.compile(r"[A-Za-z0-9/._-]*")
+# Relative, with no empty, `.` or `..` part (no part starts with a dot) and nothing to quote.
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*")
+_HTTP = re.compile(r"https?://")
+# Between the evidence lines of an item: the template writes the first line's "  - ".
+EVIDENCE_SEPARATOR = "\n  - "
+Row = tuple[str, str, str, str, str]  # an item's title, change, evidence, dependencies, proof
 
 
 def md(text: Any) -> str:
@@ -71,25 +79,49 @@ def _href(path: str) -> str:
     return quote(path, safe="/-._~!$&'*+,;=:@")
 
 
-def evidence_view(ev: dict[str, Any], base: str) -> dict[str, Any]:
-    """Text, link target and `contains` of one evidence entry, for the template."""
+def repository_link(base: str) -> Callable[[str], str]:
+    """The link target of a repository path, seen from the Markdown file (``base`` is the
+    repository root relative to it): the path joined onto ``base``, normalized and quoted.
+
+    Most paths are plain (``src/app.py``: no ``.`` or ``..`` part, nothing to quote): when
+    ``base`` is plain too, their target is ``base/path`` as it stands, found by one regular
+    expression instead of a join, a normalization and a quoting check per evidence entry."""
+    prefix: str | None = None
+    if base in ("", "."):
+        prefix = ""
+    elif _SAFE_PATH.fullmatch(base) and posixpath.normpath(base) == base and not base.endswith("/"):
+        prefix = base + "/"
+
+    def link(path: str) -> str:
+        if prefix is not None and _PLAIN_PATH.fullmatch(path):
+            return prefix + path
+        return _href(posixpath.normpath(posixpath.join(base, path)) if base not in ("", ".") else path)
+
+    return link
+
+
+def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
+    """One evidence entry as Markdown: its reference as a code span, linked to the cited lines
+    (a URL only when it is http or https: other schemes are shown, never linked), then the text
+    it must contain."""
     if "url" in ev:
-        url = ev["url"]
-        return {"text": url, "href": url if re.match(r"^https?://", url) else None, "contains": ev.get("contains")}
-    path = ev["path"]
-    text = path
-    anchor = ""
-    if "line" in ev:
-        text += f":{ev['line']}"
-        anchor = f"#L{ev['line']}"
-    elif "lines" in ev:
-        text += f":{ev['lines']}"
-        start, _, end = str(ev["lines"]).partition("-")
-        anchor = f"#L{start}-L{end}"
-    elif "symbol" in ev:
-        text += f"::{ev['symbol']}"
-    target = posixpath.normpath(posixpath.join(base, path)) if base not in ("", ".") else path
-    return {"text": text, "href": _href(target) + anchor, "contains": ev.get("contains")}
+        text = ev["url"]
+        target = text if _HTTP.match(text) else ""
+    else:
+        path = ev["path"]
+        if "line" in ev:
+            text, anchor = f"{path}:{ev['line']}", f"#L{ev['line']}"
+        elif "lines" in ev:
+            start, _, end = str(ev["lines"]).partition("-")
+            text, anchor = f"{path}:{ev['lines']}", f"#L{start}-L{end}"
+        elif "symbol" in ev:
+            text, anchor = f"{path}::{ev['symbol']}", ""
+        else:
+            text, anchor = path, ""
+        target = link(path) + anchor
+    line = f"[{code(text)}]({target})" if target else code(text)
+    contains = ev.get("contains")
+    return line if contains is None else f"{line} contains {code(contains)}"
 
 
 def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
@@ -97,34 +129,32 @@ def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
     return relative_posix(os.path.join(json_dir, root), markdown_dir)
 
 
-def _item_view(item: dict[str, Any], base: str) -> tuple[str, str, list[str], str, str]:
-    """One item as (title, change, evidence lines, dependencies, proof), each part escaped for
-    where it lands. A tuple, unpacked by the template's loop: no attribute look-ups per item."""
-    evidence = []
-    for ev in item.get("evidence", []):
-        shown = evidence_view(ev, base)
-        text = code(shown["text"])
-        line = f"[{text}]({shown['href']})" if shown["href"] else text
-        if shown["contains"] is not None:
-            line += f" contains {code(shown['contains'])}"
-        evidence.append(line)
-    deps = item.get("depends_on")
-    return (
-        code(item["id"]),
-        md(item["change"]) if item.get("change") else "_none_",
-        evidence,
-        ", ".join([code(d) for d in deps]) if deps else "_nothing_",
-        code(item["proof"]) if item.get("proof") else "_none_",
-    )
+def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> Iterator[Row]:
+    """Each item as (title, change, evidence, dependencies, proof), each part escaped for where it
+    lands and the evidence lines joined into one list body: the template's loop runs once per
+    item, so it gets finished fragments and no work beyond placing them.
+
+    Yielded as the template reads them: a large plan's rows are never all held at once (their
+    text, in the rendered page, is enough)."""
+    for item in items:
+        deps = item.get("depends_on")
+        yield (
+            code(item["id"]),
+            md(item["change"]) if item.get("change") else "_none_",
+            EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
+            ", ".join([code(d) for d in deps]) if deps else "_nothing_",
+            code(item["proof"]) if item.get("proof") else "_none_",
+        )
 
 
 def view(document: dict[str, Any], base: str) -> dict[str, Any]:
-    """Everything the template shows, computed once: sections of items, graph, issues."""
+    """Everything the template shows: sections of items (computed as the template reads them),
+    graph, issues."""
     items = document.get("items", [])
     index: dict[str, int] = {}
     for n, item in enumerate(items):
         index.setdefault(item["id"], n)
-    rows = [_item_view(item, base) for item in items]
+    link = repository_link(base)
     graph = len(items) <= MAX_GRAPH_ITEMS
     nodes: list[tuple[str, str]] = []
     edges: set[tuple[int, int]] = set()
@@ -135,11 +165,13 @@ def view(document: dict[str, Any], base: str) -> dict[str, Any]:
                 if dep in index and dep != item["id"]:
                     edges.add((index[dep] + 1, n + 1))
     waves = document.get("waves", [])
+    sections: Iterator[tuple[str, Iterator[Row]]]  # read once, by the template, as it renders
     if waves:
-        sections = [(f"Wave {n}", [rows[index[i]] for i in wave if i in index]) for n, wave in enumerate(waves, 1)]
+        sections = ((f"Wave {n}", item_rows([items[index[i]] for i in wave if i in index], link))
+                    for n, wave in enumerate(waves, 1))
         wave_nodes = [[nodes[index[i]] for i in wave if i in index] for wave in waves] if graph else []
     else:
-        sections = [("Items", rows)] if rows else []
+        sections = iter([("Items", item_rows(items, link))] if items else [])
         wave_nodes = []
     summary = document.get("summary", {})
     counts = [(summary.get("items", 0), "item")]
@@ -185,5 +217,17 @@ def render_markdown(document: dict[str, Any], *, base: str = ".") -> str:
     )
     env.filters.update(md=md, code=code, cell=cell, mermaid=mermaid)
     template = env.from_string(read_text("templates", TEMPLATE))
-    text = template.render(**view(document, base))
-    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+    return _tidy(template.render(**view(document, base)))
+
+
+def _tidy(text: str) -> str:
+    """No gap of more than one blank line, and exactly one newline at the end.
+
+    The template leaves neither itself; only a value that it prints unescaped (the status or
+    a count, from a hand-written JSON) can. So for a compiled plan this is one scan of the text,
+    not two copies of it: the text of a large plan is hundreds of megabytes."""
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    if not text.endswith("\n") or text.endswith("\n\n"):
+        text = text.rstrip("\n") + "\n"
+    return text

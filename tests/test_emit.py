@@ -45,6 +45,15 @@ def test_atomic_write_replaces_the_whole_file(tmp_path: Path) -> None:
     assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
 
 
+def test_atomic_write_in_slices_writes_every_character(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import emit
+
+    monkeypatch.setattr(emit, "WRITE_CHUNK", 3)  # slices that end inside multi-byte characters' runs
+    text = "a→é😀\n" * 5 + "tail"
+    write_atomic(tmp_path / "out.md", text)
+    assert (tmp_path / "out.md").read_bytes() == text.encode("utf-8")
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -91,3 +100,45 @@ def test_compile_that_fails_to_write_exits_2_and_keeps_both_artifacts(
     err = capsys.readouterr().err
     assert "error: cannot write: No space left on device" in err
     assert "Traceback" not in err
+
+
+def test_dumps_puts_each_list_element_on_its_own_line() -> None:
+    document = {"a": [], "b": ["x", "é\n\"q\""], "c": [[1, 2], {"k": [True, None]}], "d": {"e": 1.5}}
+    assert dumps(document) == (
+        '{\n'
+        '  "a": [],\n'
+        '  "b": [\n'
+        '    "x",\n'
+        '    "é\\n\\"q\\""\n'
+        '  ],\n'
+        '  "c": [\n'
+        '    [1, 2],\n'
+        '    {"k": [true, null]}\n'
+        '  ],\n'
+        '  "d": {"e": 1.5}\n'
+        '}\n'
+    )
+    assert dumps(["not", "an", "object"]) == '["not", "an", "object"]\n'
+    with pytest.raises(TypeError):
+        dumps({"items": [object()]})
+
+
+def test_resolved_lines_go_to_the_right_item_when_an_earlier_item_is_invalid(
+    write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Symbols are keyed by the item's place in the file, which an invalid item before it shifts
+    away from its place among the valid items."""
+    folder = write("app.py", "x = 1\n\n\ndef f():\n    return 2\n").parent
+    (folder / ".git").mkdir()  # the repository root
+    write("plan.yaml", """
+        items:
+          - {id: bad, change: 12, evidence: [app.py], proof: p}
+          - {id: good, change: c, evidence: [app.py:1, app.py::f], proof: p}
+    """)
+    monkeypatch.chdir(folder)
+    document = build_output(compile_plan("plan.yaml"), ".")
+    assert [i["id"] for i in document["items"]] == ["good"]
+    assert document["items"][0]["evidence"] == [
+        {"path": "app.py", "line": 1},
+        {"path": "app.py", "symbol": "f", "resolved_lines": "4-5"},
+    ]

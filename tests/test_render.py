@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.render import cell, code, evidence_view, link_base, md, mermaid, render_markdown
+from compiler import render
+from compiler.render import (
+    cell,
+    code,
+    evidence_line,
+    item_rows,
+    link_base,
+    md,
+    mermaid,
+    render_markdown,
+    repository_link,
+)
 
 
 @pytest.mark.parametrize(
@@ -72,13 +85,48 @@ def test_code_span_is_one_unbroken_span(text: str) -> None:
 
 
 def test_evidence_links() -> None:
-    assert evidence_view({"path": "app/a b.py", "lines": "3-4"}, "../repo") == {
-        "text": "app/a b.py:3-4", "href": "../repo/app/a%20b.py#L3-L4", "contains": None,
-    }
-    assert evidence_view({"path": "x.py", "line": 7, "contains": "def f"}, ".")["href"] == "x.py#L7"
-    assert evidence_view({"path": "x.py", "symbol": "C.m"}, ".")["text"] == "x.py::C.m"
-    assert evidence_view({"url": "https://e.org/a"}, ".")["href"] == "https://e.org/a"
-    assert evidence_view({"url": "javascript://alert(1)"}, ".")["href"] is None  # shown, never linked
+    def line(ev: dict[str, object], base: str = ".") -> str:
+        return evidence_line(ev, repository_link(base))
+
+    assert line({"path": "app/a b.py", "lines": "3-4"}, "../repo") == "[`app/a b.py:3-4`](../repo/app/a%20b.py#L3-L4)"
+    assert line({"path": "x.py", "line": 7, "contains": "def f"}) == "[`x.py:7`](x.py#L7) contains `def f`"
+    assert line({"path": "x.py", "symbol": "C.m"}, "..") == "[`x.py::C.m`](../x.py)"
+    assert line({"path": "docs/"}, "../r") == "[`docs/`](../r/docs)"  # joined and normalized
+    assert line({"url": "https://e.org/a"}) == "[`https://e.org/a`](https://e.org/a)"
+    assert line({"url": "javascript://alert(1)"}) == "`javascript://alert(1)`"  # shown, never linked
+    assert line({"path": ""}) == "` `"  # nothing to link to
+
+
+def _reference_link(path: str, base: str) -> str:
+    """The link target by definition: joined, normalized, then percent-quoted unless plainly safe."""
+    target = posixpath.normpath(posixpath.join(base, path)) if base not in ("", ".") else path
+    return target if re.fullmatch(r"[A-Za-z0-9/._-]*", target) else quote(target, safe="/-._~!$&'*+,;=:@")
+
+
+BASES = ["", ".", "..", "../..", "../repo", "a/b", "/abs", "/", "a/./b", "../x y", "x/", "./x", "a//b"]
+
+
+@given(st.text(alphabet="ab./_- %#", max_size=12), st.sampled_from(BASES))
+@settings(max_examples=500, deadline=None)
+def test_repository_link_takes_its_shortcut_only_where_it_gives_the_same_target(path: str, base: str) -> None:
+    assert repository_link(base)(path) == _reference_link(path, base)
+
+
+@pytest.mark.parametrize("path", ["src/app.py", "./src/app.py", "src/../app.py", "a//b.py", ".github/x.yml",
+                                  "src/a b.py", "/etc/passwd", "../up.py", "dir/", "é.py"])
+@pytest.mark.parametrize("base", BASES)
+def test_repository_link_on_tricky_paths(path: str, base: str) -> None:
+    assert repository_link(base)(path) == _reference_link(path, base)
+
+
+def test_item_rows_escape_each_part_and_join_the_evidence() -> None:
+    item = {"id": "a|b", "change": "x *y*", "evidence": [{"path": "a.py", "line": 1}, {"url": "ftp://f"}],
+            "depends_on": ["c", "d`e"], "proof": "make `t`"}
+    empty = {"id": "z", "change": "", "evidence": [], "depends_on": [], "proof": ""}
+    assert list(item_rows([item, empty], repository_link(".."))) == [
+        ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``"),
+        ("`z`", "_none_", "", "_nothing_", "_none_"),
+    ]
 
 
 def test_link_base_is_relative_between_json_and_markdown_folders() -> None:
@@ -111,3 +159,39 @@ def test_untitled_plan_and_trailing_newline() -> None:
     assert text.endswith("\n") and not text.endswith("\n\n")
     assert "- **Change:** _none_" in text
     assert "- **Proof:** _none_" in text
+
+
+def _documents() -> list[dict[str, object]]:
+    """Documents that exercise every optional block of the template."""
+    item = {"id": "a", "change": "c", "evidence": [{"path": "a.py"}], "depends_on": [], "proof": "p", "wave": 1}
+    second = {"id": "b", "change": "c", "evidence": [], "depends_on": ["a"], "proof": "p", "wave": 2}
+    issue = {"code": "EP101", "severity": "error", "message": "b has no repository evidence", "item": "b",
+             "location": {"file": "plan.yaml", "line": 3, "column": 5}}
+    blocked = {"status": "blocked", "waves": [], "issues": [issue]}
+    return [
+        _document([item, second], waves=[["a"], ["b"]], critical_path=["a", "b"], goal="g"),
+        _document([item, second], **blocked),
+        _document([], **blocked),
+        _document([]),
+        _document([dict(item, id=f"i{n}") for n in range(301)], critical_path=["i0"]),
+    ]
+
+
+@pytest.mark.parametrize("document", _documents())
+def test_the_template_leaves_no_gap_and_one_final_newline(document: dict[str, object],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """render_markdown only scans a compiled plan's text (no rewrite) because the template
+    itself never leaves two blank lines in a row nor a blank line at the end."""
+    tidied = render_markdown(document)
+    monkeypatch.setattr(render, "_tidy", lambda text: text)
+    raw = render_markdown(document)
+    assert raw == tidied
+    assert "\n\n\n" not in raw and raw.endswith("\n") and not raw.endswith("\n\n")
+
+
+def test_values_printed_unescaped_cannot_open_gaps() -> None:
+    """The status is printed as it is (compiled plans say ready or blocked); from a hand-written
+    JSON it could hold blank lines, which still collapse to one."""
+    text = render_markdown(_document([], status="odd\n\n\n\nstatus\n"))
+    assert "**Status: odd\n\nstatus\n** · 0 items" in text
+    assert "\n\n\n" not in text
