@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -143,7 +143,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     from compiler.render import render_markdown
 
     try:
-        result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits)
+        result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits).for_output()
     except PlanInputError as err:
         _show_input_error(err)
         return EXIT_INPUT
@@ -153,8 +153,9 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     document = build_output(result, out_dir)
     json_path = os.path.join(out_dir, JSON_NAME)
     md_path = os.path.join(out_dir, MARKDOWN_NAME)
-    markdown = render_markdown(document, base=document["root"])
-    if not _write(out_dir, {json_path: dumps(document), md_path: markdown}):
+    # Each text is made just before it is written, and dropped after: never both at once.
+    if not _write(out_dir, {json_path: lambda: dumps(document),
+                            md_path: lambda: render_markdown(document, base=document["root"])}):
         return EXIT_INPUT
 
     _show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
@@ -171,7 +172,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
 
 
-def _write(folder: str, files: dict[str, str], mode: int | None = None) -> bool:
+def _write(folder: str, files: Mapping[str, str | Callable[[], str]], mode: int | None = None) -> bool:
     """Write files atomically, creating the folder; a failure is reported, not raised."""
     from compiler.emit import write_all_atomic
 
@@ -180,7 +181,7 @@ def _write(folder: str, files: dict[str, str], mode: int | None = None) -> bool:
         return False
     try:
         os.makedirs(folder or ".", exist_ok=True)
-        write_all_atomic(files, mode)  # type: ignore[arg-type]
+        write_all_atomic(files, mode)  # type: ignore[arg-type]  # str keys are str | PathLike keys
     except OSError as err:
         where = err.filename or folder
         _err(f"{where}: error: cannot write: {err.strerror or err}")

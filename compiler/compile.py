@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from compiler.codes import Severity
@@ -37,6 +37,16 @@ class CompileResult:
 
     def wave_of(self) -> dict[str, int]:
         return {ident: n for n, wave in enumerate(self.waves, 1) for ident in wave}
+
+    def for_output(self) -> CompileResult:
+        """The same result without what only the compile itself needed: the parsed values (kept
+        for `fix`), the source map and the text. Emitting and rendering need the items, the
+        diagnostics and the file's name; for a large plan, what is dropped is the largest part
+        of its memory (a dict or list per parsed node)."""
+        from compiler.sourcemap import SourceMap
+
+        document = self.document._replace(data=None, source_map=SourceMap({}, {}), text="")
+        return replace(self, document=document)
 
 
 def plan_folder(path: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring as encode_string
 from pathlib import Path
 from typing import Any
@@ -130,15 +131,20 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     write_all_atomic({path: text})
 
 
-def write_all_atomic(files: dict[str | os.PathLike[str], str], mode: int | None = None) -> None:
+def write_all_atomic(files: Mapping[str | os.PathLike[str], str | Callable[[], str]],
+                     mode: int | None = None) -> None:
     """Write several files: all are fully written to temporary files before any is renamed into
     place, so a failure while writing (a full disk) leaves every previous file intact. ``mode``
-    (e.g. a rewritten file's own) replaces the default permissions of new files."""
+    (e.g. a rewritten file's own) replaces the default permissions of new files.
+
+    A file's text may be given as a function that makes it: it is then made just before it is
+    written and dropped after, so that a large plan's JSON and Markdown are never held at once."""
     umask = os.umask(0)
     os.umask(umask)
     pending: list[tuple[str, Path]] = []
     try:
-        for path, text in files.items():
+        for path, content in files.items():
+            text = content() if callable(content) else content
             target = Path(path)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             pending.append((tmp, target))
@@ -150,6 +156,7 @@ def write_all_atomic(files: dict[str | os.PathLike[str], str], mode: int | None 
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, mode if mode is not None else 0o666 & ~umask)
+            del text
         while pending:
             tmp, target = pending[0]
             os.replace(tmp, target)

@@ -54,6 +54,56 @@ def test_atomic_write_in_slices_writes_every_character(tmp_path: Path, monkeypat
     assert (tmp_path / "out.md").read_bytes() == text.encode("utf-8")
 
 
+def test_texts_given_as_functions_are_made_one_at_a_time(tmp_path: Path) -> None:
+    """compile passes its JSON and Markdown as functions: each text is made just before it is
+    written, so a large plan's two texts are never held at once."""
+    from compiler.emit import write_all_atomic
+
+    made: list[str] = []
+
+    def text(name: str) -> Callable[[], str]:
+        def make() -> str:
+            made.append(name)
+            assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == []
+            assert len([p for p in tmp_path.iterdir() if p.name.startswith(".")]) == len(made) - 1
+            return f"{name}\n"
+        return make
+
+    write_all_atomic({tmp_path / "a.json": text("a"), tmp_path / "b.md": text("b")})
+    assert made == ["a", "b"]
+    assert (tmp_path / "a.json").read_text(encoding="utf-8") == "a\n"
+    assert (tmp_path / "b.md").read_text(encoding="utf-8") == "b\n"
+
+
+def test_a_text_that_fails_to_be_made_changes_nothing(tmp_path: Path) -> None:
+    from compiler.emit import write_all_atomic
+
+    write_atomic(tmp_path / "a.json", "previous\n")
+
+    def broken() -> str:
+        raise RuntimeError("a bug")
+
+    with pytest.raises(RuntimeError):
+        write_all_atomic({tmp_path / "a.json": "new\n", tmp_path / "b.md": broken})
+    assert (tmp_path / "a.json").read_text(encoding="utf-8") == "previous\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.json"]
+
+
+def test_a_result_for_output_drops_the_parsed_values_and_emits_the_same(repo: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.render import render_markdown
+
+    monkeypatch.chdir(repo)
+    for plan in ("examples/duplicate-email/plan.yaml", "examples/blocked/plan.yaml"):
+        result = compile_plan(plan)
+        slim = result.for_output()
+        assert slim.document.data is None and slim.document.text == "" and slim.document.name == plan
+        assert (slim.plan, slim.diagnostics, slim.waves) == (result.plan, result.diagnostics, result.waves)
+        full, lean = build_output(result, "outputs"), build_output(slim, "outputs")
+        assert dumps(lean) == dumps(full)
+        assert render_markdown(lean) == render_markdown(full)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
