@@ -88,8 +88,15 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     from compiler.checks import CheckContext, run_checks
 
     plan = build_plan(doc)
-    pos = doc.source_map.value(("root",)) if root is None and plan.root is not None else None
-    repo_root = find_root(path, plan.root, root, Location(doc.name, *pos) if pos else Location(doc.name))
+    try:
+        repo_root = find_root(path, plan.root, root, Location(doc.name))
+    except PlanInputError as err:
+        # The plan's root: is not a folder: point at it. (Asked only here: a YAML plan's
+        # positions are read on the first question, and a plan that compiles asks none.)
+        pos = doc.source_map.value(("root",)) if root is None and plan.root is not None else None
+        if pos is None:
+            raise
+        raise PlanInputError(err.diagnostic._replace(location=Location(doc.name, *pos))) from None
     repo = None
     if verify_evidence:
         from compiler.evidence import Repository

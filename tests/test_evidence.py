@@ -554,6 +554,9 @@ def test_root_that_is_not_a_folder_is_ep006(layout: dict[str, Path], how: str) -
     assert d.input_error
     assert "is not a folder" in d.message
     assert target in d.message
+    assert d.location is not None and d.location.file == str(plan)
+    # The plan's root: is pointed at; --root is no place in the plan.
+    assert (d.location.line, d.location.column) == ((1, 7) if how.startswith("key") else (None, None))
 
 
 def test_find_root_directly(layout: dict[str, Path]) -> None:
