@@ -2,7 +2,7 @@
 
 ruamel.yaml is the reference reader: its pure-Python parser takes about 7 us per byte, which is
 most of `check`'s time on a small plan and minutes on a large one. libyaml reads the same text
-about 40x faster, and every event carries its line and column. So a YAML plan is first read
+about 30x faster, and every event carries its line and column. So a YAML plan is first read
 here, and whenever this path is not sure it gives up (returns None) and ruamel.yaml reads the
 file from the start, says what is wrong in its own words, and decides every corner case:
 
@@ -22,6 +22,7 @@ reads the text a second time, with positions, only when a diagnostic first asks 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -106,15 +107,26 @@ def _plain(value: str) -> Any:
     raise _Unsure  # merge (<<) or value (=) as a value: refused by the reference, with its words
 
 
-def _construct_with_ruamel(tag: str, value: str) -> Any:
-    """Octal, hexadecimal, binary, underscores, floats: ruamel.yaml's constructor builds them."""
+@functools.cache
+def _ruamel_constructor() -> Any:
     from ruamel.yaml import YAML
+
+    return YAML(typ="safe", pure=True).constructor
+
+
+def _construct_with_ruamel(tag: str, value: str) -> Any:
+    """Octal, hexadecimal, binary, underscores, floats: ruamel.yaml's constructor builds them
+    (one constructor for them all: a plan may hold many)."""
     from ruamel.yaml.nodes import ScalarNode
 
+    constructor, node = _ruamel_constructor(), ScalarNode(tag, value)
     try:
-        return YAML(typ="safe", pure=True).constructor.construct_object(ScalarNode(tag, value))
+        return constructor.construct_object(node)
     except Exception:  # noqa: BLE001 - any doubt: the reference reads the whole file
         raise _Unsure from None
+    finally:
+        constructor.constructed_objects.pop(node, None)  # it remembers each node it built
+        constructor.recursive_objects.pop(node, None)
 
 
 def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap] | None:

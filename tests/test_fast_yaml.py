@@ -105,6 +105,14 @@ def test_plain_scalars_follow_yaml_1_2_on_both_paths(text: str, value: object, m
         assert type(doc.data["id"]) is type(value)
 
 
+def test_numbers_only_ruamel_builds_are_built_by_one_constructor_that_keeps_nothing() -> None:
+    text = "items:\n" + "".join(f"  - {{id: a{i}, x: {i}.5, y: 0x1F}}\n" for i in range(300))
+    parsed = _fast(text)
+    assert parsed is not None
+    assert parsed[0]["items"][7] == {"id": "a7", "x": 7.5, "y": 31}
+    assert not fastyaml._ruamel_constructor().constructed_objects  # no node kept per value
+
+
 _SAMPLES = [
     "", "~", "null", "Null", "NULL", "nULL", "true", "True", "TRUE", "tRUE", "yes", "no", "on", "off",
     "0", "-0", "+0", "007", "0o17", "0o18", "0b101", "0b2", "0x1F", "0xG", "1_000", "_1", "1__",
