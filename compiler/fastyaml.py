@@ -8,8 +8,10 @@ file from the start, says what is wrong in its own words, and decides every corn
 
 - PyYAML or its C extension missing; a ``%YAML`` directive (libyaml knows YAML 1.1 only);
 - any error libyaml reports (the reference's message and position are the ones users see);
-- aliases (the reference expands them under a budget), explicit tags, non-text keys, merge
-  keys, duplicate keys, more than one document, nesting at the depth limit;
+- aliases and anchors (the reference expands aliases under a budget), explicit tags, non-text
+  keys, merge keys, duplicate keys, more than one document, nesting at the depth limit;
+- what libyaml reads and ruamel.yaml refuses (found by fuzzing both): any tab, a comment glued
+  to a block scalar's header, leading blank lines in a block scalar;
 - a plain scalar whose value only ruamel's constructor can build exactly (say ``0x1F`` or
   ``1_000.5``): ruamel.yaml is imported for that one value and builds it.
 
@@ -129,6 +131,15 @@ def _construct_with_ruamel(tag: str, value: str) -> Any:
         constructor.recursive_objects.pop(node, None)
 
 
+_BLOCK_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
+
+
+def _lax_block(text: str, start: int, value: str) -> bool:
+    """A block scalar that libyaml reads and ruamel.yaml refuses: a comment glued to its header
+    (``|# note``), or leading blank lines (where ruamel checks their indentation)."""
+    return value.startswith("\n") or _BLOCK_HEADER_COMMENT.match(text, start) is not None
+
+
 def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap] | None:
     """The plan's data and source map, or None when the reference reader must decide.
 
@@ -151,7 +162,9 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
 
 def _read(text: str, max_depth: int, max_items: int,
           positions: bool) -> tuple[Any, tuple[dict[Path, Position], dict[Path, Position]]] | None:
-    if "%YAML" in text:
+    if "%YAML" in text or "\t" in text:
+        # libyaml (1.1) knows no directive for 1.2. Tabs: libyaml, as the YAML spec, takes them
+        # between tokens and inside plain text, where ruamel.yaml refuses them.
         return None
     try:
         from yaml import events
@@ -160,7 +173,7 @@ def _read(text: str, max_depth: int, max_items: int,
         return None
     parser = CParser(text)
     try:
-        return _build(parser.get_event, events, max_depth, max_items, positions)
+        return _build(text, parser.get_event, events, max_depth, max_items, positions)
     except _Unsure:
         return None
     except TooManyItems:
@@ -171,7 +184,7 @@ def _read(text: str, max_depth: int, max_items: int,
         parser.dispose()
 
 
-def _build(get_event: Any, events: Any, max_depth: int, max_items: int,
+def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: int,
            positions: bool) -> tuple[Any, tuple[dict[Path, Position], dict[Path, Position]]]:
     """One pass over the events. With ``positions``, also the position of every value and key."""
     scalar, mapping_start, sequence_start = events.ScalarEvent, events.MappingStartEvent, events.SequenceStartEvent
@@ -200,8 +213,10 @@ def _build(get_event: Any, events: Any, max_depth: int, max_items: int,
                 # also refuses a second document
             documents += kind is events.DocumentStartEvent
             continue
-        if event.tag is not None:
-            raise _Unsure  # explicit tags: the reference accepts !!str and refuses the rest
+        if event.tag is not None or event.anchor is not None:
+            # Explicit tags: the reference accepts !!str and refuses the rest. Anchors: libyaml
+            # takes `&name:` as an anchor before an empty key, where ruamel.yaml refuses it.
+            raise _Unsure
         if not stack:
             depth = 0
             if positions:
@@ -245,7 +260,12 @@ def _build(get_event: Any, events: Any, max_depth: int, max_items: int,
                         mark = event.start_mark
                         values[path] = (mark.line + 1, mark.column + 1)
         if kind is scalar:
-            value = _plain(event.value) if event.implicit[0] else event.value
+            if event.implicit[0]:
+                value = _plain(event.value)
+            else:
+                value = event.value
+                if event.style in ("|", ">") and _lax_block(text, event.start_mark.index, value):
+                    raise _Unsure
         else:
             if depth >= max_depth - 1:
                 raise _Unsure  # the reference bounds nesting and says where

@@ -4,6 +4,7 @@ ruamel.yaml, the reference, does: the same data and the same positions, or the s
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -82,6 +83,9 @@ def test_the_fast_path_reads_ordinary_plans_itself() -> None:
         "a: 0x1F_Z\n" + "b: " + "[" * 99 + "]" * 99 + "\n",  # nesting at the limit
         "a: " + "9" * 5000 + "\n",  # an integer Python refuses to build
         "a: =\n",  # the value tag: refused by the reference
+        "a: &x 1\n",  # an anchor (and `&name:`, which libyaml reads as an anchor on an empty key)
+        # What libyaml reads and ruamel refuses (found by the fuzz test below):
+        "a:\tb\n", "a: b\tc\n", "a: |# note\n  x\n", "a: |\n\n  x\n",
     ],
 )
 def test_the_fast_path_defers_when_not_sure(text: str) -> None:
@@ -111,6 +115,29 @@ def test_numbers_only_ruamel_builds_are_built_by_one_constructor_that_keeps_noth
     assert parsed is not None
     assert parsed[0]["items"][7] == {"id": "a7", "x": 7.5, "y": 31}
     assert not fastyaml._ruamel_constructor().constructed_objects  # no node kept per value
+
+
+_PLANS = [p.read_bytes().decode("utf-8", "replace") for p in FILES if "hostile" not in p.parts]
+_YAML_BITS = [*":-[]{},#&*!|>'\"\n ?%@`\t~012.", "  ", "\n  ", "- ", ": ", "yes", "no"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_mutated_plans_read_alike_on_both_paths(rng: random.Random) -> None:
+    """Plans with a few characters inserted, deleted or replaced anywhere (YAML's own
+    punctuation, tabs, line breaks): the fast path gives the reference's values and positions,
+    or defers to it. (Positions drawn uniformly: most of a plan is not its first comment.)"""
+    text = rng.choice(_PLANS)
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(text) + 1)
+        text = text[:i] + rng.choice(_YAML_BITS) + text[i + rng.randint(0, 3):]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, reference = _parse(text, True, monkeypatch), _parse(text, False, monkeypatch)
+    if isinstance(reference, PlanInputError):
+        assert isinstance(fast, PlanInputError) and fast.diagnostic == reference.diagnostic, text
+    else:
+        assert isinstance(fast, Document), (text, fast)
+        assert (fast.data, fast.source_map._ensure()) == (reference.data, reference.source_map._ensure()), text
 
 
 _SAMPLES = [
