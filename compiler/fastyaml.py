@@ -208,10 +208,12 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
         if kind is not scalar and kind is not mapping_start and kind is not sequence_start:
             if kind is events.StreamEndEvent:
                 break
-            if kind is events.AliasEvent or (kind is events.DocumentStartEvent and documents):
-                raise _Unsure  # aliases are expanded by the reference, under its budget; it
-                # also refuses a second document
-            documents += kind is events.DocumentStartEvent
+            if kind is events.AliasEvent:
+                raise _Unsure  # expanded by the reference, under its budget
+            if kind is events.DocumentStartEvent:
+                if documents:
+                    raise _Unsure  # the reference refuses a second document
+                documents += 1
             continue
         if event.tag is not None or event.anchor is not None:
             # Explicit tags: the reference accepts !!str and refuses the rest. Anchors: libyaml
