@@ -36,7 +36,10 @@ def _style(text: str, severity: str) -> str:
 
 
 def _err(text: str = "") -> None:
-    click.echo(text, err=True, color=_color())
+    """One line for people on stderr; whatever of the plan it holds is shown escaped."""
+    from compiler.display import escape
+
+    click.echo(escape(text), err=True, color=_color())
 
 
 def _show_input_error(err: PlanInputError) -> None:
@@ -423,11 +426,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
         _err(f"{plan}: error: {err}")
         return EXIT_BLOCKED
     if dry_run:
-        import difflib
-
-        diff = difflib.unified_diff(outcome.original.splitlines(keepends=True), outcome.fixed.splitlines(keepends=True),
-                                    fromfile=f"a/{plan}", tofile=f"b/{plan}")
-        click.echo("".join(diff), nl=False)
+        click.echo(_diff(outcome.original, outcome.fixed, plan), nl=False)
     elif outcome.changes and not _rewrite(plan, outcome.fixed):
         return EXIT_INPUT
     for change in outcome.changes:
@@ -443,6 +442,28 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
         _err(f"{plan}: {_plural(errors, 'problem')} left that fix cannot repair")
         return EXIT_BLOCKED
     return EXIT_READY
+
+
+def _diff(before: str, after: str, name: str) -> str:
+    """A unified diff, line by line as YAML reads lines (only at \\n: a U+2028 inside a value
+    is no line break), each line shown escaped like every other output."""
+    import difflib
+
+    from compiler.display import escape
+
+    def lines(text: str) -> list[str]:
+        parts = text.split("\n")
+        return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+    out = []
+    for line in difflib.unified_diff(lines(before), lines(after), fromfile=f"a/{name}", tofile=f"b/{name}"):
+        if line.endswith("\r\n"):  # a CRLF file: its line ends stay, they redraw nothing
+            out.append(escape(line[:-2]) + "\r\n")
+        elif line.endswith("\n"):
+            out.append(escape(line[:-1]) + "\n")
+        else:  # the file's last line, without a newline: as diff(1) says it
+            out.append(escape(line) + "\n\\ No newline at end of file\n")
+    return "".join(out)
 
 
 @cli.command("schema")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.codes import Severity
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
-from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load
+from compiler.display import clip
+from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
 from compiler.model import Plan, build_plan
 
 if TYPE_CHECKING:
@@ -54,31 +55,58 @@ def plan_folder(path: str) -> str:
     return os.path.abspath("." if path == STDIN else os.path.dirname(os.path.abspath(path)))
 
 
-def find_root(path: str, plan_root: str | None, root: str | None, where: Location) -> str:
-    """The repository root: ``root`` (e.g. --root, relative to the working folder); else the
-    plan's ``root:`` (relative to the plan file); else the git work tree holding the plan (found
-    by walking up to a ``.git``, without running git); else the plan's folder."""
+def work_tree(folder: str) -> str | None:
+    """The git work tree that holds ``folder``: the nearest folder at or above it with a ``.git``
+    entry (a folder, or the file of a linked work tree), found without running git."""
+    probe = folder
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (both real, absolute paths)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+class Root(NamedTuple):
+    """The repository root evidence is resolved against, and how it was found."""
+
+    path: str  # absolute
+    # Why the plan's own root: was refused (it leaves the work tree that holds the plan): the
+    # plan is then checked without its evidence, and blocked.
+    refused: str | None = None
+
+
+def find_root(path: str, plan_root: str | None, root: str | None, where: Location) -> Root:
+    """The repository root: ``root`` (--root: the user's choice, relative to the working
+    folder); else the plan's ``root:`` (relative to the plan file), which may not leave the git
+    work tree that holds the plan, or the plan's folder when there is none; else that work tree;
+    else the plan's folder. A root that is not a folder is an input error (EP006)."""
+    folder = plan_folder(path)
+    tree = None if root is not None else work_tree(folder)
+    refused = None
     if root is not None:
         chosen = os.path.abspath(root)
     elif plan_root is not None:
-        chosen = os.path.abspath(os.path.join(plan_folder(path), plan_root))
+        chosen = os.path.abspath(os.path.join(folder, plan_root))
+        # A plan may come from anyone (a pull request, an agent): its root: must not make the
+        # compiler read, or answer questions about, files outside the repository. Judged on
+        # real paths, so that a symlinked folder cannot lead out either.
+        boundary = tree if tree is not None else folder
+        if not inside(os.path.realpath(chosen), os.path.realpath(boundary)):
+            refused = f"the plan's root {clip(plan_root)} leads outside the repository that holds the plan"
     else:
-        folder = plan_folder(path)
-        chosen = folder
-        probe = folder
-        while True:
-            if os.path.exists(os.path.join(probe, ".git")):
-                chosen = probe
-                break
-            parent = os.path.dirname(probe)
-            if parent == probe:
-                break
-            probe = parent
-    if not os.path.isdir(chosen):
+        chosen = tree if tree is not None else folder
+    if refused is None and not os.path.isdir(chosen):
         given = root if root is not None else plan_root
-        raise PlanInputError(Diagnostic("EP006", f"the repository root {given} is not a folder", None,
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(str(given))} is not a folder", None,
                                         where, hint="fix --root or the plan's root: key"))
-    return chosen
+    return Root(chosen, refused)
 
 
 def compile_document(doc: Document, path: str, *, root: str | None = None,
@@ -88,15 +116,27 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     from compiler.checks import CheckContext, run_checks
 
     plan = build_plan(doc)
-    try:
-        repo_root = find_root(path, plan.root, root, Location(doc.name))
-    except PlanInputError as err:
-        # The plan's root: is not a folder: point at it. (Asked only here: a YAML plan's
-        # positions are read on the first question, and a plan that compiles asks none.)
+
+    def at_root_key() -> Location:
+        # Asked only on a problem: a YAML plan's positions are read on the first question, and
+        # a plan that compiles asks none.
         pos = doc.source_map.value(("root",)) if root is None and plan.root is not None else None
-        if pos is None:
+        return Location(doc.name, *pos) if pos is not None else Location(doc.name)
+
+    try:
+        chosen = find_root(path, plan.root, root, Location(doc.name))
+    except PlanInputError as err:
+        where = at_root_key()
+        if where.line is None:
             raise
-        raise PlanInputError(err.diagnostic._replace(location=Location(doc.name, *pos))) from None
+        raise with_excerpt(PlanInputError(err.diagnostic._replace(location=where)), doc.text) from None
+    first: list[Diagnostic] = list(plan.diagnostics)
+    if chosen.refused is not None and verify_evidence:  # without verification, the root is never read
+        first.append(Diagnostic("EP208", f"{chosen.refused}: its evidence was not checked", None, at_root_key(),
+                                hint="a plan's root: stays inside the git work tree that holds the plan (or its"
+                                     " folder, outside git); to check against another folder, give --root"))
+        verify_evidence = False
+    repo_root = chosen.path
     repo = None
     if verify_evidence:
         from compiler.evidence import Repository
@@ -105,7 +145,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     ctx = CheckContext(plan, doc, repo)
     symbols: dict[tuple[int, int], tuple[int, int]] = {}
     try:
-        diagnostics = [*plan.diagnostics, *run_checks(ctx)]
+        diagnostics = [*first, *run_checks(ctx)]
         if repo is not None:
             from compiler.checks.evidence import symbol_range
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler.compile import CompileResult, compile_document
+from compiler.display import clip, quoted
 from compiler.evidence import Repository
 from compiler.load import Document, parse_text
 from compiler.sourcemap import Path
@@ -61,11 +62,11 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
         raw = raw_items[item.position]
         for j in repeated(item.depends_on):
             edits.append(((*base, item.position, item.depends_key, j), REMOVE))
-            notes.append(f"{item.id}: removed repeated dependency {item.depends_on[j]}")
+            notes.append(f"{clip(item.id)}: removed repeated dependency {clip(item.depends_on[j])}")
         repeats = set(repeated(item.evidence))
         for j in sorted(repeats):
             edits.append(((*base, item.position, "evidence", j), REMOVE))
-            notes.append(f"{item.id}: removed repeated evidence {item.evidence[j].ref()}")
+            notes.append(f"{clip(item.id)}: removed repeated evidence {clip(item.evidence[j].ref())}")
         for j, ev in enumerate(item.evidence):
             if j in repeats or repo is None or ev.start is None or ev.end is None:
                 continue
@@ -86,8 +87,8 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             else:
                 new = f"{start}-{end}" if end != start else str(start)
             edits.append(((*base, item.position, "evidence", j, key), new))
-            notes.append(f"{item.id}: {ev.ref()} -> {ev.path}:{start}" + (f"-{end}" if end != start else "")
-                         + f" ({ev.contains!r} moved)")
+            notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{start}"
+                         + (f"-{end}" if end != start else "") + f" ({quoted(ev.contains or '')} moved)")
     return edits, notes
 
 

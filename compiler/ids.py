@@ -40,10 +40,10 @@ def grammar_problem(ident: str) -> str | None:
             return None
     for n, ch in enumerate(ident):
         category = unicodedata.category(ch)
+        if category[0] == "C" or category in ("Zl", "Zp"):  # a line break, a tab, an escape, U+2028
+            return f"contains the control or invisible character U+{ord(ch):04X}"
         if ch.isspace():
             return "contains a space" if n and n < len(ident.rstrip()) else "starts or ends with a space"
-        if category[0] == "C":
-            return f"contains the control or invisible character U+{ord(ch):04X}"
         if category[0] in "LNM":
             if n == 0 and category[0] == "M":
                 return "starts with a combining mark"

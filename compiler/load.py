@@ -23,6 +23,7 @@ from pathlib import Path as FsPath
 from typing import Any, Literal, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
+from compiler.display import clip, quoted
 from compiler.sourcemap import JSON_TOKEN, LineIndex, Path, Position, SourceMap, scan_json
 
 Format = Literal["yaml", "json"]
@@ -269,7 +270,7 @@ def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
         if dup is None:  # pragma: no cover - the scanner and json disagree: still an input error
             raise _fail("EP003", "duplicate key", name) from None
         key, first, second = dup
-        raise _fail("EP003", f"duplicate key {key!r} (first at line {first[0]})", name, second) from None
+        raise _fail("EP003", f"duplicate key {quoted(key)} (first at line {first[0]})", name, second) from None
     except _Constant as err:
         token = str(err)
         pos = _locate_token(text, wanted={token})
@@ -350,7 +351,7 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
             problem += f" ({err.context} that starts here)"
         pos = (mark.line + 1, mark.column + 1) if mark is not None else None
         line = text.split("\n")[pos[0] - 1] if pos and pos[0] <= text.count("\n") + 1 else ""
-        raise _fail("EP002", f"invalid YAML: {problem}", name, pos, hint=_yaml_hint(problem, line)) from None
+        raise _fail("EP002", f"invalid YAML: {clip(problem, 400)}", name, pos, hint=_yaml_hint(problem, line)) from None
     except ReaderError as err:  # a character YAML forbids (NUL, other controls): only an offset
         pos = LineIndex(text).position(err.position)
         what = f"#x{err.character:04x}" if isinstance(err.character, int) else repr(err.character)
@@ -359,7 +360,7 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
     except RecursionError:
         raise _fail("EP005", "nesting too deep", name, hint="plans are a few levels deep") from None
     except YAMLError as err:
-        raise _fail("EP002", f"invalid YAML: {err}", name) from None
+        raise _fail("EP002", f"invalid YAML: {clip(str(err), 400)}", name) from None
     except MemoryError:
         raise _fail("EP007", "too large to parse in the memory available", name) from None
     if root is None:
@@ -401,7 +402,7 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
     alias_budget = limits.max_alias_nodes
 
     def refuse_tag(node: Any) -> PlanInputError:
-        return _fail("EP005", f"unsupported tag {node.tag.replace(_CORE, '!!')}", name, _mark(node),
+        return _fail("EP005", f"unsupported tag {clip(str(node.tag).replace(_CORE, '!!'))}", name, _mark(node),
                      hint="plans hold plain text, numbers, lists and mappings; tags are never constructed")
 
     def scalar(node: Any) -> Any:
@@ -462,7 +463,7 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
                 key = str(knode.value)
                 kpos = _mark(knode)
                 if key in first:
-                    raise _fail("EP003", f"duplicate key {key!r} (first at line {first[key][0]})", name, kpos)
+                    raise _fail("EP003", f"duplicate key {quoted(key)} (first at line {first[key][0]})", name, kpos)
                 first[key] = kpos
                 keys[(*path, key)] = kpos
                 if type(vnode).__name__ == "ScalarNode" and vnode.value == "" and not vnode.style:

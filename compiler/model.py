@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, did_you_mean
+from compiler.display import clip, quoted
 from compiler.load import Document
 from compiler.sourcemap import Path
 
@@ -166,21 +167,21 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     if "::" in text:
         path, _, symbol = text.partition("::")
         if not path or not symbol:
-            return None, f"evidence {text!r} needs both a path and a symbol (path::symbol)"
+            return None, f"evidence {quoted(text)} needs both a path and a symbol (path::symbol)"
         return Evidence(path=path, symbol=symbol), None
     m = _LINE_SUFFIX.search(text)
     if m is None:
         return Evidence(path=text), None
     path = text[: m.start()]
     if not path:
-        return None, f"evidence {text!r} has no path"
+        return None, f"evidence {quoted(text)} has no path"
     numbers = _line_numbers(m.group(1), m.group(2))
     if isinstance(numbers, str):
-        return None, f"evidence {text[:80]!r}: {numbers}"
+        return None, f"evidence {quoted(text, 80)}: {numbers}"
     start, end = numbers
     problem = _check_range(start, end)
     if problem:
-        return None, f"evidence {text!r}: {problem}"
+        return None, f"evidence {quoted(text)}: {problem}"
     return Evidence(path=path, start=start, end=end), None
 
 
@@ -190,7 +191,7 @@ def _parse_object(obj: EvidenceObject) -> tuple[Evidence | None, str | None, str
         if obj.path is not None or obj.line is not None or obj.lines is not None or obj.symbol is not None:
             return None, "evidence with a url takes no path, line, lines or symbol", "url"
         if not _URL.match(obj.url.strip()):
-            return None, f"{obj.url!r} is not a URL", "url"
+            return None, f"{quoted(obj.url)} is not a URL", "url"
         return Evidence(url=obj.url.strip(), contains=obj.contains), None, None
     if obj.path is None or not obj.path.strip():
         return None, "evidence needs a path (or a url)", "path"
@@ -225,6 +226,9 @@ def _kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true/false"
+    if isinstance(value, int) and value.bit_length() > 400:
+        # repr() of an int of more than 4,300 digits raises; past 120 digits it is no message
+        return f"a number of about {int(value.bit_length() * 0.30103):,} digits"
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, str):
@@ -284,7 +288,7 @@ class _Collector:
             if kind == "extra_forbidden":
                 name = str(loc[-1])
                 hint = did_you_mean(name, fields)
-                self.add("EP010", f"{label} has unknown field {name!r}{hint}", item, (*base, *loc), key=True)
+                self.add("EP010", f"{label} has unknown field {quoted(name)}{hint}", item, (*base, *loc), key=True)
             elif kind == "missing" and loc == ("id",):
                 self.add("EP012", f"{label} has no id", item, base)
             elif kind == "missing":
@@ -304,7 +308,7 @@ def _label(raw: Any, index: int) -> tuple[str, str | None]:
     if isinstance(raw, dict):
         ident = raw.get("id")
         if isinstance(ident, str) and ident.strip():
-            return ident, ident
+            return clip(ident), ident
     return f"item {index + 1}", None
 
 
@@ -502,7 +506,7 @@ def build_plan(doc: Document) -> Plan:
     allowed = PLAN_FIELDS + COMPILED_FIELDS if compiled else PLAN_FIELDS
     for key in meta:
         if key not in allowed:
-            col.add("EP010", f"unknown plan field {key!r}{did_you_mean(key, allowed)}", None, (key,), key=True)
+            col.add("EP010", f"unknown plan field {quoted(key)}{did_you_mean(key, allowed)}", None, (key,), key=True)
     text_meta: dict[str, str | None] = {}
     for key in ("plan", "goal", "root"):
         value = meta.get(key)

@@ -1,8 +1,9 @@
-"""Path helpers shared by emit and render: relative, POSIX, the same on every machine."""
+"""Path helpers shared by evidence, emit and render: relative, POSIX, the same on every machine."""
 
 from __future__ import annotations
 
 import os
+import posixpath
 from pathlib import Path
 
 
@@ -10,3 +11,18 @@ def relative_posix(target: str | os.PathLike[str], start: str | os.PathLike[str]
     """``target`` relative to folder ``start``, with forward slashes."""
     rel = os.path.relpath(os.path.abspath(target), os.path.abspath(start))
     return Path(rel).as_posix()
+
+
+def is_absolute(path: str) -> bool:
+    """An absolute path on any system: ``/x``, ``\\x``, ``C:\\x`` or ``C:/x``."""
+    return path.startswith(("/", "\\")) or (len(path) > 2 and path[0].isascii() and path[0].isalpha()
+                                            and path[1] == ":" and path[2] in "\\/")
+
+
+def leaves_root(path: str) -> bool:
+    """Whether a path relative to a root names something outside it, judged from its text:
+    absolute, or climbing out with ``..``."""
+    if is_absolute(path):
+        return True
+    normal = posixpath.normpath(path.replace("\\", "/"))
+    return normal == ".." or normal.startswith("../")

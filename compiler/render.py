@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import quote
 
-from compiler.paths import relative_posix
+from compiler.display import UNSAFE, escape
+from compiler.paths import leaves_root, relative_posix
 
 TEMPLATE = "plan.md.j2"
 # Mermaid (and GitHub's renderer) give up on large graphs; past this many items the graph is
@@ -25,34 +26,43 @@ MAX_GRAPH_ITEMS = 300
 MAX_PATH_SHOWN = 12
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
-_MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>\r\n]")
+# What md() or code() must change: their own punctuation, or any character that display.escape
+# shows escaped (a line break, an escape sequence, a bidirectional control).
+_MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>" + UNSAFE.pattern[1:])
+_CODE_SPECIAL = re.compile("[`" + UNSAFE.pattern[1:])
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n\n\n+")  # more than one blank line (``\n{3,}``: the same, but slower)
 _SAFE_PATH = re.compile(r"[A-Za-z0-9/._-]*")
 # Relative, with no empty, `.` or `..` part (no part starts with a dot) and nothing to quote.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*")
 _HTTP = re.compile(r"https?://")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # Between the evidence lines of an item: the template writes the first line's "  - ".
 EVIDENCE_SEPARATOR = "\n  - "
 Row = tuple[str, str, str, str, str]  # an item's title, change, evidence, dependencies, proof
 
 
 def md(text: Any) -> str:
-    """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised."""
+    """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised,
+    line breaks become ``<br>`` and other control characters visible escapes (``\\x1b``)."""
     s = str(text)
     if _MD_ANY_SPECIAL.search(s) is None:  # most text: nothing to escape
         return s
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = _MD_SPECIAL.sub(r"\\\1", s)
-    return _NEWLINES.sub("<br>", s)
+    return "<br>".join([_md_line(line) for line in _NEWLINES.split(s)])
+
+
+def _md_line(s: str) -> str:
+    s = escape(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", s)
 
 
 def code(text: Any) -> str:
-    """A code span that holds any text: the fence is longer than any run of backticks inside."""
+    """A code span that holds any text: the fence is longer than any run of backticks inside;
+    line breaks and other control characters are shown as escapes (``\\n``)."""
     s = str(text)
-    if s and "`" not in s and "\n" not in s and "\r" not in s and s[0] != " ":  # most text: one fence
+    if s and s[0] != " " and _CODE_SPECIAL.search(s) is None:  # most text: one fence
         return f"`{s}`"
-    s = _NEWLINES.sub(" ", s)
+    s = escape(s)
     longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
     fence = "`" * (longest + 1)
     if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()):
@@ -66,11 +76,18 @@ def cell(text: str) -> str:
 
 
 def mermaid(text: Any) -> str:
-    """A quoted Mermaid label: quotes, angle brackets, backticks and # become entity codes."""
-    s = _NEWLINES.sub(" ", str(text))
-    for char, entity in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("`", "#96;"), ("&", "#amp;")):
+    """A quoted Mermaid label: control characters escaped, and quotes, angle brackets,
+    backticks, ``#``, ``&`` and ``%`` as entity codes, so that no plan text is Mermaid syntax
+    (``%%{init: ...}%%`` inside a label is a directive to Mermaid, wherever it stands)."""
+    s = escape(str(text))
+    for char, entity in _MERMAID_ENTITIES:
         s = s.replace(char, entity)
     return s
+
+
+# "#" first: the entities themselves start with it.
+_MERMAID_ENTITIES = (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("`", "#96;"), ("&", "#amp;"),
+                     ("%", "#37;"))
 
 
 def _href(path: str) -> str:
@@ -95,15 +112,18 @@ def repository_link(base: str) -> Callable[[str], str]:
     def link(path: str) -> str:
         if prefix is not None and _PLAIN_PATH.fullmatch(path):
             return prefix + path
-        return _href(posixpath.normpath(posixpath.join(base, path)) if base not in ("", ".") else path)
+        target = _href(posixpath.normpath(posixpath.join(base, path)) if base not in ("", ".") else path)
+        # `javascript:alert(1)` is a file name to us, and a URL scheme to a browser: a target
+        # that starts like a scheme is made plainly relative.
+        return "./" + target if _SCHEME.match(target) else target
 
     return link
 
 
 def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
     """One evidence entry as Markdown: its reference as a code span, linked to the cited lines
-    (a URL only when it is http or https: other schemes are shown, never linked), then the text
-    it must contain."""
+    (a URL only when it is http or https: other schemes are shown, never linked; a path only
+    when it stays inside the repository), then the text it must contain."""
     if "url" in ev:
         text = ev["url"]
         target = text if _HTTP.match(text) else ""
@@ -118,7 +138,9 @@ def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
             text, anchor = f"{path}::{ev['symbol']}", ""
         else:
             text, anchor = path, ""
-        target = link(path) + anchor
+        # A path outside the repository (absolute, or climbing out with ..) is reported as
+        # such, never opened: it is shown, not linked.
+        target = "" if leaves_root(path) else link(path) + anchor
     line = f"[{code(text)}]({target})" if target else code(text)
     contains = ev.get("contains")
     return line if contains is None else f"{line} contains {code(contains)}"

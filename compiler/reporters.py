@@ -8,11 +8,13 @@ annotations that show on the pull request; ``sarif`` is SARIF 2.1.0 for code-sca
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from compiler.codes import CODES
 from compiler.diagnostics import Diagnostic
+from compiler.display import UNSAFE, clip, escape
 
 Style = Callable[[str, str], str]  # (text, severity) -> text, maybe coloured
 
@@ -24,6 +26,19 @@ def _plain(text: str, severity: str) -> str:
 EXCERPT_WIDTH = 100
 
 
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 32:
+        return chr(0x2400 + code)  # the control pictures: NUL is \u2400, a tab \u2409, ESC \u241b
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+# One screen per message, whatever a plan holds: messages cut their values where they are made
+# (compiler.display), and this is the last guard.
+MAX_MESSAGE = 1000
+MAX_NOTES = 10  # notes shown per diagnostic in text (a cycle of 10,000 items has 10,000)
+
+
 def excerpt_lines(line_no: int, column: int | None, text: str) -> list[str]:
     """The source line and a caret under the column, like compilers print; a long line is cut
     to a window around the column."""
@@ -31,26 +46,34 @@ def excerpt_lines(line_no: int, column: int | None, text: str) -> list[str]:
     start = 0
     if len(text) > EXCERPT_WIDTH:
         start = max(0, min(col - 1 - EXCERPT_WIDTH // 2, len(text) - EXCERPT_WIDTH))
-    # Control characters (a NUL, an escape) are shown as their Unicode pictures, never sent raw.
-    shown = "".join(chr(0x2400 + ord(c)) if ord(c) < 32 and c != "\t" else c for c in text[start:start + EXCERPT_WIDTH])
+    # Control characters (a tab, a NUL, an escape) are shown as their Unicode pictures, never
+    # sent raw, one character for one so that the caret stays under its column.
+    shown = UNSAFE.sub(_picture, text[start:start + EXCERPT_WIDTH])
     lead = "..." if start else ""
     tail = "..." if start + EXCERPT_WIDTH < len(text) else ""
-    # Keep tabs under tabs so that the caret lines up in a terminal.
-    pad = "".join(c if c == "\t" else " " for c in shown[: col - 1 - start])
+    pad = " " * len(shown[: col - 1 - start])
     gutter = str(line_no)
     return [f" {gutter} | {lead}{shown}{tail}", f" {' ' * len(gutter)} | {' ' * len(lead)}{pad}^"]
 
 
+def _shown(text: str) -> str:
+    return escape(clip(text, MAX_MESSAGE))
+
+
 def text_line(d: Diagnostic, style: Style = _plain) -> str:
-    where = f"{d.location}: " if d.location else ""
-    lines = [f"{where}{style(d.severity, d.severity)} {d.code} {d.message}"]
+    """One diagnostic for people: its line, the excerpt, notes and hint. Nothing from the plan
+    (names, messages, file names) reaches the output raw: see compiler.display."""
+    where = f"{_shown(str(d.location))}: " if d.location else ""
+    lines = [f"{where}{style(d.severity, d.severity)} {d.code} {_shown(d.message)}"]
     if d.excerpt is not None and d.location is not None and d.location.line is not None:
         lines += excerpt_lines(d.location.line, d.location.column, d.excerpt)
-    for note in d.notes:
-        nwhere = f"{note.location}: " if note.location else ""
-        lines.append(f"  {nwhere}note: {note.message}")
+    for note in d.notes[:MAX_NOTES]:
+        nwhere = f"{_shown(str(note.location))}: " if note.location else ""
+        lines.append(f"  {nwhere}note: {_shown(note.message)}")
+    if len(d.notes) > MAX_NOTES:
+        lines.append(f"  note: ... and {len(d.notes) - MAX_NOTES:,} more (all are in the JSON reports)")
     if d.hint:
-        lines.append(f"  hint: {d.hint}")
+        lines.append(f"  hint: {_shown(d.hint)}")
     return "\n".join(lines)
 
 
@@ -74,13 +97,17 @@ def github(diagnostics: Sequence[Diagnostic]) -> str:
     for d in diagnostics:
         props = []
         if d.location:
-            props.append(f"file={_gh_escape(d.location.file, prop=True)}")
+            props.append(f"file={_gh_escape(escape(d.location.file), prop=True)}")
             if d.location.line:
                 props.append(f"line={d.location.line}")
             if d.location.column:
                 props.append(f"col={d.location.column}")
         props.append(f"title={_gh_escape(d.code + ' ' + CODES[d.code].name, prop=True)}")
-        message = d.message + "".join(f"\n{n.location}: {n.message}" for n in d.notes)
+        # The plan's own line breaks are shown escaped; the ones between notes are ours.
+        message = _shown(d.message) + "".join(
+            f"\n{_shown(str(n.location)) + ': ' if n.location else ''}{_shown(n.message)}" for n in d.notes[:MAX_NOTES])
+        if len(d.notes) > MAX_NOTES:
+            message += f"\n... and {len(d.notes) - MAX_NOTES:,} more"
         out.append(f"::{d.severity} {','.join(props)}::{_gh_escape(message)}\n")
     return "".join(out)
 

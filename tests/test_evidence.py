@@ -561,9 +561,9 @@ def test_root_that_is_not_a_folder_is_ep006(layout: dict[str, Path], how: str) -
 
 def test_find_root_directly(layout: dict[str, Path]) -> None:
     name = str(layout["without_key"])
-    assert same(find_root(name, None, None, name), layout["outer"])
-    assert same(find_root(name, "../sub", None, name), layout["sub"])
-    assert same(find_root(name, "../sub", str(layout["other"]), name), layout["other"])
+    assert same(find_root(name, None, None, name).path, layout["outer"])
+    assert same(find_root(name, "../sub", None, name).path, layout["sub"])
+    assert same(find_root(name, "../sub", str(layout["other"]), name).path, layout["other"])
 
 
 def test_json_root_is_relative(layout: dict[str, Path], tmp_path: Path) -> None:

@@ -152,6 +152,22 @@ def assert_clean(output: str) -> None:
     assert "internal error" not in output, output[:2000]
 
 
+# What may not reach a terminal or a CI log raw: controls (but the line breaks we write), DEL and
+# C1, line and paragraph separators, bidirectional controls (see compiler/display.py).
+_RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+SCREEN = 1500  # characters: the longest line a message may take (a message is cut at 1,000)
+
+
+def assert_displayable(output: str, *, messages: bool = True) -> None:
+    """No line that GitHub Actions would run as a workflow command (``::`` at its start), no raw
+    control character, and (for messages, not Markdown) no line longer than a screen."""
+    for line in output.split("\n"):
+        assert not line.startswith("::"), line[:200]
+        assert _RAW.search(line) is None, repr(line[:200])
+        if messages:
+            assert len(line) <= SCREEN, line[:200]
+
+
 def _memory_cap(limit: int) -> Callable[[], None]:
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -230,6 +246,7 @@ def test_corpus(entry: Entry, capsys: pytest.CaptureFixture[str], tmp_path: Path
         code, out, err, seconds = run(capsys, *CHECK, *entry.args, str(entry.path))
         output = out + err
     assert_clean(output)
+    assert_displayable(output)
     assert code == entry.exit, output[:2000]
     assert entry.fragment in output, output[:2000]
     if entry.where != "-":
@@ -303,6 +320,14 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
         assert_clean(out + err)
         assert code in (0, 1, 2), (argv, out[:1000], err[:1000])
         assert seconds < TIME_LIMIT, argv
+        assert_displayable(err)
+        if "github" in argv:  # every line one of our annotations, and nothing else
+            assert all(re.match(r"::(error|warning) ", line) for line in out.splitlines()), out[:1000]
+        elif argv[0] in ("render", "fix"):
+            assert_displayable(out, messages=argv[0] == "fix")
+        for markdown in [*tmp_path.glob("out/*.md"), *tmp_path.glob("*.md")]:
+            assert_displayable(markdown.read_text(encoding="utf-8"), messages=False)
+            markdown.unlink()
     assert not no_exec
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(MARKERS)]
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler import render
+from compiler.display import UNSAFE
 from compiler.render import (
     cell,
     code,
@@ -33,6 +34,9 @@ from compiler.render import (
         ("*not bold* _nor_ [a](b)", "\\*not bold\\* \\_nor\\_ \\[a\\](b)"),
         ("line\nbreak", "line<br>break"),
         ("&amp;", "&amp;amp;"),
+        ("bell\x07 esc\x1b[2J", "bell\\\\x07 esc\\\\x1b\\[2J"),  # Markdown's \\x07 shows as \x07
+        ("right\u202eleft", "right\\\\u202eleft"),
+        ("a\u2028b", "a\\\\u2028b"),
     ],
 )
 def test_md_escapes_text(text: str, expected: str) -> None:
@@ -46,7 +50,8 @@ def test_md_escapes_text(text: str, expected: str) -> None:
         ("echo `date`", "`` echo `date` ``"),  # a backtick at an edge: padded, CommonMark strips one space
         ("`x`", "`` `x` ``"),
         ("a ``` b", "````a ``` b````"),
-        ("two\nlines", "`two lines`"),
+        ("two\nlines", "`two\\nlines`"),  # a line break shown as one, never a raw one
+        ("colour \x1b[31mred", "`colour \\x1b[31mred`"),
         ("", "` `"),
     ],
 )
@@ -62,6 +67,12 @@ def test_mermaid_labels_cannot_close_the_quote_or_the_fence() -> None:
     assert mermaid('say "hi" <b> # ``` end') == "say #quot;hi#quot; #lt;b#gt; #35; #96;#96;#96; end"
 
 
+def test_mermaid_labels_hold_no_directive() -> None:
+    # %%{init: ...}%% is applied by Mermaid wherever it stands, inside a quoted label too.
+    label = mermaid('x%%{init: {"theme": "dark"}}%%\ny')
+    assert label == "x#37;#37;{init: {#quot;theme#quot;: #quot;dark#quot;}}#37;#37;\\ny"
+
+
 @given(st.text())
 @settings(max_examples=300, deadline=None)
 def test_escaped_text_has_no_live_markup(text: str) -> None:
@@ -70,7 +81,9 @@ def test_escaped_text_has_no_live_markup(text: str) -> None:
     assert "\n" not in out and "\r" not in out
     assert re.search(r"(?<!\\)[|`*\[\]]", out) is None  # every special character is escaped
     label = mermaid(text)
-    assert '"' not in label and "`" not in label and "\n" not in label
+    assert '"' not in label and "`" not in label and "%" not in label
+    for shown in (out, label, code(text)):
+        assert UNSAFE.search(shown) is None  # no control character, raw line break or bidi control
 
 
 @given(st.text())
@@ -97,16 +110,34 @@ def test_evidence_links() -> None:
     assert line({"path": ""}) == "` `"  # nothing to link to
 
 
+@pytest.mark.parametrize("path", ["javascript:alert(1)", "data:text/html,<b>x</b>", "vbscript:msgbox", "JaVaScRiPt:x"])
+@pytest.mark.parametrize("base", ["", "."])
+def test_a_path_that_looks_like_a_url_scheme_is_linked_as_a_relative_path(path: str, base: str) -> None:
+    out = evidence_line({"path": path}, repository_link(base))
+    target = re.fullmatch(r"\[.*\]\((.*)\)", out).group(1)  # type: ignore[union-attr]
+    assert target.startswith("./")
+    assert re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target) is None
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../../../etc/passwd", "a/../../x", "\\\\server\\x", "C:/x",
+                                  "//evil.example/x"])
+@pytest.mark.parametrize("base", ["", ".", "..", "../repo"])
+def test_a_path_outside_the_repository_is_shown_never_linked(path: str, base: str) -> None:
+    out = evidence_line({"path": path, "line": 1}, repository_link(base))
+    assert out == code(f"{path}:1")
+
+
 def _reference_link(path: str, base: str) -> str:
     """The link target by definition: joined, normalized, then percent-quoted unless plainly safe."""
     target = posixpath.normpath(posixpath.join(base, path)) if base not in ("", ".") else path
-    return target if re.fullmatch(r"[A-Za-z0-9/._-]*", target) else quote(target, safe="/-._~!$&'*+,;=:@")
+    target = target if re.fullmatch(r"[A-Za-z0-9/._-]*", target) else quote(target, safe="/-._~!$&'*+,;=:@")
+    return "./" + target if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target) else target
 
 
 BASES = ["", ".", "..", "../..", "../repo", "a/b", "/abs", "/", "a/./b", "../x y", "x/", "./x", "a//b"]
 
 
-@given(st.text(alphabet="ab./_- %#", max_size=12), st.sampled_from(BASES))
+@given(st.text(alphabet="ab./_- %#:", max_size=12), st.sampled_from(BASES))
 @settings(max_examples=500, deadline=None)
 def test_repository_link_takes_its_shortcut_only_where_it_gives_the_same_target(path: str, base: str) -> None:
     assert repository_link(base)(path) == _reference_link(path, base)

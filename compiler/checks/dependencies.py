@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from compiler.checks import CheckContext, repeated
 from compiler.diagnostics import Diagnostic, Note, closest
+from compiler.display import clip
+from compiler.display import names as shown_names
 from compiler.graph import acyclic, build_graph, find_cycles
 from compiler.model import Item
 
@@ -33,7 +35,7 @@ def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
             hint = ""
         yield Diagnostic(
             "EP301",
-            f"{item.id} depends on unknown items: {', '.join(names)}{hint}",
+            f"{clip(item.id)} depends on unknown items: {shown_names(names)}{hint}",
             item.id,
             ctx.loc(item, item.depends_key, unknown[0][0]),
         )
@@ -81,10 +83,10 @@ def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagn
         for a, b in pairwise(path):
             item = first[a]
             where = ctx.loc(item, item.depends_key, item.depends_on.index(b))
-            notes.append(Note(f"{a} depends on {b}", where))
+            notes.append(Note(f"{clip(a)} depends on {clip(b)}", where))
         yield Diagnostic(
             "EP303",
-            f"dependency cycle among: {', '.join(sorted(set(path)))} ({' -> '.join(path)})",
+            f"dependency cycle among: {shown_names(sorted(set(path)))} ({shown_names(path, joiner=' -> ')})",
             path[0],
             notes[0].location,
             tuple(notes),

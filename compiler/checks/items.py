@@ -8,13 +8,14 @@ from collections.abc import Iterator
 from compiler import ids
 from compiler.checks import CheckContext, repeated
 from compiler.diagnostics import Diagnostic, Note
+from compiler.display import clip, quoted
 
 
 def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP101: every item cites at least one repository fact."""
     for item in ctx.plan.items:
         if not item.evidence:
-            yield Diagnostic("EP101", f"{item.id} has no repository evidence", item.id,
+            yield Diagnostic("EP101", f"{clip(item.id)} has no repository evidence", item.id,
                              ctx.loc(item, "evidence"))
 
 
@@ -22,14 +23,14 @@ def no_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP102: every item closes with one exact proof command (located at `proof`, else the item)."""
     for item in ctx.plan.items:
         if not item.proof.strip():
-            yield Diagnostic("EP102", f"{item.id} has no proof command", item.id, ctx.loc(item, "proof"))
+            yield Diagnostic("EP102", f"{clip(item.id)} has no proof command", item.id, ctx.loc(item, "proof"))
 
 
 def no_change(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP103: every item states the change it makes."""
     for item in ctx.plan.items:
         if not item.change.strip():
-            yield Diagnostic("EP103", f"{item.id} has no change", item.id, ctx.loc(item, "change"))
+            yield Diagnostic("EP103", f"{clip(item.id)} has no change", item.id, ctx.loc(item, "change"))
 
 
 def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -43,10 +44,10 @@ def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
         where = ctx.at(first[ident], "id")
         yield Diagnostic(
             "EP104",
-            f"duplicate id {ident} (first defined at line {where.line})",
+            f"duplicate id {clip(ident)} (first defined at line {where.line})",
             ident,
             ctx.at(index, "id"),
-            (Note(f"{ident} first defined here", where),),
+            (Note(f"{clip(ident)} first defined here", where),),
         )
 
 
@@ -56,8 +57,7 @@ def id_grammar(ctx: CheckContext) -> Iterator[Diagnostic]:
     for ident, index in ctx.plan.id_indexes:
         problem = ids.grammar_problem(ident)
         if problem:
-            shown = ident if len(ident) <= 60 else ident[:57] + "..."
-            yield Diagnostic("EP015", f"id {shown!r} {problem}", ident, ctx.at(index, "id"))
+            yield Diagnostic("EP015", f"id {quoted(ident, 60)} {problem}", ident, ctx.at(index, "id"))
 
 
 def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -68,7 +68,7 @@ def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
     for ident, index in ctx.plan.id_indexes:
         mixed = ids.mixed_scripts(ident)
         if mixed:
-            yield Diagnostic("EP016", f"id {ident!r} mixes {mixed[0].title()} and {mixed[1].title()} letters",
+            yield Diagnostic("EP016", f"id {quoted(ident)} mixes {mixed[0].title()} and {mixed[1].title()} letters",
                              ident, ctx.at(index, "id"), hint="write it in one script")
         shape = ids.skeleton(ident)
         other = looks.get(shape)
@@ -76,9 +76,9 @@ def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
             where = ctx.at(other[1], "id")
             yield Diagnostic(
                 "EP016",
-                f"id {ident!r} looks like {other[0]!r} (line {where.line}): it has"
+                f"id {quoted(ident)} looks like {quoted(other[0])} (line {where.line}): it has"
                 f" {ids.describe_difference(ident, other[0])}",
-                ident, ctx.at(index, "id"), (Note(f"{other[0]} is defined here", where),),
+                ident, ctx.at(index, "id"), (Note(f"{clip(other[0])} is defined here", where),),
             )
         looks.setdefault(shape, (ident, index))
 
@@ -89,7 +89,7 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
         if len(item.evidence) < 2 or len(set(item.evidence)) == len(item.evidence):
             continue  # nothing repeated: decided at C speed, for almost every item
         for j in repeated(item.evidence):
-            yield Diagnostic("EP105", f"{item.id} cites {item.evidence[j].ref()} twice", item.id,
+            yield Diagnostic("EP105", f"{clip(item.id)} cites {clip(item.evidence[j].ref())} twice", item.id,
                              ctx.loc(item, "evidence", j))
 
 
@@ -136,12 +136,12 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP107 (warning): a proof is one exact check; several commands mean several items."""
     for item in ctx.plan.items:
         if item.proof_parts > 1:
-            yield Diagnostic("EP107", f"{item.id} proof is a list of {item.proof_parts} commands, read as"
-                             f" {item.proof!r}: split the item, one proof each", item.id, ctx.loc(item, "proof"))
+            yield Diagnostic("EP107", f"{clip(item.id)} proof is a list of {item.proof_parts} commands, read as"
+                             f" {quoted(item.proof)}: split the item, one proof each", item.id, ctx.loc(item, "proof"))
         # Most proofs hold no separator at all: one C-speed search settles them.
         elif _SEPARATOR.search(item.proof) and len(commands := split_commands(item.proof)) > 1:
-            shown = item.proof.strip().replace("\n", "\\n")  # one diagnostic, one line
-            yield Diagnostic("EP107", f"{item.id} proof runs {len(commands)} commands ({shown}):"
+            shown = clip(item.proof.strip().replace("\n", "\\n"))  # one diagnostic, one line
+            yield Diagnostic("EP107", f"{clip(item.id)} proof runs {len(commands)} commands ({shown}):"
                              " split the item, one proof each", item.id, ctx.loc(item, "proof"))
 
 

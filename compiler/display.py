@@ -1,0 +1,84 @@
+"""Text from a plan, made safe to show: control characters escaped, long values cut.
+
+A plan is written by anyone who opens a pull request. Its text reaches terminals, CI logs and
+pages, where a raw newline can start a line of its own (on GitHub Actions, a line that starts
+with ``::`` is a workflow command, whatever our output format), a carriage return or an escape
+sequence can redraw the screen, and a bidirectional control can reorder what a reader sees. So
+every output of the CLI shows such characters escaped, visibly (``\\n``, ``\\x1b``, ``\\u202e``),
+and a value that would fill screens is cut with a count of what was left out. JSON outputs carry
+the text as it is: JSON escapes what it must, and readers of JSON are programs.
+
+Escaping happens where text is written (reporters, the CLI, the Markdown filters); cutting
+happens where a message is made, so that every format gets the same one-screen message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# C0 and C1 controls and DEL; line and paragraph separators (read as line breaks by YAML and
+# by some terminals and editors); the bidirectional controls (Unicode's "Trojan source" set);
+# and surrogates, which are no text at all (a file name that is not UTF-8 reaches Python as
+# lone surrogates: U+DC80-U+DCFF stand for its raw bytes).
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+# A value from the plan, inside a message, is cut past this many characters.
+MAX_VALUE = 120
+# A list of names (unknown ids, a cycle) inside a message shows this many, then a count.
+MAX_NAMES = 10
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    ch = match.group()
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a raw byte of a name that is not UTF-8
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def escape(text: str) -> str:
+    """``text`` with every unsafe character written as a visible escape; a single line."""
+    if UNSAFE.search(text) is None:  # almost all text: nothing to do, at C speed
+        return text
+    return UNSAFE.sub(_escape_char, text)
+
+
+def escape_lines(text: str) -> str:
+    """``text`` escaped line by line: its ``\\n`` line breaks stay (the caller made them), every
+    other unsafe character is escaped."""
+    if UNSAFE.search(text) is None:
+        return text
+    return "\n".join(escape(line) for line in text.split("\n"))
+
+
+def clip(text: str, limit: int = MAX_VALUE) -> str:
+    """``text``, or its first ``limit`` characters and a count of the rest."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def quoted(text: str, limit: int = MAX_VALUE) -> str:
+    """A plan value inside a message, quoted as Python quotes it (``'a\\nb'``) and cut."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text) - limit:,} more characters)"
+
+
+def names(values: Iterable[str], limit: int = MAX_NAMES, *, joiner: str = ", ") -> str:
+    """``a, b, c`` for a few names; past ``limit``, the first ones and ``and N more``. Each name
+    is cut too: an id may be any length until the id grammar refuses it."""
+    shown: list[str] = []
+    rest = 0
+    for value in values:
+        if len(shown) < limit:
+            shown.append(clip(value))
+        else:
+            rest += 1
+    text = joiner.join(shown)
+    return f"{text} and {rest:,} more" if rest else text
