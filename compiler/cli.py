@@ -15,6 +15,7 @@ import click
 
 from compiler import __version__
 from compiler.diagnostics import Diagnostic, PlanInputError
+from compiler.launch import INTERRUPTED
 from compiler.reporters import FORMATS
 
 if TYPE_CHECKING:
@@ -500,12 +501,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return EXIT_INPUT
-    except click.exceptions.Abort:  # click's name for Ctrl-C
+    except (click.exceptions.Abort, KeyboardInterrupt):  # Abort: click's name for Ctrl-C
         _err("interrupted")
-        return 130
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
+        return INTERRUPTED
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): not an error of ours.
         sys.stderr.close()

@@ -11,6 +11,7 @@ from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diag
 from compiler.display import clip
 from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
 from compiler.model import Plan, build_plan
+from compiler.paths import inside, work_tree
 
 if TYPE_CHECKING:
     from compiler.checks import CheckContext
@@ -53,24 +54,6 @@ class CompileResult:
 def plan_folder(path: str) -> str:
     """The folder a plan's relative paths start from (the working folder for stdin)."""
     return os.path.abspath("." if path == STDIN else os.path.dirname(os.path.abspath(path)))
-
-
-def work_tree(folder: str) -> str | None:
-    """The git work tree that holds ``folder``: the nearest folder at or above it with a ``.git``
-    entry (a folder, or the file of a linked work tree), found without running git."""
-    probe = folder
-    while True:
-        if os.path.exists(os.path.join(probe, ".git")):
-            return probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return None
-        probe = parent
-
-
-def inside(path: str, folder: str) -> bool:
-    """Whether ``path`` is ``folder`` or lies under it (both real, absolute paths)."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 class Root(NamedTuple):

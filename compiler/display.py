@@ -56,6 +56,17 @@ def escape_lines(text: str) -> str:
     return "\n".join(escape(line) for line in text.split("\n"))
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with only its surrogates escaped (``\\xNN`` for the raw bytes of a name that is
+    not UTF-8): for names that must stay names, in artifacts too, and be writable as UTF-8."""
+    if _SURROGATES.search(text) is None:
+        return text
+    return _SURROGATES.sub(_escape_char, text)
+
+
 def clip(text: str, limit: int = MAX_VALUE) -> str:
     """``text``, or its first ``limit`` characters and a count of the rest."""
     if len(text) <= limit:
@@ -82,3 +93,15 @@ def names(values: Iterable[str], limit: int = MAX_NAMES, *, joiner: str = ", ") 
             rest += 1
     text = joiner.join(shown)
     return f"{text} and {rest:,} more" if rest else text
+
+
+def printable(number: int | float) -> bool:
+    """Whether a number can be written in decimal: Python refuses an int of more than 4,300
+    digits (YAML builds one from a long hexadecimal, octal or binary literal)."""
+    if type(number) is not int or number.bit_length() <= 10_000:
+        return True
+    try:
+        str(number)
+    except ValueError:
+        return False
+    return True

@@ -16,6 +16,7 @@ from typing import Any
 
 from compiler.compile import CompileResult
 from compiler.diagnostics import Diagnostic
+from compiler.display import escape_surrogates
 from compiler.load import STDIN
 from compiler.model import FORMAT
 from compiler.paths import relative_posix
@@ -27,8 +28,9 @@ WRITE_CHUNK = 1 << 20  # characters written at a time
 
 def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -> dict[str, Any]:
     """The evidence-plan.json document for a result, with paths relative to ``out_dir``."""
-    source = "<stdin>" if result.path == STDIN else relative_posix(result.path, out_dir)
-    root = relative_posix(result.root, out_dir)
+    # Paths are text in the JSON: a name that is not UTF-8 is written with \xNN escapes.
+    source = "<stdin>" if result.path == STDIN else escape_surrogates(relative_posix(result.path, out_dir))
+    root = escape_surrogates(relative_posix(result.root, out_dir))
 
     def relocate(d: Diagnostic) -> dict[str, Any]:
         out = d.to_dict()

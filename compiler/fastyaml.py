@@ -11,7 +11,8 @@ file from the start, says what is wrong in its own words, and decides every corn
 - aliases and anchors (the reference expands aliases under a budget), explicit tags, non-text
   keys, merge keys, duplicate keys, more than one document, nesting at the depth limit;
 - what libyaml reads and ruamel.yaml refuses (found by fuzzing both): any tab, a comment glued
-  to a block scalar's header, leading blank lines in a block scalar;
+  to a block scalar's header, leading blank lines in a block scalar; and what they read
+  differently: U+2028, U+2029, U+0085 and a byte-order mark inside the text;
 - a plain scalar whose value only ruamel's constructor can build exactly (say ``0x1F`` or
   ``1_000.5``): ruamel.yaml is imported for that one value and builds it.
 
@@ -28,6 +29,7 @@ import functools
 import re
 from typing import Any
 
+from compiler.display import printable
 from compiler.sourcemap import Path, Position, SourceMap
 
 _CORE = "tag:yaml.org,2002:"
@@ -123,14 +125,18 @@ def _construct_with_ruamel(tag: str, value: str) -> Any:
 
     constructor, node = _ruamel_constructor(), ScalarNode(tag, value)
     try:
-        return constructor.construct_object(node)
+        built = constructor.construct_object(node)
     except Exception:  # noqa: BLE001 - any doubt: the reference reads the whole file
         raise _Unsure from None
     finally:
         constructor.constructed_objects.pop(node, None)  # it remembers each node it built
         constructor.recursive_objects.pop(node, None)
+    if not printable(built):  # 0x and 5,000 digits: the reference refuses it, in its words
+        raise _Unsure
+    return built
 
 
+_LINE_BREAKS_1_1 = re.compile("[\x85\u2028\u2029\ufeff]")
 _BLOCK_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
 
 
@@ -162,9 +168,11 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
 
 def _read(text: str, max_depth: int, max_items: int,
           positions: bool) -> tuple[Any, tuple[dict[Path, Position], dict[Path, Position]]] | None:
-    if "%YAML" in text or "\t" in text:
+    if "%YAML" in text or "\t" in text or _LINE_BREAKS_1_1.search(text) is not None:
         # libyaml (1.1) knows no directive for 1.2. Tabs: libyaml, as the YAML spec, takes them
-        # between tokens and inside plain text, where ruamel.yaml refuses them.
+        # between tokens and inside plain text, where ruamel.yaml refuses them. U+2028, U+2029
+        # and U+0085 are line breaks to YAML 1.1 and text to 1.2, and a byte-order mark inside
+        # the text is read differently too: the two readers disagree on their values and lines.
         return None
     try:
         from yaml import events

@@ -23,7 +23,7 @@ from pathlib import Path as FsPath
 from typing import Any, Literal, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
-from compiler.display import clip, quoted
+from compiler.display import clip, escape_surrogates, printable, quoted
 from compiler.sourcemap import JSON_TOKEN, LineIndex, Path, Position, SourceMap, scan_json
 
 Format = Literal["yaml", "json"]
@@ -74,41 +74,85 @@ def _too_large(name: str, limits: Limits) -> PlanInputError:
                  hint="raise the limit with --max-bytes if this plan is meant to be this large")
 
 
+def display_name(path: str) -> str:
+    """A path as messages and artifacts name it: a name that is not UTF-8 reaches Python with
+    lone surrogates for its raw bytes, which no UTF-8 output can hold; they become ``\\xNN``."""
+    return escape_surrogates(path)
+
+
 def read_text(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> tuple[str, str]:
-    """Return (display name, text). ``-`` reads standard input. Errors become EP001 or EP007;
-    the size is checked before anything is read."""
+    """Return (display name, text). ``-`` reads standard input. Errors become EP001, EP005 or
+    EP007; the size is checked before anything is read."""
     if path == STDIN:
         import sys
 
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        raw = stream.read(limits.max_bytes + 1)
         name = STDIN_NAME
+        if stdin is None and sys.stdin is None:  # started with standard input closed (<&-)
+            raise _fail("EP001", "standard input is closed", name, hint="give the plan's path, or pipe it in")
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        try:
+            raw = stream.read(limits.max_bytes + 1)
+        except OSError as err:
+            raise _fail("EP001", f"cannot read standard input: {err.strerror or err}", name) from None
         if len(raw) > limits.max_bytes:
             raise _too_large(name, limits)
     else:
-        import os
-        import stat
-
-        name = path
-        try:
-            info = os.stat(path)
-            if stat.S_ISDIR(info.st_mode):
-                raise _fail("EP001", "is a folder, not a plan file", name)
-            if not stat.S_ISREG(info.st_mode):
-                raise _fail("EP001", "is not a regular file", name, hint="give the plan's own path")
-            if info.st_size > limits.max_bytes:
-                raise _too_large(name, limits)
-            with open(path, "rb") as handle:
-                raw = handle.read(limits.max_bytes + 1)
-        except FileNotFoundError:
-            raise _fail("EP001", "no such file", name, hint="check the path") from None
-        except OSError as err:
-            raise _fail("EP001", f"cannot read: {err.strerror or err}", name) from None
-        if len(raw) > limits.max_bytes:  # it grew while we looked
-            raise _too_large(name, limits)
+        name = display_name(path)
+        raw = _read_file(path, name, limits)
     if isinstance(raw, str):
         return name, raw
     return name, decode(raw, name)
+
+
+def _read_file(path: str, name: str, limits: Limits) -> bytes:
+    """The bytes of a plan file. Opened without blocking, and judged by the file it opened (a
+    FIFO swapped in after a look at the path would block a plain open forever); a symlink that
+    leads out of the repository holding it is refused before anything is read."""
+    import os
+    import stat
+
+    from compiler.paths import inside, work_tree
+
+    real = os.path.realpath(path)
+    if real != os.path.abspath(path):
+        # The plan came from inside a repository (the pre-commit hook, a CI checkout): a link
+        # out of it would show another file's first line in our messages.
+        tree = work_tree(os.path.dirname(os.path.abspath(path)))
+        if tree is not None and not inside(real, os.path.realpath(tree)):
+            raise _fail("EP005", "is a symlink that leads outside the repository that holds it; it was not read",
+                        name, hint="a plan in a repository is a file of that repository")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise _fail("EP001", "no such file", name, hint="check the path") from None
+    except IsADirectoryError:
+        raise _fail("EP001", "is a folder, not a plan file", name) from None
+    except OSError as err:
+        raise _fail("EP001", f"cannot read: {err.strerror or err}", name) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise _fail("EP001", "is a folder, not a plan file", name)
+        if not stat.S_ISREG(info.st_mode):
+            raise _fail("EP001", "is not a regular file", name, hint="give the plan's own path")
+        if info.st_size > limits.max_bytes:
+            raise _too_large(name, limits)
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1  # the file object closes it now
+            raw = handle.read(limits.max_bytes + 1)
+    except BlockingIOError:  # a "regular" file that would block, such as /proc/kmsg
+        raw = None
+    except OSError as err:
+        raise _fail("EP001", f"cannot read: {err.strerror or err}", name) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if raw is None:
+        raise _fail("EP001", "cannot read: it would block", name)
+    if len(raw) > limits.max_bytes:  # it grew while we looked
+        raise _too_large(name, limits)
+    return raw
 
 
 _OTHER_ENCODINGS = (
@@ -414,9 +458,15 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
                 return node.value  # an unquoted date is the text the user wrote
             raise refuse_tag(node)
         try:
-            return constructor.construct_object(node)
-        except ValueError:  # an integer of more than 4,300 digits
-            raise _fail("EP002", "a number with more than 4,300 digits", name, _mark(node)) from None
+            value = constructor.construct_object(node)
+        except ValueError:  # a decimal integer of more than 4,300 digits
+            value = None
+        else:
+            if type(value) is not int or printable(value):
+                return value
+        # Too long to build, or (a hexadecimal, octal or binary one) to write in decimal.
+        raise _fail("EP002", "a number with more than 4,300 digits", name, _mark(node),
+                    hint="quote it if it is meant as text")
 
     result: list[Any] = [None]
     # Work items: (node, path, container, slot)

@@ -26,3 +26,21 @@ def leaves_root(path: str) -> bool:
         return True
     normal = posixpath.normpath(path.replace("\\", "/"))
     return normal == ".." or normal.startswith("../")
+
+
+def inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (both real, absolute paths)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def work_tree(folder: str) -> str | None:
+    """The git work tree that holds ``folder``: the nearest folder at or above it with a ``.git``
+    entry (a folder, or the file of a linked work tree), found without running git."""
+    probe = folder
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent

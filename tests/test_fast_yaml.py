@@ -86,6 +86,8 @@ def test_the_fast_path_reads_ordinary_plans_itself() -> None:
         "a: &x 1\n",  # an anchor (and `&name:`, which libyaml reads as an anchor on an empty key)
         # What libyaml reads and ruamel refuses (found by the fuzz test below):
         "a:\tb\n", "a: b\tc\n", "a: |# note\n  x\n", "a: |\n\n  x\n",
+        # What they read differently: YAML 1.1 line breaks, and a byte-order mark inside the text.
+        "a: b\u2028c\n", "a: b\u2029c\n", "a: b\x85c\n", "# \u2028 x\na: 1\n", "a: 1\n\ufeffb: 2\n",
     ],
 )
 def test_the_fast_path_defers_when_not_sure(text: str) -> None:
@@ -118,7 +120,10 @@ def test_numbers_only_ruamel_builds_are_built_by_one_constructor_that_keeps_noth
 
 
 _PLANS = [p.read_bytes().decode("utf-8", "replace") for p in FILES if "hostile" not in p.parts]
-_YAML_BITS = [*":-[]{},#&*!|>'\"\n ?%@`\t~012.", "  ", "\n  ", "- ", ": ", "yes", "no"]
+_YAML_BITS = [*":-[]{},#&*!|>'\"\n ?%@`\t~012.", "  ", "\n  ", "- ", ": ", "yes", "no",
+              # What YAML 1.1 readers (libyaml, and ruamel.yaml in places) take as line breaks or
+              # as a byte-order mark, and YAML 1.2 as text, and plain other line ends:
+              "\u2028", "\u2029", "\x85", "\ufeff", "\r", "\r\n"]
 
 
 @settings(max_examples=600, deadline=None)

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from compiler.cli import main
-from compiler.compile import compile_plan, find_root, inside, work_tree
+from compiler.compile import compile_plan, find_root
 from compiler.diagnostics import Location
+from compiler.paths import inside, work_tree
 
 ORACLE = """\
 root: {root}
