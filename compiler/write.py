@@ -5,12 +5,16 @@
   blocking first, so that a FIFO with no reader is an error, not a hang.
 - Several files (compile's JSON and Markdown) are written as a set: every target is checked and
   every text written to its temporary file before any is renamed.
+- Temporary files are named ``.NAME.PID.XXXXXXXX.tmp``: each write removes those a dead writer (a
+  killed process) left for the same name, and leaves those of live writers alone (pre-commit may
+  run several at once).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Mapping
@@ -28,6 +32,46 @@ from compiler.targets import WriteError as WriteError  # raised by every functio
 
 WRITE_CHUNK = 1 << 20  # characters written at a time
 BOM = b"\xef\xbb\xbf"
+
+
+# --- stale temporary files ------------------------------------------------------------------------
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` may still be writing (when unsure: yes)."""
+    if pid <= 0 or os.name == "nt":  # signal 0 means something else on Windows
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # another user's process (EPERM), or no pid at all
+        return True
+    return True
+
+
+def remove_stale(real: str) -> list[str]:
+    """Remove the temporary files that dead writers left for ``real``; the paths removed. Best
+    effort: what cannot be listed or removed stays."""
+    folder, name = os.path.split(real)
+    pattern = re.compile(rf"\.{re.escape(name)}\.([0-9]+)\.[^.]+\.tmp")
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(folder or "."))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                continue
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(entry.path)
+    return removed
 
 
 # --- writing --------------------------------------------------------------------------------------
@@ -82,7 +126,7 @@ def _is_fifo(path: str) -> bool:
 
 def _temporary(real: str, suffix: str) -> tuple[int, str]:
     folder, name = os.path.split(real)
-    return tempfile.mkstemp(prefix=f".{name}.", suffix=suffix, dir=folder or ".")
+    return tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=suffix, dir=folder or ".")
 
 
 def _unlink(path: str) -> None:
@@ -123,6 +167,7 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], str | Callable[[], s
                 streams[n] = _open_stream(target)
         for n, target in enumerate(targets):
             if target.kind == "file":
+                remove_stale(target.real)
                 temporaries[n] = _write_temporary(target, contents[n], mode, umask)
         for n in list(streams):
             text = _text(contents[n])

@@ -6,6 +6,8 @@ import os
 import re
 import socket
 import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -508,3 +510,35 @@ def test_two_names_for_one_file_are_refused(tmp_path: Path, pair: dict[str, Path
     with pytest.raises(WriteError, match=r"which .*evidence-plan\.json writes too"):
         write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
     assert pair["json"].read_text(encoding="utf-8") == "old json\n"
+
+
+# --- temporary files a killed writer left ---------------------------------------------------------
+
+
+def test_temporary_files_are_named_by_their_writers_pid(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def text() -> str:
+        seen.extend(_hidden(tmp_path))
+        return "a\n"
+
+    write_all_atomic({tmp_path / "a.json": "a\n", tmp_path / "b.md": text})
+    assert len(seen) == 1 and seen[0].startswith(f".a.json.{os.getpid()}.") and seen[0].endswith(".tmp")
+
+
+def test_a_write_removes_what_dead_writers_left_and_keeps_live_ones(tmp_path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # reaped: its pid runs nothing now
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        stale = [tmp_path / f".evidence-plan.json.{dead.pid}.k3x9_q2a.tmp"]
+        kept = [tmp_path / f".evidence-plan.json.{live.pid}.zz8h1kpw.tmp",  # a parallel run, still writing
+                tmp_path / f".evidence-plan.md.{dead.pid}.k3x9_q2a.tmp",  # another file's: its own write cleans it
+                tmp_path / ".evidence-plan.json.k3x9_q2a.tmp"]  # no pid: nobody can tell, so it stays
+        for path in stale + kept:
+            path.write_text("partial", encoding="utf-8")
+        write_atomic(tmp_path / "evidence-plan.json", "{}\n")
+        assert _hidden(tmp_path) == sorted(p.name for p in kept)
+    finally:
+        live.kill()
+        live.wait()
