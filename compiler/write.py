@@ -4,10 +4,12 @@
   a reader never sees half a file. A character device or a FIFO is written into: opened without
   blocking first, so that a FIFO with no reader is an error, not a hang.
 - Several files (compile's JSON and Markdown) are written as a set: every target is checked and
-  every text written to its temporary file before any is renamed.
-- Temporary files are named ``.NAME.PID.XXXXXXXX.tmp``: each write removes those a dead writer (a
-  killed process) left for the same name, and leaves those of live writers alone (pre-commit may
-  run several at once).
+  every text written to its temporary file before any is renamed, and a rename that fails puts
+  back the files renamed before it (from a hard link of each old file, kept from before, or a
+  copy where linking fails), so the set is replaced whole or not at all.
+- Temporary files (and those backups) are named ``.NAME.PID.XXXXXXXX.tmp`` (``.bak``): each write
+  removes those a dead writer (a killed process) left for the same name, and leaves those of live
+  writers alone (pre-commit may run several at once).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Mapping
@@ -51,10 +54,10 @@ def _running(pid: int) -> bool:
 
 
 def remove_stale(real: str) -> list[str]:
-    """Remove the temporary files that dead writers left for ``real``; the paths removed. Best
-    effort: what cannot be listed or removed stays."""
+    """Remove the temporary files and backups that dead writers left for ``real``; the paths
+    removed. Best effort: what cannot be listed or removed stays."""
     folder, name = os.path.split(real)
-    pattern = re.compile(rf"\.{re.escape(name)}\.([0-9]+)\.[^.]+\.tmp")
+    pattern = re.compile(rf"\.{re.escape(name)}\.([0-9]+)\.[^.]+\.(?:tmp|bak)")
     removed: list[str] = []
     try:
         entries = list(os.scandir(folder or "."))
@@ -129,6 +132,36 @@ def _temporary(real: str, suffix: str) -> tuple[int, str]:
     return tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=suffix, dir=folder or ".")
 
 
+def _backup(real: str) -> str | None:
+    """A second name for ``real``'s current file, so that it can be put back after a rename over
+    it: a hard link (no copy, and the old file stays where it is), else a copy. None when there is
+    no file to keep."""
+    folder, name = os.path.split(real)
+    while True:
+        backup = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.bak")
+        try:
+            os.link(real, backup, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            return None
+        except (OSError, NotImplementedError):
+            break  # no hard links here (or not permitted, or no linkat): copy
+        return backup
+    fd, backup = _temporary(real, ".bak")
+    try:
+        with os.fdopen(fd, "wb") as out, open(real, "rb") as old:
+            shutil.copyfileobj(old, out)
+        shutil.copymode(real, backup)
+    except FileNotFoundError:
+        _unlink(backup)
+        return None
+    except BaseException:
+        _unlink(backup)
+        raise
+    return backup
+
+
 def _unlink(path: str) -> None:
     try:
         os.unlink(path)
@@ -144,9 +177,9 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
 
 def write_all_atomic(files: Mapping[str | os.PathLike[str], str | Callable[[], str]],
                      mode: int | None = None, *, make_folders: bool = False) -> None:
-    """Write several files as a set, by the rules of this module's docstring. Raises WriteError
-    (an OSError) saying which file failed; any other exception (a text that fails to be made)
-    leaves every file as it was.
+    """Write several files as a set, by the rules of this module's docstring: all are replaced or
+    none is. Raises WriteError (an OSError) saying which file failed and in what state it left
+    each; any other exception (a text that fails to be made) leaves every file as it was.
 
     ``mode`` (e.g. a rewritten file's own) replaces the default permissions of new files;
     ``make_folders`` creates missing folders on the way. A file's text may be given as a function
@@ -173,7 +206,7 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], str | Callable[[], s
             text = _text(contents[n])
             _write_stream(targets[n], streams.pop(n), text)
             del text
-        _replace_all(targets, temporaries)
+        _replace_all(targets, temporaries, written=[t.path for t in targets if t.kind == "stream"])
     finally:
         for fd in streams.values():
             os.close(fd)
@@ -230,15 +263,63 @@ def _failed(path: str, err: OSError) -> WriteError:
                       err.errno)
 
 
-def _replace_all(targets: list[Target], temporaries: dict[int, str]) -> None:
-    """Rename each temporary file over its target. ``temporaries`` loses each entry as it is
-    renamed (what is left is for the caller to remove)."""
-    for n in list(temporaries):
+def _replace_all(targets: list[Target], temporaries: dict[int, str], written: list[str]) -> None:
+    """Rename each temporary file over its target; if one rename fails, put back the ones done.
+    ``temporaries`` loses each entry as it is renamed (what is left is for the caller to remove)."""
+    order = list(temporaries)
+    backups: dict[int, str | None] = {}
+    try:
+        for n in order:  # every old file kept before any is replaced
+            try:
+                backups[n] = _backup(targets[n].real)
+            except OSError as err:
+                raise WriteError(targets[n].path, f"cannot keep a copy of the old file: {err.strerror or err}",
+                                 f"{NOTHING_REPLACED}; check the output folder", err.errno) from None
+        done: list[int] = []
+        for n in order:
+            try:
+                os.replace(temporaries[n], targets[n].real)
+            except OSError as err:
+                raise _rolled_back(targets, order, done, backups, err, written) from None
+            del temporaries[n]
+            done.append(n)
+    finally:
+        for backup in backups.values():
+            if backup is not None:
+                _unlink(backup)
+
+
+def _rolled_back(targets: list[Target], order: list[int], done: list[int], backups: dict[int, str | None],
+                 err: OSError, written: list[str]) -> WriteError:
+    """Put back the files renamed before the one that failed; the error that says what state each
+    file is in. A backup that could not be put back is kept (``backups`` forgets it)."""
+    failed = order[len(done)]
+    undone: list[str] = []  # what was put back, file by file
+    kept: list[str] = []  # files left new, each with where its old text is
+    for n in reversed(done):
+        path, backup = targets[n].path, backups[n]
+        backups[n] = None  # consumed by the rename back, or kept for the user
         try:
-            os.replace(temporaries[n], targets[n].real)
-        except OSError as err:
-            raise _failed(targets[n].path, err) from None
-        del temporaries[n]
+            if backup is None:
+                os.unlink(targets[n].real)  # it did not exist before
+            else:
+                os.replace(backup, targets[n].real)
+        except OSError as undo:
+            why = undo.strerror or undo
+            kept.append(f"{path} is the NEW file (removing it failed: {why}; it did not exist before)" if backup is None
+                        else f"{path} is the NEW file (putting back the old one failed: {why}; its old text is in "
+                             f"{backup} until the next write)")
+        else:
+            undone.append(f"{path} put back as it was" if backup is not None else f"{path} removed (it was new)")
+    message = f"cannot write: {err.strerror or err}"
+    streams = f"; {', '.join(written)} (a device or FIFO) got the new text" if written else ""
+    if kept:
+        left = [targets[n].path for n in order if n not in done]
+        state = "; ".join([*kept, *undone, f"{', '.join(left)}: unchanged"])
+        return WriteError(targets[failed].path, message, f"NOT all files are as before: {state}{streams}", err.errno)
+    again = f" ({'; '.join(undone)})" if undone else ""
+    return WriteError(targets[failed].path, message,
+                      f"{NOTHING_REPLACED}{again}{streams}; check the output folder", err.errno)
 
 
 def rewrite(path: str, text: str) -> None:

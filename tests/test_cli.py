@@ -454,6 +454,44 @@ def test_compile_with_a_folder_named_like_the_markdown_keeps_the_old_json(
     assert _artifacts(plan) == {"evidence-plan.json": before["evidence-plan.json"]}
 
 
+def test_compile_whose_second_rename_fails_keeps_both_old_artifacts(
+        compiled: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    plan, before = compiled
+    real_replace, calls = os.replace, []
+
+    def replace(src: str, dst: str) -> None:
+        calls.append(dst)
+        if len(calls) == 2:
+            raise PermissionError(1, "Operation not permitted", dst)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(["compile", str(plan)]) == 2
+    json_path, md_path = plan.parent / "evidence-plan.json", plan.parent / "evidence-plan.md"
+    assert capsys.readouterr().err == (
+        f"{md_path}: error: cannot write: Operation not permitted\n"
+        f"  hint: nothing was replaced ({json_path} put back as it was); check the output folder\n")
+    assert _artifacts(plan) == before
+    assert sorted(p.name for p in plan.parent.iterdir()) == sorted([*EVIDENCE_FILES, *before, "plan.yaml"])
+
+
+def test_compile_over_an_immutable_markdown_keeps_both_old_artifacts(compiled: tuple[Path, dict[str, bytes]]) -> None:
+    plan, before = compiled
+    md = plan.parent / "evidence-plan.md"
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(md)], check=False, capture_output=True).returncode != 0:
+        pytest.skip("cannot make a file immutable here (needs chattr, root and a file system that has it)")
+    try:
+        result = run("compile", str(plan))
+    finally:
+        subprocess.run([chattr, "-i", str(md)], check=True)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{md}: error: cannot write: Operation not permitted\n"
+                                    f"  hint: nothing was replaced ({plan.parent / 'evidence-plan.json'} put back")
+    assert _artifacts(plan) == before
+
+
 def test_fix_through_a_link_to_a_plan_outside_is_refused(tmp_path: Path) -> None:
     """fix writes through a link to the real plan (tests/test_hostile.py), but not out of the
     folder or work tree that holds the link."""

@@ -487,6 +487,21 @@ def pair(tmp_path: Path) -> dict[str, Path]:
     return files
 
 
+def _fail_on_call(monkeypatch: pytest.MonkeyPatch, name: str, failing: set[int]) -> list[tuple[object, ...]]:
+    """os.<name> fails (EPERM, as over an immutable file) on the calls numbered in ``failing``."""
+    real = getattr(os, name)
+    calls: list[tuple[object, ...]] = []
+
+    def maybe(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        if len(calls) in failing:
+            raise PermissionError(1, "Operation not permitted")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(os, name, maybe)
+    return calls
+
+
 def test_a_folder_in_the_pair_is_refused_before_anything_is_written(tmp_path: Path, pair: dict[str, Path]) -> None:
     pair["md"].unlink()
     pair["md"].mkdir()
@@ -502,6 +517,60 @@ def test_a_folder_in_the_pair_is_refused_before_anything_is_written(tmp_path: Pa
     assert made == []  # checked first: not even made
     assert pair["json"].read_text(encoding="utf-8") == "old json\n"
     assert _hidden(tmp_path) == []
+
+
+def test_a_failed_second_rename_puts_the_first_file_back(tmp_path: Path, pair: dict[str, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    json_inode = pair["json"].stat().st_ino
+    calls = _fail_on_call(monkeypatch, "replace", {2})
+    with pytest.raises(WriteError) as caught:
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    assert len(calls) == 3  # json renamed, md failed, json's backup renamed back
+    assert (caught.value.path, caught.value.message) == (str(pair["md"]), "cannot write: Operation not permitted")
+    assert caught.value.hint == (f"nothing was replaced ({pair['json']} put back as it was); check the output folder")
+    assert pair["json"].read_text(encoding="utf-8") == "old json\n"
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
+    assert pair["json"].stat().st_ino == json_inode  # the very file, from its hard link
+    assert _hidden(tmp_path) == []
+
+
+def test_a_first_file_that_was_new_is_removed_again(tmp_path: Path, pair: dict[str, Path],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pair["json"].unlink()
+    _fail_on_call(monkeypatch, "replace", {2})
+    with pytest.raises(WriteError) as caught:
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    assert f"({pair['json']} removed (it was new))" in caught.value.hint
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evidence-plan.md"]
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
+
+
+def test_without_hard_links_the_backup_is_a_copy(tmp_path: Path, pair: dict[str, Path],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_on_call(monkeypatch, "link", {1, 2})
+    _fail_on_call(monkeypatch, "replace", {2})
+    with pytest.raises(WriteError, match="Operation not permitted"):
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    assert pair["json"].read_text(encoding="utf-8") == "old json\n"
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
+    assert _hidden(tmp_path) == []
+
+
+def test_when_putting_back_fails_the_error_says_which_file_is_which(tmp_path: Path, pair: dict[str, Path],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_on_call(monkeypatch, "replace", {2, 3})  # md's rename fails, and so does json's way back
+    with pytest.raises(WriteError) as caught:
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    (backup,) = [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert backup.name.startswith(f".evidence-plan.json.{os.getpid()}.") and backup.suffix == ".bak"
+    assert backup.read_text(encoding="utf-8") == "old json\n"  # kept for the user
+    assert caught.value.hint == (
+        f"NOT all files are as before: {pair['json']} is the NEW file (putting back the old one failed: "
+        f"Operation not permitted; its old text is in {backup} until the next write); "
+        f"{pair['md']}: unchanged"
+    )
+    assert pair["json"].read_text(encoding="utf-8") == "new json\n"
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
 
 
 def test_two_names_for_one_file_are_refused(tmp_path: Path, pair: dict[str, Path]) -> None:
@@ -531,7 +600,8 @@ def test_a_write_removes_what_dead_writers_left_and_keeps_live_ones(tmp_path: Pa
     dead.wait()  # reaped: its pid runs nothing now
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        stale = [tmp_path / f".evidence-plan.json.{dead.pid}.k3x9_q2a.tmp"]
+        stale = [tmp_path / f".evidence-plan.json.{dead.pid}.k3x9_q2a.tmp",
+                 tmp_path / f".evidence-plan.json.{dead.pid}.0a1b2c3d.bak"]
         kept = [tmp_path / f".evidence-plan.json.{live.pid}.zz8h1kpw.tmp",  # a parallel run, still writing
                 tmp_path / f".evidence-plan.md.{dead.pid}.k3x9_q2a.tmp",  # another file's: its own write cleans it
                 tmp_path / ".evidence-plan.json.k3x9_q2a.tmp"]  # no pid: nobody can tell, so it stays
