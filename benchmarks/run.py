@@ -634,7 +634,8 @@ STAGES = {
     "compiler.model": ("build_plan",),
     "compiler.graph": ("build_graph", "find_cycles", "acyclic", "waves", "critical_path"),
     "compiler.checks": ("run_checks",),
-    "compiler.emit": ("build_output", "dumps", "write_all_atomic"),
+    "compiler.emit": ("build_output", "dumps"),
+    "compiler.write": ("write_all_atomic",),
     "compiler.render": ("view", "render_markdown"),
     "compiler.reporters": ("text",),
 }

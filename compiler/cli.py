@@ -158,8 +158,8 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     json_path = os.path.join(out_dir, JSON_NAME)
     md_path = os.path.join(out_dir, MARKDOWN_NAME)
     # Each text is made just before it is written, and dropped after: never both at once.
-    if not _write(out_dir, {json_path: lambda: dumps(document),
-                            md_path: lambda: render_markdown(document, base=document["root"])}):
+    if not _write({json_path: lambda: dumps(document),
+                   md_path: lambda: render_markdown(document, base=document["root"])}):
         return EXIT_INPUT
 
     _show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
@@ -176,49 +176,42 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
 
 
-def _write(folder: str, files: Mapping[str, str | Callable[[], str]], mode: int | None = None) -> bool:
-    """Write files atomically, creating the folder; a failure is reported, not raised."""
-    from compiler.emit import write_all_atomic
+def _write(files: Mapping[str, str | Callable[[], str]]) -> bool:
+    """Write files as a set (compiler.write decides what may be written and how), creating
+    folders on the way; a failure is reported, not raised."""
+    from compiler.write import write_all_atomic
 
-    if os.path.exists(folder or ".") and not os.path.isdir(folder or "."):
-        _err(f"{folder}: error: not a folder")
-        return False
+    return _reported(lambda: write_all_atomic(files, make_folders=True))  # type: ignore[arg-type]  # str keys
+
+
+def _reported(write: Callable[[], None]) -> bool:
+    from compiler.write import WriteError
+
     try:
-        os.makedirs(folder or ".", exist_ok=True)
-        write_all_atomic(files, mode)  # type: ignore[arg-type]  # str keys are str | PathLike keys
-    except OSError as err:
-        where = err.filename or folder
-        _err(f"{where}: error: cannot write: {err.strerror or err}")
-        _err("  hint: nothing was changed; check the output folder")
+        write()
+    except WriteError as err:
+        _err(f"{err.path}: error: {err.message}")
+        _err(f"  hint: {err.hint}")
         return False
     return True
 
 
-def _output(target: str, folder: str, text: str) -> int:
-    """Data to stdout (``-``) or to a file, written atomically; the exit code."""
+def _output(target: str, text: str) -> int:
+    """Data to stdout (``-``) or to a file; the exit code."""
     if target == "-":
         click.echo(text, nl=False)
         return EXIT_READY
-    if not _write(folder, {target: text}):
+    if not _write({target: text}):
         return EXIT_INPUT
     _err(f"wrote {target}")
     return EXIT_READY
 
 
 def _rewrite(plan: str, text: str) -> bool:
-    """Replace a plan file's text as the file it is: through a symlink to the real file, with
-    its permissions, and with its UTF-8 byte-order mark if it had one."""
-    import stat
+    """Replace a plan file's text as the file it is (see compiler.write.rewrite)."""
+    from compiler.write import rewrite
 
-    target = os.path.realpath(plan)
-    try:
-        with open(target, "rb") as handle:
-            bom = handle.read(3) == b"\xef\xbb\xbf"
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except OSError as err:
-        _err(f"{plan}: error: cannot write: {err.strerror or err}")
-        return False
-    return _write(os.path.dirname(target), {target: ("\ufeff" if bom else "") + text}, mode)
+    return _reported(lambda: rewrite(plan, text))
 
 
 def _plural(n: int, word: str) -> str:
@@ -320,7 +313,7 @@ def render_command(compiled: str, output: str, limits: Limits) -> int:
     json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
     md_dir = "." if output == "-" else os.path.dirname(output) or "."
     markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))
-    return _output(output, md_dir, markdown)
+    return _output(output, markdown)
 
 
 @cli.command("convert")
@@ -390,7 +383,7 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
             root = relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)
         data = plan_data(plan, root)
         text = dump_yaml(data) if kind == "yaml" else dump_json(data)
-    return _output(target, out_dir, text)
+    return _output(target, text)
 
 
 @cli.command("fix")

@@ -1,17 +1,15 @@
-"""Stage 5: the compiled plan as evidence-plan.json (the source of truth), written atomically.
+"""Stage 5: the compiled plan as evidence-plan.json (the source of truth).
 
 Output is deterministic: no timestamps, stable key order, POSIX paths relative to the folder of
-the JSON file, UTF-8, two-space indent, trailing newline.
+the JSON file, UTF-8, two-space indent, trailing newline. Writing it (atomically, and only where
+it is meant to go) is compiler.write's.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
-from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring as encode_string
-from pathlib import Path
 from typing import Any
 
 from compiler.compile import CompileResult
@@ -23,7 +21,6 @@ from compiler.paths import relative_posix
 
 JSON_NAME = "evidence-plan.json"
 MARKDOWN_NAME = "evidence-plan.md"
-WRITE_CHUNK = 1 << 20  # characters written at a time
 
 
 def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -> dict[str, Any]:
@@ -125,47 +122,3 @@ def dumps(document: Any) -> str:
             lines.append(f"  {_encode(key)}: {_encode(value)}{comma}")
     lines.append("}\n")
     return "\n".join(lines)
-
-
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write via a temporary file in the same folder and a rename: readers never see half a file,
-    and a failure leaves the previous file as it was."""
-    write_all_atomic({path: text})
-
-
-def write_all_atomic(files: Mapping[str | os.PathLike[str], str | Callable[[], str]],
-                     mode: int | None = None) -> None:
-    """Write several files: all are fully written to temporary files before any is renamed into
-    place, so a failure while writing (a full disk) leaves every previous file intact. ``mode``
-    (e.g. a rewritten file's own) replaces the default permissions of new files.
-
-    A file's text may be given as a function that makes it: it is then made just before it is
-    written and dropped after, so that a large plan's JSON and Markdown are never held at once."""
-    umask = os.umask(0)
-    os.umask(umask)
-    pending: list[tuple[str, Path]] = []
-    try:
-        for path, content in files.items():
-            text = content() if callable(content) else content
-            target = Path(path)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            pending.append((tmp, target))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                # In slices: a text file encodes what it is given in one piece, and a whole
-                # large plan's Markdown would be copied once more, as bytes, at the peak.
-                for start in range(0, len(text), WRITE_CHUNK):
-                    handle.write(text[start:start + WRITE_CHUNK])
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, mode if mode is not None else 0o666 & ~umask)
-            del text
-        while pending:
-            tmp, target = pending[0]
-            os.replace(tmp, target)
-            pending.pop(0)
-    finally:
-        for tmp, _ in pending:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass

@@ -38,7 +38,7 @@ def work_tree(folder: str) -> str | None:
     entry (a folder, or the file of a linked work tree), found without running git."""
     probe = folder
     while True:
-        if os.path.exists(os.path.join(probe, ".git")):
+        if os.path.lexists(os.path.join(probe, ".git")):
             return probe
         parent = os.path.dirname(probe)
         if parent == probe:

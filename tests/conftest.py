@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import signal
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,18 @@ def write(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return _write
+
+
+@pytest.fixture
+def deadline() -> Iterator[None]:
+    """Fail (not hang) if the test blocks for 10 s, e.g. opening a FIFO that has no reader."""
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError("blocked for 10 s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(10)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

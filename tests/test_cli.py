@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -349,6 +350,162 @@ def test_convert_refuses_items_that_do_not_fit(write: Callable[..., Path], tmp_p
     assert result.exit_code == 1
     assert f"{plan}:3:12: error EP011 a: proof must be text, not a mapping" in result.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+# --- writing: the files written are the files meant ----------------------------------------------
+# CI runs these commands, often as root, on plans from untrusted pull requests. No test here names
+# a real /dev entry as a target: devices are reached through links made in tmp_path.
+
+
+def test_render_into_a_link_to_dev_null_writes_into_it(repo: Path, tmp_path: Path) -> None:
+    """`render X.json -o /dev/null` replaced the device by a regular file (as root in CI, for
+    every later step on the machine)."""
+    link = tmp_path / "null.md"
+    link.symlink_to(os.devnull)
+    result = run("render", str(repo / "outputs" / "evidence-plan.json"), "-o", str(link))
+    assert (result.exit_code, result.stderr) == (0, f"wrote {link}\n")
+    assert link.is_symlink() and os.readlink(link) == os.devnull
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*EVIDENCE_FILES, "null.md"])
+
+
+def test_convert_into_a_link_to_a_pipe_writes_into_it(write: Callable[..., Path], tmp_path: Path,
+                                                      deadline: None) -> None:
+    """`convert plan.yaml /dev/stdout | less`, with /dev/stdout a link to /proc/self/fd/1, a pipe."""
+    plan = write("plan.yaml", READY)
+    fifo, link = tmp_path / "pipe", tmp_path / "stdout"
+    os.mkfifo(fifo)
+    link.symlink_to(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # the reader is there; it reads afterwards
+    try:
+        result = run("convert", str(plan), str(link), "--to", "md")
+        assert result.exit_code == 0, result.output
+        received = os.read(reader, 1 << 16)
+    finally:
+        os.close(reader)
+    assert received.startswith(b"# tiny\n")
+    assert link.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_convert_into_a_fifo_without_reader_exits_2_at_once(write: Callable[..., Path], tmp_path: Path,
+                                                            deadline: None) -> None:
+    plan = write("plan.yaml", READY)
+    fifo = tmp_path / "plan.json"
+    os.mkfifo(fifo)
+    result = run("convert", str(plan), str(fifo))
+    assert result.exit_code == 2
+    assert result.stderr == (f"{fifo}: error: cannot write: it is a FIFO with no reader\n"
+                             "  hint: nothing was written; start its reader first, or write to a file\n")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_compile_refuses_a_planted_link_to_a_file_outside(write: Callable[..., Path], tmp_path: Path) -> None:
+    """A pull request plants `evidence-plan.md -> ~/.bashrc`: compile must not overwrite it, and
+    writes neither artifact."""
+    plan = write("checkout/plan.yaml", READY)
+    bashrc = write("home/.bashrc", "export SAFE=1\n")
+    link = plan.parent / "evidence-plan.md"
+    link.symlink_to(os.path.relpath(bashrc, plan.parent))
+    result = run("compile", "--no-verify-evidence", str(plan))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"{link}: error: cannot write: it is a symlink to {bashrc}, which is outside the link's folder {plan.parent}\n"
+        "  hint: nothing was written; a symlink is followed only within the git work tree that holds it")
+    assert "Traceback" not in result.output
+    assert bashrc.read_text(encoding="utf-8") == "export SAFE=1\n"
+    assert sorted(p.name for p in plan.parent.iterdir()) == ["evidence-plan.md", "plan.yaml"]
+
+
+def test_render_refuses_a_dangling_link_and_creates_nothing(repo: Path, tmp_path: Path) -> None:
+    link = tmp_path / "out.md"
+    link.symlink_to(tmp_path / "planted" / "x.md")
+    result = run("render", str(repo / "outputs" / "evidence-plan.json"), "-o", str(link))
+    assert result.exit_code == 2
+    assert f"{link}: error: cannot write: it is a symlink to {tmp_path / 'planted' / 'x.md'}, which does not exist" \
+        in result.stderr
+    assert not (tmp_path / "planted").exists()
+
+
+@pytest.fixture
+def compiled(write: Callable[..., Path]) -> tuple[Path, dict[str, bytes]]:
+    """A plan compiled once, then changed: the next compile would replace both artifacts."""
+    plan = write("plan.yaml", READY)
+    assert run("compile", str(plan)).exit_code == 0
+    before = {p.name: p.read_bytes() for p in plan.parent.glob("evidence-plan.*")}
+    plan.write_text(READY.replace("Do b", "Do b better"), encoding="utf-8")
+    return plan, before
+
+
+def _artifacts(plan: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in plan.parent.glob("evidence-plan.*") if p.is_file()}
+
+
+def test_compile_with_a_folder_named_like_the_markdown_keeps_the_old_json(
+        compiled: tuple[Path, dict[str, bytes]]) -> None:
+    plan, before = compiled
+    (plan.parent / "evidence-plan.md").unlink()
+    (plan.parent / "evidence-plan.md").mkdir()
+    result = run("compile", str(plan))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{plan.parent / 'evidence-plan.md'}: error: cannot write: it is a folder\n"
+        "  hint: nothing was written; only a regular file, a character device or a FIFO is written;"
+        " remove or rename what is there, or write elsewhere\n")
+    assert _artifacts(plan) == {"evidence-plan.json": before["evidence-plan.json"]}
+
+
+def test_compile_whose_second_rename_fails_keeps_both_old_artifacts(
+        compiled: tuple[Path, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    plan, before = compiled
+    real_replace, calls = os.replace, []
+
+    def replace(src: str, dst: str) -> None:
+        calls.append(dst)
+        if len(calls) == 2:
+            raise PermissionError(1, "Operation not permitted", dst)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(["compile", str(plan)]) == 2
+    json_path, md_path = plan.parent / "evidence-plan.json", plan.parent / "evidence-plan.md"
+    assert capsys.readouterr().err == (
+        f"{md_path}: error: cannot write: Operation not permitted\n"
+        f"  hint: nothing was replaced ({json_path} put back as it was); check the output folder\n")
+    assert _artifacts(plan) == before
+    assert sorted(p.name for p in plan.parent.iterdir()) == sorted([*EVIDENCE_FILES, *before, "plan.yaml"])
+
+
+def test_compile_over_an_immutable_markdown_keeps_both_old_artifacts(compiled: tuple[Path, dict[str, bytes]]) -> None:
+    plan, before = compiled
+    md = plan.parent / "evidence-plan.md"
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(md)], check=False, capture_output=True).returncode != 0:
+        pytest.skip("cannot make a file immutable here (needs chattr, root and a file system that has it)")
+    try:
+        result = run("compile", str(plan))
+    finally:
+        subprocess.run([chattr, "-i", str(md)], check=True)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{md}: error: cannot write: Operation not permitted\n"
+                                    f"  hint: nothing was replaced ({plan.parent / 'evidence-plan.json'} put back")
+    assert _artifacts(plan) == before
+
+
+def test_fix_through_a_link_to_a_plan_outside_is_refused(tmp_path: Path) -> None:
+    """fix writes through a link to the real plan (tests/test_hostile.py), but not out of the
+    folder or work tree that holds the link."""
+    real = tmp_path / "elsewhere" / "plan.yaml"
+    real.parent.mkdir()
+    real.write_text(WARNS, encoding="utf-8")  # a repeated evidence entry: something to fix
+    link = tmp_path / "checkout" / "plan.yaml"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    result = run("fix", "--root", str(tmp_path), str(link))
+    assert result.exit_code == 2
+    assert f"{link}: error: cannot write: it is a symlink to {real}, which is outside the link's folder" \
+        in result.stderr
+    assert real.read_text(encoding="utf-8") == WARNS
 
 
 @pytest.mark.parametrize(("kind", "name"), [("input", "plan.schema.json"), ("output", "evidence-plan.schema.json")])

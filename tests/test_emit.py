@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import os
+import re
+import socket
+import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from compiler.compile import compile_plan
-from compiler.emit import build_output, dumps, write_atomic
+from compiler.emit import build_output, dumps
 from compiler.output_model import CompiledPlan
+from compiler.write import WriteError, write_all_atomic, write_atomic
 
 
 @pytest.mark.parametrize("plan", ["examples/duplicate-email/plan.yaml", "examples/blocked/plan.yaml"])
@@ -46,9 +52,9 @@ def test_atomic_write_replaces_the_whole_file(tmp_path: Path) -> None:
 
 
 def test_atomic_write_in_slices_writes_every_character(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import emit
+    from compiler import write
 
-    monkeypatch.setattr(emit, "WRITE_CHUNK", 3)  # slices that end inside multi-byte characters' runs
+    monkeypatch.setattr(write, "WRITE_CHUNK", 3)  # slices that end inside multi-byte characters' runs
     text = "a→é😀\n" * 5 + "tail"
     write_atomic(tmp_path / "out.md", text)
     assert (tmp_path / "out.md").read_bytes() == text.encode("utf-8")
@@ -57,8 +63,6 @@ def test_atomic_write_in_slices_writes_every_character(tmp_path: Path, monkeypat
 def test_texts_given_as_functions_are_made_one_at_a_time(tmp_path: Path) -> None:
     """compile passes its JSON and Markdown as functions: each text is made just before it is
     written, so a large plan's two texts are never held at once."""
-    from compiler.emit import write_all_atomic
-
     made: list[str] = []
 
     def text(name: str) -> Callable[[], str]:
@@ -76,8 +80,6 @@ def test_texts_given_as_functions_are_made_one_at_a_time(tmp_path: Path) -> None
 
 
 def test_a_text_that_fails_to_be_made_changes_nothing(tmp_path: Path) -> None:
-    from compiler.emit import write_all_atomic
-
     write_atomic(tmp_path / "a.json", "previous\n")
 
     def broken() -> str:
@@ -192,3 +194,421 @@ def test_resolved_lines_go_to_the_right_item_when_an_earlier_item_is_invalid(
         {"path": "app.py", "line": 1},
         {"path": "app.py", "symbol": "f", "resolved_lines": "4-5"},
     ]
+
+
+# --- what a write may reach: the file meant, never another (compiler/targets.py) --------------
+# CI runs the compiler, often as root, on plans from untrusted pull requests, which may plant a
+# link, a folder or a FIFO under an output's name. None of these tests writes to a real /dev entry
+# other than through a link made here to /dev/null or /dev/full, which writing into cannot harm;
+# renames are forbidden wherever a device is the target, so that a regression fails, not replaces.
+
+
+def _no_renames(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a device or FIFO must be written into, not renamed over: {args}")
+
+    monkeypatch.setattr(os, "replace", forbidden)
+    monkeypatch.setattr(os, "rename", forbidden)
+
+
+def _hidden(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def _fifo_with_reader(path: Path) -> int:
+    """A FIFO at ``path`` with a reader already open (non-blocking, so no thread is needed): what
+    is written, up to the pipe's 64 KiB, waits in it for ``_drain``."""
+    os.mkfifo(path)
+    return os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+
+
+def _drain(fd: int) -> bytes:
+    chunks = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except BlockingIOError:
+        pass
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def test_a_symlink_to_dev_null_is_written_into_and_stays_a_link(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`render -o /dev/null` used to replace the device by a regular file (as root, for every
+    later step of the machine). The same through a link made here, the /dev/stdout case."""
+    link = tmp_path / "out.md"
+    link.symlink_to(os.devnull)
+    _no_renames(monkeypatch)
+    write_atomic(link, "text\n" * 1000)
+    assert link.is_symlink() and os.readlink(link) == os.devnull
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.md"]  # no temporary file
+
+
+def test_a_full_device_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    link = tmp_path / "out.md"
+    link.symlink_to("/dev/full")
+    _no_renames(monkeypatch)
+    with pytest.raises(WriteError) as caught:
+        write_atomic(link, "text\n")
+    assert (caught.value.path, caught.value.message) == (str(link), "cannot write: No space left on device")
+    assert link.is_symlink()
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="making a device node needs root")
+def test_a_character_device_is_written_into_not_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = tmp_path / "null"
+    device = os.stat(os.devnull).st_rdev
+    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(os.major(device), os.minor(device)))  # /dev/null's number
+    _no_renames(monkeypatch)
+    write_atomic(node, "text\n")
+    assert stat.S_ISCHR(node.lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+
+
+@pytest.mark.parametrize("through_link", [False, True])
+def test_a_fifo_is_written_into(tmp_path: Path, through_link: bool, monkeypatch: pytest.MonkeyPatch,
+                                deadline: None) -> None:
+    """`convert plan.yaml /dev/stdout | less`: /dev/stdout links to /proc/self/fd/1, a pipe."""
+    fifo = tmp_path / "pipe"
+    reader = _fifo_with_reader(fifo)
+    target = tmp_path / "stdout" if through_link else fifo
+    if through_link:
+        target.symlink_to(fifo)
+    _no_renames(monkeypatch)
+    write_atomic(target, "é text\n")
+    assert _drain(reader) == "é text\n".encode()
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert target.is_symlink() == through_link
+
+
+@pytest.mark.parametrize("via", ["/proc/self/fd", "/dev/fd"])
+def test_a_link_to_this_process_s_own_pipe_is_written_into(tmp_path: Path, via: str, monkeypatch: pytest.MonkeyPatch,
+                                                          deadline: None) -> None:
+    """What /dev/stdout is when the output is piped: a link to /proc/self/fd/1, itself a pipe."""
+    if not os.path.isdir(via):
+        pytest.skip(f"no {via} here")
+    read_end, write_end = os.pipe()
+    link = tmp_path / "stdout"
+    link.symlink_to(f"{via}/{write_end}")
+    _no_renames(monkeypatch)
+    try:
+        write_atomic(link, "text\n")
+        os.close(write_end)
+        assert _drain(read_end) == b"text\n"
+    finally:
+        for fd in (read_end, write_end):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    assert link.is_symlink()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_planted_link_to_a_device_or_fifo_elsewhere_is_refused(tmp_path: Path, kind: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing into /dev/watchdog arms it, into /dev/sg0 sends SCSI commands: a link planted in a
+    checkout may lead only to /dev/null and its kin, a terminal, or our own descriptors. (The
+    device here is /dev/null's number under another name, so that a regression does no harm.)"""
+    elsewhere = tmp_path / "devices" / "watchdog"
+    elsewhere.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(elsewhere)
+    elif hasattr(os, "getuid") and os.getuid() == 0:
+        device = os.stat(os.devnull).st_rdev
+        os.mknod(elsewhere, 0o666 | stat.S_IFCHR, os.makedev(os.major(device), os.minor(device)))
+    else:
+        pytest.skip("making a device node needs root")
+    link = tmp_path / "checkout" / "evidence-plan.md"
+    link.parent.mkdir()
+    link.symlink_to(elsewhere)
+    _no_renames(monkeypatch)
+    with pytest.raises(WriteError) as caught:
+        write_atomic(link, "text\n")
+    what = "a FIFO" if kind == "fifo" else "a device"
+    assert caught.value.message == (f"cannot write: it is a symlink to {elsewhere}, {what} "
+                                    f"outside the link's folder {link.parent}")
+    assert "only /dev/null, /dev/zero, /dev/full, a terminal" in caught.value.hint
+
+
+def test_a_fifo_without_reader_is_an_error_not_a_hang(tmp_path: Path, deadline: None) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(WriteError) as caught:
+        write_atomic(fifo, "text\n")
+    assert caught.value.message == "cannot write: it is a FIFO with no reader"
+    assert caught.value.hint.startswith("nothing was written; start its reader first")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def _socket(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    return sock
+
+
+@pytest.mark.parametrize("kind", ["folder", "socket", "block device", "link to a folder"])
+def test_folders_sockets_and_block_devices_are_refused(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "out.md"
+    sock = None
+    if kind == "folder":
+        target.mkdir()
+        (target / "inside").write_text("kept\n", encoding="utf-8")
+    elif kind == "socket":
+        sock = _socket(target)
+    elif kind == "block device":
+        if not hasattr(os, "getuid") or os.getuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(target, 0o600 | stat.S_IFBLK, os.makedev(0, 0))  # no such device: nothing to reach
+    else:
+        (tmp_path / "folder").mkdir()
+        target.symlink_to("folder")
+    before = target.lstat()
+    try:
+        with pytest.raises(WriteError) as caught:
+            write_atomic(target, "text\n")
+    finally:
+        if sock is not None:
+            sock.close()
+    what = "a symlink to " + str(tmp_path / "folder") + ", which is a folder" if kind.startswith("link") else kind
+    assert caught.value.message == f"cannot write: it is {'a ' if not kind.startswith('link') else ''}{what}"
+    assert caught.value.hint.startswith("nothing was written")
+    after = target.lstat()
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert _hidden(tmp_path) == []
+
+
+def test_a_symlink_to_a_file_in_its_folder_is_followed(tmp_path: Path) -> None:
+    real = tmp_path / "sub" / "real.md"
+    real.parent.mkdir()
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "evidence-plan.md"
+    link.symlink_to(Path("sub") / "real.md")
+    write_atomic(link, "new\n")
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "new\n"
+    assert _hidden(tmp_path) == _hidden(real.parent) == []
+
+
+def test_a_symlink_to_a_file_outside_its_folder_is_refused(tmp_path: Path) -> None:
+    """A planted `evidence-plan.md -> ~/.bashrc` must not overwrite ~/.bashrc (no work tree here:
+    tmp_path is in none, so the link's own folder is the limit)."""
+    folder = tmp_path / "checkout"
+    folder.mkdir()
+    bashrc = tmp_path / "bashrc"
+    bashrc.write_text("export SAFE=1\n", encoding="utf-8")
+    link = folder / "evidence-plan.md"
+    link.symlink_to(bashrc)
+    with pytest.raises(WriteError) as caught:
+        write_atomic(link, "pwned\n")
+    assert caught.value.path == str(link)
+    assert caught.value.message == (f"cannot write: it is a symlink to {bashrc}, "
+                                    f"which is outside the link's folder {folder}")
+    assert caught.value.hint.startswith("nothing was written; a symlink is followed only within the git work tree")
+    assert bashrc.read_text(encoding="utf-8") == "export SAFE=1\n"
+    assert link.is_symlink() and _hidden(folder) == []
+
+
+def test_a_link_to_a_file_through_this_process_s_descriptors_is_refused(tmp_path: Path) -> None:
+    """/dev/stdout when a shell redirects it to a file (even one in the link's folder): replacing
+    that file would break `>>`; `-` writes to standard output."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd here")
+    log = tmp_path / "log.md"
+    log.write_text("earlier lines\n", encoding="utf-8")
+    link = tmp_path / "stdout"
+    with open(log, "ab") as held:
+        link.symlink_to(f"/proc/self/fd/{held.fileno()}")
+        with pytest.raises(WriteError) as caught:
+            write_atomic(link, "text\n")
+    assert caught.value.message == (f"cannot write: it is a symlink to {log}, "
+                                    "a file open as this process's own descriptor")
+    assert caught.value.hint == "nothing was written; for standard output, give -"
+    assert log.read_text(encoding="utf-8") == "earlier lines\n"
+
+
+def test_in_a_work_tree_a_symlink_is_followed_inside_it_and_never_into_git(tmp_path: Path) -> None:
+    tree = tmp_path / "repo"
+    (tree / ".git" / "hooks").mkdir(parents=True)
+    (tree / "docs").mkdir()
+    hook = tree / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\n", encoding="utf-8")
+    outside = tmp_path / "outside.md"
+    outside.write_text("kept\n", encoding="utf-8")
+    elsewhere_in_tree = tree / "PLAN.md"
+    elsewhere_in_tree.write_text("old\n", encoding="utf-8")
+
+    inside = tree / "docs" / "inside.md"
+    inside.symlink_to("../PLAN.md")  # another folder, but the same work tree: followed
+    write_atomic(inside, "new\n")
+    assert elsewhere_in_tree.read_text(encoding="utf-8") == "new\n" and inside.is_symlink()
+
+    leaving = tree / "docs" / "leaving.md"
+    leaving.symlink_to(outside)
+    with pytest.raises(WriteError, match=re.escape(f"which is outside the git work tree {tree}") + "$"):
+        write_atomic(leaving, "pwned\n")
+    into_git = tree / "docs" / "hook.md"
+    into_git.symlink_to("../.git/hooks/pre-commit")
+    with pytest.raises(WriteError, match=r"which is inside a \.git folder$"):
+        write_atomic(into_git, "pwned\n")
+    assert outside.read_text(encoding="utf-8") == "kept\n"
+    assert hook.read_text(encoding="utf-8") == "#!/bin/sh\n"
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+def test_dangling_and_looping_symlinks_are_refused(tmp_path: Path, kind: str) -> None:
+    link = tmp_path / "evidence-plan.md"
+    if kind == "dangling":
+        link.symlink_to(tmp_path / "nowhere" / "x.md")
+    else:
+        link.symlink_to("evidence-plan.md")
+    with pytest.raises(WriteError) as caught:
+        write_atomic(link, "text\n")
+    expected = (f"it is a symlink to {tmp_path / 'nowhere' / 'x.md'}, which does not exist" if kind == "dangling"
+                else "it is a symlink loop")
+    assert caught.value.message == f"cannot write: {expected}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evidence-plan.md"]  # nothing created elsewhere
+    assert link.is_symlink()
+
+
+# --- compile's two artifacts: both replaced, or neither ------------------------------------------
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> dict[str, Path]:
+    """An earlier compile's two artifacts."""
+    files = {"json": tmp_path / "evidence-plan.json", "md": tmp_path / "evidence-plan.md"}
+    files["json"].write_text("old json\n", encoding="utf-8")
+    files["md"].write_text("old md\n", encoding="utf-8")
+    return files
+
+
+def _fail_on_call(monkeypatch: pytest.MonkeyPatch, name: str, failing: set[int]) -> list[tuple[object, ...]]:
+    """os.<name> fails (EPERM, as over an immutable file) on the calls numbered in ``failing``."""
+    real = getattr(os, name)
+    calls: list[tuple[object, ...]] = []
+
+    def maybe(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        if len(calls) in failing:
+            raise PermissionError(1, "Operation not permitted")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(os, name, maybe)
+    return calls
+
+
+def test_a_folder_in_the_pair_is_refused_before_anything_is_written(tmp_path: Path, pair: dict[str, Path]) -> None:
+    pair["md"].unlink()
+    pair["md"].mkdir()
+    made: list[str] = []
+
+    def text(name: str) -> Callable[[], str]:
+        return lambda: made.append(name) or f"new {name}\n"
+
+    with pytest.raises(WriteError) as caught:
+        write_all_atomic({pair["json"]: text("json"), pair["md"]: text("md")})
+    assert (caught.value.path, caught.value.message) == (str(pair["md"]), "cannot write: it is a folder")
+    assert caught.value.hint.startswith("nothing was written")
+    assert made == []  # checked first: not even made
+    assert pair["json"].read_text(encoding="utf-8") == "old json\n"
+    assert _hidden(tmp_path) == []
+
+
+def test_a_failed_second_rename_puts_the_first_file_back(tmp_path: Path, pair: dict[str, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    json_inode = pair["json"].stat().st_ino
+    calls = _fail_on_call(monkeypatch, "replace", {2})
+    with pytest.raises(WriteError) as caught:
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    assert len(calls) == 3  # json renamed, md failed, json's backup renamed back
+    assert (caught.value.path, caught.value.message) == (str(pair["md"]), "cannot write: Operation not permitted")
+    assert caught.value.hint == (f"nothing was replaced ({pair['json']} put back as it was); check the output folder")
+    assert pair["json"].read_text(encoding="utf-8") == "old json\n"
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
+    assert pair["json"].stat().st_ino == json_inode  # the very file, from its hard link
+    assert _hidden(tmp_path) == []
+
+
+def test_a_first_file_that_was_new_is_removed_again(tmp_path: Path, pair: dict[str, Path],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pair["json"].unlink()
+    _fail_on_call(monkeypatch, "replace", {2})
+    with pytest.raises(WriteError) as caught:
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    assert f"({pair['json']} removed (it was new))" in caught.value.hint
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["evidence-plan.md"]
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
+
+
+def test_without_hard_links_the_backup_is_a_copy(tmp_path: Path, pair: dict[str, Path],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_on_call(monkeypatch, "link", {1, 2})
+    _fail_on_call(monkeypatch, "replace", {2})
+    with pytest.raises(WriteError, match="Operation not permitted"):
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    assert pair["json"].read_text(encoding="utf-8") == "old json\n"
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
+    assert _hidden(tmp_path) == []
+
+
+def test_when_putting_back_fails_the_error_says_which_file_is_which(tmp_path: Path, pair: dict[str, Path],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_on_call(monkeypatch, "replace", {2, 3})  # md's rename fails, and so does json's way back
+    with pytest.raises(WriteError) as caught:
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    (backup,) = [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert backup.name.startswith(f".evidence-plan.json.{os.getpid()}.") and backup.suffix == ".bak"
+    assert backup.read_text(encoding="utf-8") == "old json\n"  # kept for the user
+    assert caught.value.hint == (
+        f"NOT all files are as before: {pair['json']} is the NEW file (putting back the old one failed: "
+        f"Operation not permitted; its old text is in {backup} until the next write); "
+        f"{pair['md']}: unchanged"
+    )
+    assert pair["json"].read_text(encoding="utf-8") == "new json\n"
+    assert pair["md"].read_text(encoding="utf-8") == "old md\n"
+
+
+def test_two_names_for_one_file_are_refused(tmp_path: Path, pair: dict[str, Path]) -> None:
+    pair["md"].unlink()
+    pair["md"].symlink_to("evidence-plan.json")
+    with pytest.raises(WriteError, match=r"which .*evidence-plan\.json writes too"):
+        write_all_atomic({pair["json"]: "new json\n", pair["md"]: "new md\n"})
+    assert pair["json"].read_text(encoding="utf-8") == "old json\n"
+
+
+# --- temporary files a killed writer left ---------------------------------------------------------
+
+
+def test_temporary_files_are_named_by_their_writers_pid(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def text() -> str:
+        seen.extend(_hidden(tmp_path))
+        return "a\n"
+
+    write_all_atomic({tmp_path / "a.json": "a\n", tmp_path / "b.md": text})
+    assert len(seen) == 1 and seen[0].startswith(f".a.json.{os.getpid()}.") and seen[0].endswith(".tmp")
+
+
+def test_a_write_removes_what_dead_writers_left_and_keeps_live_ones(tmp_path: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # reaped: its pid runs nothing now
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        stale = [tmp_path / f".evidence-plan.json.{dead.pid}.k3x9_q2a.tmp",
+                 tmp_path / f".evidence-plan.json.{dead.pid}.0a1b2c3d.bak"]
+        kept = [tmp_path / f".evidence-plan.json.{live.pid}.zz8h1kpw.tmp",  # a parallel run, still writing
+                tmp_path / f".evidence-plan.md.{dead.pid}.k3x9_q2a.tmp",  # another file's: its own write cleans it
+                tmp_path / ".evidence-plan.json.k3x9_q2a.tmp"]  # no pid: nobody can tell, so it stays
+        for path in stale + kept:
+            path.write_text("partial", encoding="utf-8")
+        write_atomic(tmp_path / "evidence-plan.json", "{}\n")
+        assert _hidden(tmp_path) == sorted(p.name for p in kept)
+    finally:
+        live.kill()
+        live.wait()
