@@ -425,6 +425,8 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
         return EXIT_INPUT
     for change in outcome.changes:
         _err(f"{'would fix' if dry_run else 'fixed'}: {change}")
+    for change in outcome.left:
+        _err(f"not fixed: {change}")
     result = outcome.result
     remaining = result.diagnostics if result is not None else ()
     if remaining:

@@ -34,6 +34,7 @@ class FixResult:
     fixed: str
     changes: list[str] = field(default_factory=list)  # one line per repair, for people
     result: CompileResult | None = None  # the plan compiled after the repairs
+    left: list[str] = field(default_factory=list)  # repairs that could not be made safely, and why
 
 
 class FixError(Exception):
@@ -172,11 +173,50 @@ def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
     return line_start, end, ""
 
 
+def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
+    """Indexes of the edits that would change a YAML node written once and used again through an
+    alias (``&name`` ... ``*name``): edited in place, it would change every use at once, so such
+    edits are left to a person. The fast reader defers on aliases, so this runs only for a plan
+    that has some."""
+    from ruamel.yaml import YAML
+
+    root = YAML(typ="safe", pure=True).compose(text)
+    uses: dict[int, int] = {}
+    stack = [root]
+    while stack:  # iterative, and each shared node walked once
+        node = stack.pop()
+        uses[id(node)] = uses.get(id(node), 0) + 1
+        if uses[id(node)] > 1 or type(node).__name__ == "ScalarNode":
+            continue
+        if type(node).__name__ == "SequenceNode":
+            stack.extend(node.value)
+        else:
+            for key, value in node.value:
+                stack.extend((key, value))
+    shared = []
+    for n, (path, _) in enumerate(edits):
+        node = root
+        for part in path:
+            if uses.get(id(node), 0) > 1:
+                break
+            node = node.value[part] if isinstance(part, int) else next(v for k, v in node.value if k.value == part)
+        if uses.get(id(node), 0) > 1:
+            shared.append(n)
+    return shared
+
+
 def fix_document(doc: Document, text: str, path: str, *, root: str | None = None) -> FixResult:
     result = compile_document(doc, path, root=root)
     edits, notes = plan_edits(result)
+    left: list[str] = []
+    if edits and doc.format == "yaml" and ("&" in text and "*" in text):
+        shared = set(shared_through_alias(text, edits))
+        left = [f"it is used again through a YAML alias (&name, *name), so edit it by hand: {notes[n]}"
+                for n in sorted(shared)]
+        edits = [e for n, e in enumerate(edits) if n not in shared]
+        notes = [note for n, note in enumerate(notes) if n not in shared]
     if not edits:
-        return FixResult(doc.name, text, text, [], result)
+        return FixResult(doc.name, text, text, [], result, left)
     intended = apply_to_data(doc.data, edits)
     if doc.format == "json":
         from compiler.emit import dumps
@@ -187,4 +227,4 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
     again = parse_text(fixed, doc.name, doc.format)
     if again.data != intended:  # the safety net: never write a file that means something else
         raise FixError("the edited file would not read back as intended; nothing was written")
-    return FixResult(doc.name, text, fixed, notes, compile_document(again, path, root=root))
+    return FixResult(doc.name, text, fixed, notes, compile_document(again, path, root=root), left)

@@ -121,3 +121,42 @@ def test_fix_json_plan_is_rewritten_with_stable_formatting(write: Callable[..., 
 def test_fix_refuses_stdin_and_input_errors() -> None:
     assert run("fix", "-").exit_code == 2
     assert run("fix", "nope.yaml").exit_code == 2
+
+
+ALIASED = """\
+items:
+  - id: a
+    change: c
+    evidence:
+      - &moved {path: app.py, line: 5, contains: return email}
+      - {path: app.py, line: 1, contains: create_account}
+    depends_on: &deps [b, b]
+    proof: p
+  - id: b
+    change: c
+    evidence: [*moved]
+    proof: p
+  - id: c
+    change: c
+    evidence: [app.py]
+    depends_on: *deps
+    proof: p
+"""
+
+
+def test_fix_on_a_plan_with_aliases_repairs_the_rest_and_names_what_it_leaves(write: Callable[..., Path]) -> None:
+    """An anchored value used again through an alias is one node in the text: edited in place, it
+    would change every use at once (and the reader would see a different plan), so fix leaves it,
+    says so, and repairs everything else."""
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", ALIASED)
+    result = run("fix", str(plan))
+    assert result.exit_code == 1, result.output
+    assert "invalid YAML" not in result.output and "would not read back" not in result.output
+    assert "fixed: a: app.py:1 -> app.py:11 ('create_account' moved)" in result.stderr
+    left = [line for line in result.stderr.splitlines() if line.startswith("not fixed: ")]
+    assert len(left) == 4, result.stderr  # a's and b's moved line, a's and c's repeated b
+    assert all("used again through a YAML alias" in line for line in left)
+    assert plan.read_text(encoding="utf-8") == ALIASED.replace("line: 1, contains: create_account",
+                                                               "line: 11, contains: create_account")
+    assert f"{plan}:5:50: error EP203 a: 'return email' is not in app.py:5 (found at line 12)" in result.stderr
