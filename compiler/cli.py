@@ -20,6 +20,7 @@ from compiler.reporters import FORMATS
 
 if TYPE_CHECKING:
     from compiler.load import Limits
+    from compiler.write import Content
 
 EXIT_READY, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 # Past this many, compile's summary says how many more there are (all are in the JSON).
@@ -143,8 +144,8 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
       cat plan.yaml | evidence-plan compile - -o build
     """
     from compiler.compile import compile_plan
-    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
-    from compiler.render import render_markdown
+    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
+    from compiler.render import render_pieces
 
     try:
         result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits).for_output()
@@ -158,8 +159,8 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     json_path = os.path.join(out_dir, JSON_NAME)
     md_path = os.path.join(out_dir, MARKDOWN_NAME)
     # Each text is made just before it is written, and dropped after: never both at once.
-    if not _write({json_path: lambda: dumps(document),
-                   md_path: lambda: render_markdown(document, base=document["root"])}):
+    if not _write({json_path: lambda: dump_pieces(document),
+                   md_path: lambda: render_pieces(document, base=document["root"])}):
         return EXIT_INPUT
 
     _show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
@@ -176,7 +177,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
 
 
-def _write(files: Mapping[str, str | Callable[[], str]]) -> bool:
+def _write(files: Mapping[str, Content]) -> bool:
     """Write files as a set (compiler.write decides what may be written and how), creating
     folders on the way; a failure is reported, not raised."""
     from compiler.write import write_all_atomic

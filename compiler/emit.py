@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from json.encoder import encode_basestring as encode_string
 from typing import Any
 
@@ -96,29 +97,44 @@ def _encode(value: Any) -> str:
     return "".join(_C_ENCODER(value, 0))
 
 
-def _elements(values: list[Any]) -> str:
-    """The elements of a list, one per line: the C encoder called directly, without _encode's
-    checks (it takes strings too), since a plan's items list is most of the document."""
-    if _C_ENCODER is None:  # pragma: no cover
-        return ",\n".join([f"    {_encode(value)}" for value in values])
+# Elements encoded and joined at a time, when the document is written in pieces.
+PIECE = 2_000
+
+
+def _elements(values: list[Any]) -> Iterator[str]:
+    """The elements of a list, one per line, a piece at a time: the C encoder called directly,
+    without _encode's checks (it takes strings too), since a plan's items list is most of the
+    document."""
     encoder = _C_ENCODER
-    return ",\n".join(["    " + "".join(encoder(value, 0)) for value in values])
+    for start in range(0, len(values), PIECE):
+        piece = values[start:start + PIECE]
+        if encoder is None:  # pragma: no cover
+            text = ",\n".join([f"    {_encode(value)}" for value in piece])
+        else:
+            text = ",\n".join(["    " + "".join(encoder(value, 0)) for value in piece])
+        yield text if start == 0 else ",\n" + text
+
+
+def dump_pieces(document: Any) -> Iterator[str]:
+    """``dumps``, as pieces that join to it: a large plan's JSON is written as it is made, and
+    never held whole (at a million items, the text and its list of lines were 700 MB)."""
+    if not isinstance(document, dict):
+        yield _encode(document) + "\n"
+        return
+    yield "{\n"
+    last = len(document) - 1
+    for n, (key, value) in enumerate(document.items()):
+        comma = "," if n < last else ""
+        if isinstance(value, list) and value:
+            yield f"  {_encode(key)}: [\n"
+            yield from _elements(value)
+            yield f"\n  ]{comma}\n"
+        else:
+            yield f"  {_encode(key)}: {_encode(value)}{comma}\n"
+    yield "}\n"
 
 
 def dumps(document: Any) -> str:
     """A top-level object with one key per line, and each list one element per line: readable,
     diff-friendly (a changed item is a changed line), and fast."""
-    if not isinstance(document, dict):
-        return _encode(document) + "\n"
-    lines = ["{"]
-    last = len(document) - 1
-    for n, (key, value) in enumerate(document.items()):
-        comma = "," if n < last else ""
-        if isinstance(value, list) and value:
-            lines.append(f"  {_encode(key)}: [")
-            lines.append(_elements(value))
-            lines.append(f"  ]{comma}")
-        else:
-            lines.append(f"  {_encode(key)}: {_encode(value)}{comma}")
-    lines.append("}\n")
-    return "\n".join(lines)
+    return "".join(dump_pieces(document))

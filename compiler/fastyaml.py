@@ -30,7 +30,7 @@ import re
 from typing import Any
 
 from compiler.display import printable
-from compiler.sourcemap import Path, Position, SourceMap
+from compiler.sourcemap import OrderedSourceMap, Position, SourceMap, positions_array
 
 _CORE = "tag:yaml.org,2002:"
 
@@ -152,22 +152,21 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
     Raises TooManyItems as soon as the item list (a top-level list, or the top-level ``items``)
     has more than ``max_items`` entries: a huge plan is refused before it is built.
 
-    Positions are read only when a diagnostic first asks for one, by reading the text again:
-    they are most of the memory a large plan takes (a tuple path and a position per node), and
-    most plans have no diagnostic."""
-    first = _read(text, max_depth, max_items, positions=False)
-    if first is None:
+    Positions are read only when a diagnostic first asks for one, by reading the text again
+    (most plans have no diagnostic), and kept as two arrays in document order."""
+    data = _read(text, max_depth, max_items)
+    if data is _NOT_SURE:
         return None
-
-    def positions() -> tuple[dict[Path, Position], dict[Path, Position]]:
-        again = _read(text, max_depth, max_items, positions=True)
-        return again[1] if again is not None else ({}, {})  # the same text reads the same way
-
-    return first[0], SourceMap(builder=positions)
+    if data is None:  # no document, or only comments
+        return None, SourceMap({(): (1, 1)}, {})
+    return data, OrderedSourceMap(data, lambda: _positions(text))
 
 
-def _read(text: str, max_depth: int, max_items: int,
-          positions: bool) -> tuple[Any, tuple[dict[Path, Position], dict[Path, Position]]] | None:
+_NOT_SURE = object()
+
+
+def _parser(text: str) -> Any:
+    """libyaml's parser for ``text``, or None where this path is not to be taken."""
     if "%YAML" in text or "\t" in text or _LINE_BREAKS_1_1.search(text) is not None:
         # libyaml (1.1) knows no directive for 1.2. Tabs: libyaml, as the YAML spec, takes them
         # between tokens and inside plain text, where ruamel.yaml refuses them. U+2028, U+2029
@@ -175,38 +174,89 @@ def _read(text: str, max_depth: int, max_items: int,
         # the text is read differently too: the two readers disagree on their values and lines.
         return None
     try:
-        from yaml import events
         from yaml._yaml import CParser
     except ImportError:  # PyYAML missing, or built without libyaml
         return None
-    parser = CParser(text)
+    return CParser(text)
+
+
+def _read(text: str, max_depth: int, max_items: int) -> Any:
+    """The data, or _NOT_SURE."""
+    parser = _parser(text)
+    if parser is None:
+        return _NOT_SURE
+    from yaml import events
+
     try:
-        return _build(text, parser.get_event, events, max_depth, max_items, positions)
+        return _build(text, parser.get_event, events, max_depth, max_items)
     except _Unsure:
-        return None
+        return _NOT_SURE
     except TooManyItems:
         raise
     except Exception:  # noqa: BLE001 - libyaml's errors: the reference explains them
-        return None
+        return _NOT_SURE
     finally:
         parser.dispose()
 
 
-def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: int,
-           positions: bool) -> tuple[Any, tuple[dict[Path, Position], dict[Path, Position]]]:
-    """One pass over the events. With ``positions``, also the position of every value and key."""
+def _positions(text: str) -> tuple[Any, Any]:
+    """The line and column of every node and key, in document order (for OrderedSourceMap): a
+    second, lean pass over the events of a text that the first pass read whole, building no
+    values. An empty value (``proof:`` then a line break) is placed just after its key's colon."""
+    from yaml import events
+
+    lines, columns = positions_array(text), positions_array(text)
+    parser = _parser(text)
+    assert parser is not None  # the first pass took this path
     scalar, mapping_start, sequence_start = events.ScalarEvent, events.MappingStartEvent, events.SequenceStartEvent
     mapping_end, sequence_end = events.MappingEndEvent, events.SequenceEndEvent
-    values: dict[Path, Position] = {}
-    keys: dict[Path, Position] = {}
+    # The open collections, innermost last: [a mapping waiting for a key, the pending key's end]
+    # for a mapping, None for a sequence.
+    stack: list[list[Any] | None] = []
+    try:
+        while True:
+            event = parser.get_event()
+            kind = type(event)
+            if kind is mapping_end or kind is sequence_end:
+                stack.pop()
+                continue
+            if kind is not scalar and kind is not mapping_start and kind is not sequence_start:
+                if kind is events.StreamEndEvent:
+                    break
+                continue
+            mark = event.start_mark
+            top = stack[-1] if stack else None
+            if top is not None:
+                if top[0]:  # a key
+                    top[0], top[1] = False, event.end_mark
+                else:  # a value
+                    top[0] = True
+                    if kind is scalar and not event.style and event.value == "":
+                        mark = top[1]
+                        lines.append(mark.line + 1)
+                        columns.append(mark.column + 2)
+                        continue
+            lines.append(mark.line + 1)
+            columns.append(mark.column + 1)
+            if kind is mapping_start:
+                stack.append([True, None])
+            elif kind is sequence_start:
+                stack.append(None)
+    finally:
+        parser.dispose()
+    return lines, columns
+
+
+def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: int) -> Any:
+    """One pass over the events, building the values (positions are _positions's)."""
+    scalar, mapping_start, sequence_start = events.ScalarEvent, events.MappingStartEvent, events.SequenceStartEvent
+    mapping_end, sequence_end = events.MappingEndEvent, events.SequenceEndEvent
     top_keys: dict[str, Position] = {}  # the top-level keys' positions (where `items:` is)
     root: list[Any] = []
-    # The open collections, innermost last, each [container, its depth, its path (None without
-    # positions), the pending key of a mapping (None while a key is expected), that key's end
-    # mark, whether it is the item list].
+    # The open collections, innermost last, each [container, its depth, the pending key of a
+    # mapping (None while a key is expected), whether it is the item list].
     stack: list[list[Any]] = []
     documents = 0
-    path: Path | None = None
     while True:
         event = get_event()
         kind = type(event)
@@ -229,46 +279,25 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
             raise _Unsure
         if not stack:
             depth = 0
-            if positions:
-                path = ()
-                mark = event.start_mark
-                values[path] = (mark.line + 1, mark.column + 1)
         else:
             top = stack[-1]
             container = top[0]
             depth = top[1] + 1
             if type(container) is list:
-                if top[5] and len(container) >= max_items:
+                if top[3] and len(container) >= max_items:
                     raise TooManyItems(top_keys.get("items") if depth == 2 else None)
-                if positions:
-                    path = (*top[2], len(container))
-                    mark = event.start_mark
-                    values[path] = (mark.line + 1, mark.column + 1)
-            elif top[3] is None:  # a mapping's key
+            elif top[2] is None:  # a mapping's key
                 key = event.value if kind is scalar else None
                 if key is None or key in container or (key == "<<" and not event.style):
                     raise _Unsure  # a key that is not text, is repeated or merges: the reference says so
-                top[3] = key
-                if positions or depth == 1:
+                top[2] = key
+                if depth == 1:
                     mark = event.start_mark
-                    if depth == 1:
-                        top_keys[key] = (mark.line + 1, mark.column + 1)
-                    if positions:
-                        keys[(*top[2], key)] = (mark.line + 1, mark.column + 1)
-                        top[4] = event.end_mark
+                    top_keys[key] = (mark.line + 1, mark.column + 1)
                 continue
             else:  # a mapping's value
-                key = top[3]
-                top[3] = None
-                if positions:
-                    path = (*top[2], key)
-                    if kind is scalar and not event.style and event.value == "":
-                        # An empty value (`proof:` then a newline) belongs just after its key's colon.
-                        end = top[4]
-                        values[path] = (end.line + 1, end.column + 2)
-                    else:
-                        mark = event.start_mark
-                        values[path] = (mark.line + 1, mark.column + 1)
+                key = top[2]
+                top[2] = None
         if kind is scalar:
             if event.implicit[0]:
                 value = _plain(event.value)
@@ -282,13 +311,11 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
             value = {} if kind is mapping_start else []
             items = kind is sequence_start and (
                 depth == 0 or (depth == 1 and type(container) is dict and key == "items"))
-            stack.append([value, depth, path, None, None, items])
+            stack.append([value, depth, None, items])
         if not depth:
             root.append(value)
         elif type(container) is list:
             container.append(value)
         else:
             container[key] = value
-    if not root:  # no document, or only comments
-        return None, ({(): (1, 1)}, {})
-    return root[0], (values, keys)
+    return root[0] if root else None  # None: no document, or only comments

@@ -24,7 +24,16 @@ from typing import Any, Literal, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.display import clip, escape_surrogates, printable, quoted
-from compiler.sourcemap import JSON_TOKEN, LineIndex, Path, Position, SourceMap, scan_json
+from compiler.sourcemap import (
+    JSON_TOKEN,
+    LineIndex,
+    OrderedSourceMap,
+    Path,
+    Position,
+    SourceMap,
+    scan_json,
+    scan_json_ordered,
+)
 
 Format = Literal["yaml", "json"]
 
@@ -140,7 +149,11 @@ def _read_file(path: str, name: str, limits: Limits) -> bytes:
             raise _too_large(name, limits)
         with os.fdopen(fd, "rb") as handle:
             fd = -1  # the file object closes it now
-            raw = handle.read(limits.max_bytes + 1)
+            # As much as the file holds, and one byte more to see it grew: asking for the limit
+            # would allocate all of it (256 MiB) for any plan.
+            raw = handle.read(info.st_size + 1)
+            if raw is not None and len(raw) > info.st_size:  # it grew: read on, to the limit
+                raw += handle.read(limits.max_bytes + 1 - len(raw)) or b""
     except BlockingIOError:  # a "regular" file that would block, such as /proc/kmsg
         raw = None
     except OSError as err:
@@ -331,11 +344,7 @@ def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     except MemoryError:
         raise _fail("EP007", "too large to parse in the memory available", name) from None
 
-    def build() -> tuple[dict[Path, Position], dict[Path, Position]]:
-        values, keys, _ = scan_json(text)
-        return values, keys
-
-    return data, SourceMap(builder=build)
+    return data, OrderedSourceMap(data, lambda: scan_json_ordered(text))
 
 
 # --- YAML -------------------------------------------------------------------------------------

@@ -226,6 +226,13 @@ def view(document: dict[str, Any], base: str) -> dict[str, Any]:
 
 def render_markdown(document: dict[str, Any], *, base: str = ".") -> str:
     """Render a compiled document. ``base`` is the repository root relative to the Markdown file."""
+    return "".join(render_pieces(document, base=base))
+
+
+def render_pieces(document: dict[str, Any], *, base: str = ".") -> Iterator[str]:
+    """``render_markdown``, as pieces of about a megabyte that join to it: a large plan's page is
+    written as it is made, and never held whole (with the template's own list of fragments, that
+    was the peak of a million-item compile)."""
     import jinja2
 
     from compiler.resources import read_text
@@ -239,17 +246,41 @@ def render_markdown(document: dict[str, Any], *, base: str = ".") -> str:
     )
     env.filters.update(md=md, code=code, cell=cell, mermaid=mermaid)
     template = env.from_string(read_text("templates", TEMPLATE))
-    return _tidy(template.render(**view(document, base)))
+    return _tidy(_batches(template.generate(**view(document, base))))
 
 
-def _tidy(text: str) -> str:
-    """No gap of more than one blank line, and exactly one newline at the end.
+PIECE_CHARACTERS = 1 << 20
+
+
+def _batches(fragments: Iterable[str]) -> Iterator[str]:
+    """The template's many small fragments, joined into pieces of about PIECE_CHARACTERS."""
+    batch: list[str] = []
+    size = 0
+    for fragment in fragments:
+        batch.append(fragment)
+        size += len(fragment)
+        if size >= PIECE_CHARACTERS:
+            yield "".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield "".join(batch)
+
+
+def _tidy(pieces: Iterable[str]) -> Iterator[str]:
+    """No gap of more than one blank line, and exactly one newline at the end, across pieces: the
+    line breaks at the end of a piece are held back until the next piece says how many may stay.
 
     The template leaves neither itself; only a value that it prints unescaped (the status or
-    a count, from a hand-written JSON) can. So for a compiled plan this is one scan of the text,
-    not two copies of it: the text of a large plan is hundreds of megabytes."""
-    if "\n\n\n" in text:
-        text = _BLANK_LINES.sub("\n\n", text)
-    if not text.endswith("\n") or text.endswith("\n\n"):
-        text = text.rstrip("\n") + "\n"
-    return text
+    a count, from a hand-written JSON) can. So for a compiled plan this is a scan of each piece."""
+    held = 0  # line breaks that ended the text so far, not yet given out
+    for piece in pieces:
+        rest = piece.lstrip("\n")
+        held += len(piece) - len(rest)
+        if not rest:
+            continue
+        if "\n\n\n" in rest:
+            rest = _BLANK_LINES.sub("\n\n", rest)
+        body = rest.rstrip("\n")
+        yield "\n" * min(held, 2) + body if held else body
+        held = len(rest) - len(body)
+    yield "\n"

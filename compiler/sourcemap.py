@@ -10,7 +10,8 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from typing import Any
 
 Path = tuple[Any, ...]
@@ -54,6 +55,150 @@ class SourceMap:
         _, keys = self._ensure()
         pos = keys.get(path)
         return pos if pos is not None else self.value(path)
+
+
+    def entries(self) -> tuple[dict[Path, Position], dict[Path, Position]]:
+        """Every known position: (values, keys), by path. For tests and differential checks."""
+        values, keys = self._ensure()
+        return dict(values), dict(keys)
+
+
+# Past this many children, a container's child offsets are computed once and kept.
+_INDEXED = 32
+
+
+class OrderedSourceMap(SourceMap):
+    """The same answers, from positions kept in document order (two arrays of integers) instead of
+    a dict from path to position: for a plan of a million items, the dicts were gigabytes (a tuple
+    path and a position per node), the arrays are a hundred megabytes.
+
+    A node's place in that order is found from the data itself: in a pre-order walk, a mapping's
+    key comes just before its value, and a node's subtree spans as many places as it has nodes
+    and keys. The data must be what was parsed (dicts in document order, no shared nodes: the
+    readers that use this map refuse or defer on aliases and duplicate keys). ``builder`` returns
+    the lines and columns, one per node and key in that order, and runs on the first question."""
+
+    def __init__(self, data: Any, builder: Callable[[], tuple[Sequence[int], Sequence[int]]]) -> None:
+        super().__init__({}, {})
+        self._data = data
+        self._position_builder = builder
+        self._lines: Sequence[int] | None = None
+        self._columns: Sequence[int] = ()
+        # id(container) -> where each child starts, relative to the container (kept alive by _data)
+        self._offsets: dict[int, Any] = {}
+
+    def _position(self, ordinal: int) -> Position | None:
+        if self._lines is None:
+            self._lines, self._columns = self._position_builder()
+        if ordinal >= len(self._lines):  # pragma: no cover - the builder read the same text
+            return None
+        return self._lines[ordinal], self._columns[ordinal]
+
+    def _walk(self, path: Path) -> tuple[int, bool, int | None]:
+        """(the place of the deepest node of ``path`` that exists, whether all of it exists, the
+        place of its key when its last step is a mapping key)."""
+        node, ordinal, key = self._data, 0, None
+        for part in path:
+            kind = type(node)
+            if kind is dict and type(part) is str and part in node:
+                key = ordinal + 1 + self._before(node, part)
+                ordinal = key + 1
+            elif kind is list and type(part) is int and 0 <= part < len(node):
+                key = None
+                ordinal = ordinal + 1 + self._before(node, part)
+            else:
+                return ordinal, False, None
+            node = node[part]
+        return ordinal, True, key
+
+    def _before(self, container: Any, part: Any) -> int:
+        """How many places the children before ``part`` take (keys included)."""
+        if len(container) <= _INDEXED:
+            if type(container) is list:
+                return sum(_size(child) for child in container[:part])
+            total = 0
+            for name, child in container.items():
+                if name == part:
+                    break
+                total += 1 + _size(child)
+            return total
+        offsets = self._offsets.get(id(container))
+        if offsets is None:
+            offsets = self._offsets[id(container)] = _child_offsets(container)
+        return int(offsets[part])
+
+    def value(self, path: Path) -> Position | None:
+        return self._position(self._walk(path)[0])
+
+    def has(self, path: Path) -> bool:
+        return self._walk(path)[1]
+
+    def key(self, path: Path) -> Position | None:
+        ordinal, whole, key = self._walk(path)
+        return self._position(key if whole and key is not None else ordinal)
+
+    def entries(self) -> tuple[dict[Path, Position], dict[Path, Position]]:
+        values: dict[Path, Position] = {}
+        keys: dict[Path, Position] = {}
+        counter = 0
+        stack: list[tuple[Path, Any, bool]] = [((), self._data, False)]
+        while stack:  # pre-order, the order the positions were recorded in
+            path, node, is_key = stack.pop()
+            pos = self._position(counter)
+            counter += 1
+            if pos is None:  # pragma: no cover
+                continue
+            if is_key:
+                keys[path] = pos
+                continue
+            values[path] = pos
+            if type(node) is dict:
+                for name, child in reversed(node.items()):
+                    stack.append(((*path, name), child, False))
+                    stack.append(((*path, name), name, True))
+            elif type(node) is list:
+                stack.extend(((*path, i), child, False) for i, child in reversed(list(enumerate(node))))
+        return values, keys
+
+
+def _size(value: Any) -> int:
+    """The places a value's subtree takes in document order: one per node and per key."""
+    if type(value) is not dict and type(value) is not list:
+        return 1
+    total = 0
+    stack = [value]
+    while stack:  # iterative: any depth
+        node = stack.pop()
+        total += 1
+        if type(node) is dict:
+            total += len(node)
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return total
+
+
+def _child_offsets(container: Any) -> Any:
+    """Where each child of a large container starts, relative to the container's first child:
+    an array for a list, a dict of key -> offset (to the key) for a mapping."""
+    if type(container) is list:
+        offsets = array("q", bytes(8 * len(container)))
+        total = 0
+        for i, child in enumerate(container):
+            offsets[i] = total
+            total += _size(child)
+        return offsets
+    out: dict[str, int] = {}
+    total = 0
+    for name, child in container.items():
+        out[name] = total
+        total += 1 + _size(child)
+    return out
+
+
+def positions_array(text: str) -> Any:
+    """An empty array for lines or columns of ``text``: four bytes an entry when that is enough."""
+    return array("I" if len(text) < 2**32 else "q")
 
 
 class LineIndex:
@@ -119,3 +264,23 @@ def scan_json(text: str) -> tuple[dict[Path, Position], dict[Path, Position], tu
         elif tok == "[":
             stack.append([False, path, 0, False, None])
     return values, keys, duplicate
+
+
+def scan_json_ordered(text: str) -> tuple[Any, Any]:
+    """The line and column of every value and key of a JSON text, in document order (for
+    OrderedSourceMap): every token but ``, : ] }`` starts a node or is a key. One linear pass;
+    lines are counted forward from the last token, not looked up."""
+    lines, columns = positions_array(text), positions_array(text)
+    line, line_start, last = 1, 0, 0
+    for match in JSON_TOKEN.finditer(text):
+        start = match.start()
+        if text[start] in ",:]}":
+            continue
+        newlines = text.count("\n", last, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", last, start) + 1
+        last = start
+        lines.append(line)
+        columns.append(start - line_start + 1)
+    return lines, columns

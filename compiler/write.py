@@ -20,7 +20,7 @@ import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from compiler.targets import (
     ELSEWHERE,
@@ -34,6 +34,10 @@ from compiler.targets import (
 from compiler.targets import WriteError as WriteError  # raised by every function here
 
 WRITE_CHUNK = 1 << 20  # characters written at a time
+# What is written: a text, or its pieces in order (made as they are written, so that a large
+# text is never held whole); a file's content may be a function that makes either.
+Text = str | Iterable[str]
+Content = str | Callable[[], Text]
 BOM = b"\xef\xbb\xbf"
 
 
@@ -80,12 +84,13 @@ def remove_stale(real: str) -> list[str]:
 # --- writing --------------------------------------------------------------------------------------
 
 
-def _write_text(handle_fd: int, text: str, *, sync: bool) -> None:
+def _write_text(handle_fd: int, text: Text, *, sync: bool) -> None:
     with os.fdopen(handle_fd, "w", encoding="utf-8", newline="\n") as handle:
         # In slices: a text file encodes what it is given in one piece, and a whole large
         # plan's Markdown would be copied once more, as bytes, at the peak.
-        for start in range(0, len(text), WRITE_CHUNK):
-            handle.write(text[start:start + WRITE_CHUNK])
+        for piece in (text,) if isinstance(text, str) else text:
+            for start in range(0, len(piece), WRITE_CHUNK):
+                handle.write(piece[start:start + WRITE_CHUNK])
         handle.flush()
         if sync:
             os.fsync(handle.fileno())
@@ -175,7 +180,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     write_all_atomic({path: text})
 
 
-def write_all_atomic(files: Mapping[str | os.PathLike[str], str | Callable[[], str]],
+def write_all_atomic(files: Mapping[str | os.PathLike[str], Content],
                      mode: int | None = None, *, make_folders: bool = False) -> None:
     """Write several files as a set, by the rules of this module's docstring: all are replaced or
     none is. Raises WriteError (an OSError) saying which file failed and in what state it left
@@ -183,8 +188,8 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], str | Callable[[], s
 
     ``mode`` (e.g. a rewritten file's own) replaces the default permissions of new files;
     ``make_folders`` creates missing folders on the way. A file's text may be given as a function
-    that makes it: it is then made just before it is written and dropped after, so that a large
-    plan's JSON and Markdown are never held at once."""
+    that makes it (or its pieces): it is then made just before it is written and dropped after,
+    so that a large plan's JSON and Markdown are never held at once."""
     targets = check_targets(files)
     contents = list(files.values())
     if make_folders:
@@ -227,7 +232,7 @@ def _make_folder(target: Target) -> None:
                          f"{NOTHING_WRITTEN}; check the output folder", err.errno) from None
 
 
-def _write_temporary(target: Target, content: str | Callable[[], str], mode: int | None, umask: int) -> str:
+def _write_temporary(target: Target, content: Content, mode: int | None, umask: int) -> str:
     text = _text(content)
     try:
         fd, temporary = _temporary(target.real, ".tmp")
@@ -245,11 +250,11 @@ def _write_temporary(target: Target, content: str | Callable[[], str], mode: int
     return temporary
 
 
-def _text(content: str | Callable[[], str]) -> str:
+def _text(content: Content) -> Text:
     return content() if callable(content) else content
 
 
-def _write_stream(target: Target, fd: int, text: str) -> None:
+def _write_stream(target: Target, fd: int, text: Text) -> None:
     try:
         _write_text(fd, text, sync=False)
     except OSError as err:  # a reader that left, a full device

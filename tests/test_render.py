@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from itertools import pairwise
 from urllib.parse import quote
 
 import pytest
@@ -226,3 +227,29 @@ def test_values_printed_unescaped_cannot_open_gaps() -> None:
     text = render_markdown(_document([], status="odd\n\n\n\nstatus\n"))
     assert "**Status: odd\n\nstatus\n** · 0 items" in text
     assert "\n\n\n" not in text
+
+
+def _tidy_whole(text: str) -> str:
+    """The rule, on a whole text: no run of more than two line breaks, exactly one at the end."""
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.rstrip("\n") + "\n"
+
+
+@given(st.text(alphabet="ab\n", max_size=60), st.lists(st.integers(min_value=0, max_value=60), max_size=6))
+@settings(max_examples=500, deadline=None)
+def test_tidy_in_pieces_gives_the_whole_texts_answer(text: str, cuts: list[int]) -> None:
+    bounds = sorted({0, len(text), *(min(c, len(text)) for c in cuts)})
+    pieces = [text[a:b] for a, b in pairwise(bounds)]
+    assert "".join(render._tidy(pieces)) == _tidy_whole(text)
+
+
+def test_a_large_page_comes_in_pieces_that_join_to_the_page() -> None:
+    items = [{"id": f"i{n}", "change": "c", "evidence": [{"path": "a.py"}], "depends_on": [], "proof": "p"}
+             for n in range(30_000)]
+    document = {"format": "evidence-plan/1", "plan": "big", "goal": None, "source": "p.yaml", "root": ".",
+                "status": "blocked", "summary": {"items": len(items), "waves": 0, "widest_wave": 0, "errors": 1,
+                                                 "warnings": 0},
+                "issues": [], "waves": [], "critical_path": [], "items": items}
+    pieces = list(render.render_pieces(document))
+    assert len(pieces) > 2 and max(map(len, pieces)) < 2 * render.PIECE_CHARACTERS
+    assert "".join(pieces) == render_markdown(document)
