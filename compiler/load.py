@@ -354,9 +354,11 @@ def _mark(node: Any) -> Position:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _yaml_hint(problem: str, line: str) -> str | None:
+def _yaml_hint(problem: str, line: str, text: str) -> str | None:
     if "\t" in problem or "'\\t'" in problem or (line.lstrip(" ").startswith("\t")):
         return "YAML indents with spaces, never tabs"
+    if "\ufeff" in text:
+        return "a byte-order mark (U+FEFF) may only start the file: remove the one inside it"
     if "found undefined alias" in problem:
         return "an alias (*name) must follow its anchor (&name)"
     if "mapping values are not allowed" in problem:
@@ -404,7 +406,8 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
             problem += f" ({err.context} that starts here)"
         pos = (mark.line + 1, mark.column + 1) if mark is not None else None
         line = text.split("\n")[pos[0] - 1] if pos and pos[0] <= text.count("\n") + 1 else ""
-        raise _fail("EP002", f"invalid YAML: {clip(problem, 400)}", name, pos, hint=_yaml_hint(problem, line)) from None
+        raise _fail("EP002", f"invalid YAML: {clip(problem, 400)}", name, pos,
+                    hint=_yaml_hint(problem, line, text)) from None
     except ReaderError as err:  # a character YAML forbids (NUL, other controls): only an offset
         pos = LineIndex(text).position(err.position)
         what = f"#x{err.character:04x}" if isinstance(err.character, int) else repr(err.character)

@@ -154,7 +154,7 @@ def assert_clean(output: str) -> None:
 
 # What may not reach a terminal or a CI log raw: controls (but the line breaks we write), DEL and
 # C1, line and paragraph separators, bidirectional controls (see compiler/display.py).
-_RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 SCREEN = 1500  # characters: the longest line a message may take (a message is cut at 1,000)
 
 
@@ -326,7 +326,11 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
         elif argv[0] in ("render", "fix"):
             assert_displayable(out, messages=argv[0] == "fix")
         for markdown in [*tmp_path.glob("out/*.md"), *tmp_path.glob("*.md")]:
-            assert_displayable(markdown.read_text(encoding="utf-8"), messages=False)
+            page = markdown.read_text(encoding="utf-8")
+            assert_displayable(page, messages=False)
+            assert re.search(r"\]\((?:javascript|data|vbscript|file):", page, re.IGNORECASE) is None
+            for graph in re.findall(r"```mermaid\n(.*?)```", page, re.DOTALL):
+                assert "%%" not in graph  # a directive, wherever it stands
             markdown.unlink()
     assert not no_exec
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(MARKERS)]

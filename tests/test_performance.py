@@ -208,6 +208,7 @@ def test_a_blocked_plan_peaks_no_higher_than_a_ready_one(tmp_path: Path) -> None
     peaks = {path.name: _peak_mb(["compile", "--no-verify-evidence", str(path), "-o", str(tmp_path / path.stem)])
              for path in (ready, every, one)}
     print(peaks)
-    assert json.loads((tmp_path / "every-item-blocked" / "evidence-plan.json").read_text())["summary"]["errors"] == 50_000
+    compiled = json.loads((tmp_path / "every-item-blocked" / "evidence-plan.json").read_text(encoding="utf-8"))
+    assert compiled["summary"]["errors"] == 50_000
     assert peaks[every.name] < 1.3 * peaks[ready.name], peaks
     assert peaks[one.name] < 1.3 * peaks[ready.name], peaks

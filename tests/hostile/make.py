@@ -340,6 +340,19 @@ def cases() -> list[Case]:
         Case("long-cycle.yaml", b(plan(*(f"  - {{id: c{n}, change: x, evidence: [a], proof: p, depends_on: [c{(n + 1) % 1000}]}}\n"
                                        for n in range(1000)))),
              1, "note: ... and 990 more", what="a cycle through 1,000 items: its message and notes are cut"),
+        Case("inject-mermaid-directive.yaml", b(plan(item("""'x%%{init: {"theme": "dark"}}%%'"""))), 1,
+             "contains '%'", what="a Mermaid directive in an id: refused, and shown as text in the blocked plan's graph"),
+        Case("inject-javascript-evidence.yaml",
+             b(plan('  - id: a\n    change: Do it\n    evidence: ["javascript:alert(1)", "data:text/html,x", "vbscript:x"]\n'
+                    '    proof: make test\n')), 0, "1 ready",
+             what="path-form evidence that reads as a URL scheme: linked as ./javascript:..., never as a scheme"),
+        Case("yaml-huge-hex-integer.yaml", b(plan(item("0x" + "f" * 5000))), 2, "a number with more than 4,300 digits",
+             "3:9", what="a hexadecimal integer Python builds but cannot write in decimal"),
+        Case("yaml-line-separator-in-value.yaml", b(plan(item("a", "    depends_on: [b\u2028c]\n"))), 1,
+             "depends on unknown items", what="U+2028 inside a plain value: both YAML readers give the same answer"),
+        Case("yaml-byte-order-mark-inside.yaml", b(plan(item("a")) + "\ufeff# a mark in the middle\n"), 2,
+             "hint: a byte-order mark (U+FEFF) may only start the file", "8:1",
+             what="a byte-order mark after the start: refused by both YAML readers, and shown in the excerpt"),
         # --- never executes ----------------------------------------------------------------------
         Case("yaml-marker-proof.yaml",
              b(plan("  - id: a\n    change: Do it\n    evidence: [app.py]\n"
