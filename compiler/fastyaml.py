@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler.display import printable
-from compiler.sourcemap import OrderedSourceMap, Position, SourceMap, positions_array
+from compiler.sourcemap import LineIndex, OrderedSourceMap, Position, SourceMap, positions_array
 
 _CORE = "tag:yaml.org,2002:"
 
@@ -77,7 +77,24 @@ def resolve_plain(value: str) -> str:
 
 
 class _Unsure(Exception):
-    """This path is not sure: the reference reader decides."""
+    """This path is not sure: the reference reader decides. ``what`` says why, for the one case
+    where the reference is not asked (a file too large for it: see ``doubt``)."""
+
+    def __init__(self, what: str, mark: Any = None, code: str | None = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.mark = mark
+        self.code = code
+
+
+class Doubt(NamedTuple):
+    """Why this path gave a file to the reference reader, and where: a construct only the
+    reference decides, or (``code`` set) an answer of its own: libyaml's error (EP002), the
+    nesting limit (EP005)."""
+
+    what: str
+    position: Position | None
+    code: str | None = None
 
 
 class TooManyItems(Exception):
@@ -105,10 +122,10 @@ def _plain(value: str) -> Any:
         try:
             return int(value)
         except ValueError:  # more than 4,300 digits: the reference says so
-            raise _Unsure from None
+            raise _Unsure("a number of more than 4,300 digits") from None
     if tag in (_CORE + "int", _CORE + "float"):
         return _construct_with_ruamel(tag, value)
-    raise _Unsure  # merge (<<) or value (=) as a value: refused by the reference, with its words
+    raise _Unsure(f"the value {value}")  # merge (<<) or value (=) as a value: refused by the reference
 
 
 @functools.cache
@@ -127,12 +144,12 @@ def _construct_with_ruamel(tag: str, value: str) -> Any:
     try:
         built = constructor.construct_object(node)
     except Exception:  # noqa: BLE001 - any doubt: the reference reads the whole file
-        raise _Unsure from None
+        raise _Unsure(f"the number {value[:40]}") from None
     finally:
         constructor.constructed_objects.pop(node, None)  # it remembers each node it built
         constructor.recursive_objects.pop(node, None)
     if not printable(built):  # 0x and 5,000 digits: the reference refuses it, in its words
-        raise _Unsure
+        raise _Unsure("a number of more than 4,300 digits")
     return built
 
 
@@ -155,14 +172,22 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
     Positions are read only when a diagnostic first asks for one, by reading the text again
     (most plans have no diagnostic), and kept as two arrays in document order."""
     data = _read(text, max_depth, max_items)
-    if data is _NOT_SURE:
+    if isinstance(data, Doubt):
         return None
     if data is None:  # no document, or only comments
         return None, SourceMap({(): (1, 1)}, {})
     return data, OrderedSourceMap(data, lambda: _positions(text))
 
 
-_NOT_SURE = object()
+def _skipped(text: str) -> Doubt | None:
+    """Why this path does not even start on ``text``, and where; None when it may."""
+    for what, at in (("a %YAML directive", text.find("%YAML")), ("a tab", text.find("\t"))):
+        if at >= 0:
+            return Doubt(what, LineIndex(text).position(at))
+    other = _LINE_BREAKS_1_1.search(text)
+    if other is not None:
+        return Doubt(f"the character U+{ord(other.group()):04X}", LineIndex(text).position(other.start()))
+    return None
 
 
 def _parser(text: str) -> Any:
@@ -181,22 +206,32 @@ def _parser(text: str) -> Any:
 
 
 def _read(text: str, max_depth: int, max_items: int) -> Any:
-    """The data, or _NOT_SURE."""
+    """The data, or a Doubt."""
     parser = _parser(text)
     if parser is None:
-        return _NOT_SURE
+        return _skipped(text) or Doubt("libyaml is not installed", None)
     from yaml import events
 
     try:
         return _build(text, parser.get_event, events, max_depth, max_items)
-    except _Unsure:
-        return _NOT_SURE
+    except _Unsure as unsure:
+        mark = unsure.mark
+        return Doubt(unsure.what, (mark.line + 1, mark.column + 1) if mark is not None else None, unsure.code)
     except TooManyItems:
         raise
-    except Exception:  # noqa: BLE001 - libyaml's errors: the reference explains them
-        return _NOT_SURE
+    except Exception as err:  # noqa: BLE001 - libyaml's errors: the reference explains them
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        problem = getattr(err, "problem", None) or getattr(err, "context", None) or "invalid YAML"
+        return Doubt(str(problem), (mark.line + 1, mark.column + 1) if mark is not None else None, "EP002")
     finally:
         parser.dispose()
+
+
+def doubt(text: str, *, max_depth: int, max_items: int) -> Doubt | None:
+    """Why ``parse`` gives ``text`` to the reference reader, and where (None: it does not). Read
+    again from the start: asked only when the reference is not to be asked (a large file)."""
+    found = _read(text, max_depth, max_items)
+    return found if isinstance(found, Doubt) else None
 
 
 def _positions(text: str) -> tuple[Any, Any]:
@@ -257,65 +292,73 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
     # mapping (None while a key is expected), whether it is the item list].
     stack: list[list[Any]] = []
     documents = 0
-    while True:
-        event = get_event()
-        kind = type(event)
-        if kind is mapping_end or kind is sequence_end:
-            stack.pop()
-            continue
-        if kind is not scalar and kind is not mapping_start and kind is not sequence_start:
-            if kind is events.StreamEndEvent:
-                break
-            if kind is events.AliasEvent:
-                raise _Unsure  # expanded by the reference, under its budget
-            if kind is events.DocumentStartEvent:
-                if documents:
-                    raise _Unsure  # the reference refuses a second document
-                documents += 1
-            continue
-        if event.tag is not None or event.anchor is not None:
-            # Explicit tags: the reference accepts !!str and refuses the rest. Anchors: libyaml
-            # takes `&name:` as an anchor before an empty key, where ruamel.yaml refuses it.
-            raise _Unsure
-        if not stack:
-            depth = 0
-        else:
-            top = stack[-1]
-            container = top[0]
-            depth = top[1] + 1
-            if type(container) is list:
-                if top[3] and len(container) >= max_items:
-                    raise TooManyItems(top_keys.get("items") if depth == 2 else None)
-            elif top[2] is None:  # a mapping's key
-                key = event.value if kind is scalar else None
-                if key is None or key in container or (key == "<<" and not event.style):
-                    raise _Unsure  # a key that is not text, is repeated or merges: the reference says so
-                top[2] = key
-                if depth == 1:
-                    mark = event.start_mark
-                    top_keys[key] = (mark.line + 1, mark.column + 1)
+    event = None
+    try:
+        while True:
+            event = get_event()
+            kind = type(event)
+            if kind is mapping_end or kind is sequence_end:
+                stack.pop()
                 continue
-            else:  # a mapping's value
-                key = top[2]
-                top[2] = None
-        if kind is scalar:
-            if event.implicit[0]:
-                value = _plain(event.value)
+            if kind is not scalar and kind is not mapping_start and kind is not sequence_start:
+                if kind is events.StreamEndEvent:
+                    break
+                if kind is events.AliasEvent:
+                    raise _Unsure("an alias (*name)")  # expanded by the reference, under its budget
+                if kind is events.DocumentStartEvent:
+                    if documents:
+                        raise _Unsure("a second document")  # the reference refuses it
+                    documents += 1
+                continue
+            if event.tag is not None or event.anchor is not None:
+                # Explicit tags: the reference accepts !!str and refuses the rest. Anchors: libyaml
+                # takes `&name:` as an anchor before an empty key, where ruamel.yaml refuses it.
+                raise _Unsure("an explicit tag (!tag)" if event.tag is not None else "an anchor (&name)")
+            if not stack:
+                depth = 0
             else:
-                value = event.value
-                if event.style in ("|", ">") and _lax_block(text, event.start_mark.index, value):
-                    raise _Unsure
-        else:
-            if depth >= max_depth - 1:
-                raise _Unsure  # the reference bounds nesting and says where
-            value = {} if kind is mapping_start else []
-            items = kind is sequence_start and (
-                depth == 0 or (depth == 1 and type(container) is dict and key == "items"))
-            stack.append([value, depth, None, items])
-        if not depth:
-            root.append(value)
-        elif type(container) is list:
-            container.append(value)
-        else:
-            container[key] = value
+                top = stack[-1]
+                container = top[0]
+                depth = top[1] + 1
+                if type(container) is list:
+                    if top[3] and len(container) >= max_items:
+                        raise TooManyItems(top_keys.get("items") if depth == 2 else None)
+                elif top[2] is None:  # a mapping's key
+                    key = event.value if kind is scalar else None
+                    if key is None or key in container or (key == "<<" and not event.style):
+                        # a key that is not text, is repeated or merges: the reference says so
+                        raise _Unsure("a key that is not text" if key is None else "a merge key (<<)" if key == "<<"
+                                      else f"the repeated key {key[:40]!r}")
+                    top[2] = key
+                    if depth == 1:
+                        mark = event.start_mark
+                        top_keys[key] = (mark.line + 1, mark.column + 1)
+                    continue
+                else:  # a mapping's value
+                    key = top[2]
+                    top[2] = None
+            if kind is scalar:
+                if event.implicit[0]:
+                    value = _plain(event.value)
+                else:
+                    value = event.value
+                    if event.style in ("|", ">") and _lax_block(text, event.start_mark.index, value):
+                        raise _Unsure("a block scalar the reference reads strictly")
+            else:
+                if depth >= max_depth - 1:
+                    raise _Unsure(f"nesting deeper than {max_depth} levels", code="EP005")
+                value = {} if kind is mapping_start else []
+                items = kind is sequence_start and (
+                    depth == 0 or (depth == 1 and type(container) is dict and key == "items"))
+                stack.append([value, depth, None, items])
+            if not depth:
+                root.append(value)
+            elif type(container) is list:
+                container.append(value)
+            else:
+                container[key] = value
+    except _Unsure as unsure:  # where: the event being read
+        if unsure.mark is None and event is not None:
+            unsure.mark = event.start_mark
+        raise
     return root[0] if root else None  # None: no document, or only comments

@@ -52,6 +52,10 @@ class Limits(NamedTuple):
     # Nodes that aliases may add beyond the document's own: a "billion laughs" document is
     # refused long before it costs memory (counting aliases alone is not enough: 73 make a bomb).
     max_alias_nodes: int = 100_000
+    # YAML that the fast reader (libyaml) is not sure of goes to ruamel.yaml, which reads about
+    # 300 KB a second: past this many characters, such a file gets libyaml's answer instead (its
+    # error, or what it was not sure of and where), so that no plan takes minutes to refuse.
+    max_reference_chars: int = 1 << 20
 
 
 DEFAULT_LIMITS = Limits()
@@ -373,7 +377,31 @@ def _parse_yaml(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
         fast = fastyaml.parse(text, max_depth=limits.max_depth, max_items=limits.max_items)
     except fastyaml.TooManyItems as err:
         raise _too_many_items(name, err.position or (1, 1), limits) from None
-    return fast if fast is not None else _parse_yaml_reference(text, name, limits)
+    if fast is not None:
+        return fast
+    if len(text) > limits.max_reference_chars:
+        _refuse_for_the_reference(text, name, limits)
+    return _parse_yaml_reference(text, name, limits)
+
+
+def _refuse_for_the_reference(text: str, name: str, limits: Limits) -> None:
+    """A large YAML file that the fast reader leaves to the reference: refused with libyaml's own
+    error (EP002), or with what only the reference decides and where (EP005), unless that is
+    libyaml missing altogether (then the reference reads it, however long that takes)."""
+    from compiler import fastyaml
+
+    doubt = fastyaml.doubt(text, max_depth=limits.max_depth, max_items=limits.max_items)
+    if doubt is None or (doubt.position is None and doubt.code is None):
+        return
+    if doubt.code == "EP002":
+        raise _fail("EP002", f"invalid YAML: {clip(doubt.what, 400)}", name, doubt.position,
+                    hint=_yaml_hint(doubt.what, "", text))
+    if doubt.code is not None:
+        raise _fail(doubt.code, doubt.what, name, doubt.position, hint="plans are a few levels deep")
+    size = f"{limits.max_reference_chars:,}"
+    raise _fail("EP005", f"{doubt.what} in a YAML plan of more than {size} characters: only the strict"
+                " YAML reader decides it, and that reader is too slow for a plan this long", name, doubt.position,
+                hint="remove it, split the plan, or give it as JSON (read quickly at any size)")
 
 
 def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
