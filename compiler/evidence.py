@@ -298,17 +298,55 @@ _TOP_LEVEL_START = re.compile(r"[^\s#)\]}]")
 
 
 # Strings and comments of Python source, so that a definition-looking line inside one is not
-# taken for a definition. Triple-quoted strings first; escapes are skipped.
-_PY_STRING_OR_COMMENT = re.compile(
-    r'#[^\n]*|"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
-    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'',
-    re.DOTALL,
-)
+# taken for a definition. The spans are those that this regular expression finds, scanning left
+# to right (triple-quoted strings first; escapes are skipped):
+#
+#     #[^\n]*  |  """(?:[^"\\]|\\.|"(?!""))*"""  |  '''...'''  |  "(?:[^"\\\n]|\\.)*"  |  '...'
+#
+# but the expression itself is quadratic on strings that never close (each escaped quote of
+# `'\'\'\'...` starts a new scan to the end of the line, each `"""` after an unclosed one a scan
+# to the end of the file). string_spans finds the same spans in linear time: each body is
+# matched without backtracking, and a failed scan tells which later starts must fail too.
+_STRING_START = re.compile(r"[#\"']")
+_TRIPLE_BODY = {q: re.compile(rf"(?:[^{q}\\]++|\\.|{q}(?!{q}{q}))*+{q}{q}{q}", re.DOTALL) for q in "\"'"}
+_SINGLE_BODY = {q: re.compile(rf"(?:[^{q}\\\n]++|\\.)*+", re.DOTALL) for q in "\"'"}
 
 
 def string_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the string literals and comments of Python source, in order."""
-    return [m.span() for m in _PY_STRING_OR_COMMENT.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    # A triple-quoted string that runs to the end unclosed means every later one of that quote
+    # does too (their bodies fall into step with its body at once). A one-line string that fails
+    # at offset f means every string of that quote starting before f fails there as well (its
+    # quote was escaped in the first one's body, so the bodies are in step from the next character).
+    triple_closes = {'"': True, "'": True}
+    single_fails_before = {'"': -1, "'": -1}
+    pos, size = 0, len(text)
+    while (found := _STRING_START.search(text, pos)) is not None:
+        start = found.start()
+        quote = text[start]
+        if quote == "#":
+            end = text.find("\n", start)
+            pos = end if end >= 0 else size
+            spans.append((start, pos))
+            continue
+        if triple_closes[quote] and text.startswith(quote * 3, start):
+            body = _TRIPLE_BODY[quote].match(text, start + 3)
+            if body is not None:
+                pos = body.end()
+                spans.append((start, pos))
+                continue
+            triple_closes[quote] = False
+        if start >= single_fails_before[quote]:
+            body = _SINGLE_BODY[quote].match(text, start + 1)  # always matches, maybe empty
+            stop = body.end() if body is not None else start + 1
+            if stop < size and text[stop] == quote:
+                pos = stop + 1
+                spans.append((start, pos))
+                continue
+            single_fails_before[quote] = stop
+        pos = start + 1
+    return spans
 
 
 def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
@@ -421,19 +459,36 @@ _DEFINITION = re.compile(
     r"|object|record|protocol|macro|sub|procedure)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
 )
 _ASSIGNMENT = re.compile(r"^\s*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)")
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
 
-def heuristic_symbols(text: str) -> dict[str, tuple[int, int]]:
+def heading(line: str) -> str | None:
+    """The text of a Markdown ATX heading (1-6 ``#``, a space, the text, optional closing ``#``s),
+    exactly as ``^#{1,6}\\s+(.+?)\\s*#*\\s*$`` matches it, by plain string operations: that
+    expression backtracks cubically over a long run of spaces inside a heading."""
+    hashes = len(line) - len(line.lstrip("#"))
+    if not 1 <= hashes <= 6 or hashes == len(line) or not line[hashes].isspace():
+        return None
+    rest = line[hashes:]
+    text = rest.lstrip()
+    if not text:  # only spaces after the #s: the expression gives the last one to the text
+        return rest[-1] if len(rest) > 1 else None
+    core = text.rstrip().rstrip("#").rstrip()  # the text, less closing #s and the spaces around them
+    return text[:max(len(core), 1)]
+
+
+def heuristic_symbols(text: str | list[str]) -> dict[str, tuple[int, int]]:
     """Definition-looking lines in any language: ``def|class|function|fn|func|struct|... NAME``,
     ``NAME = ...`` at any indent, and Markdown headings. Each maps to its one line."""
     out: dict[str, tuple[int, int]] = {}
-    for n, line in enumerate(text.split("\n"), 1):
-        for pattern in (_DEFINITION, _HEADING, _ASSIGNMENT):
-            m = pattern.match(line)
-            if m:
-                out.setdefault(m.group(1), (n, n))
-                break
+    lines = text.split("\n") if isinstance(text, str) else text
+    for n, line in enumerate(lines, 1):
+        m = _DEFINITION.match(line)
+        name = m.group(1) if m else heading(line) if line.startswith("#") else None
+        if name is None:
+            m = _ASSIGNMENT.match(line)
+            name = m.group(1) if m else None
+        if name is not None:
+            out.setdefault(name, (n, n))
     return out
 
 
