@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Literal
 
 MAX_TEXT_BYTES = 16 * 1024 * 1024  # larger files are memory-mapped, never read whole
-_CHUNK = 1 << 20
+# A mapped file is indexed by the lines before each _CHUNK bytes: a query reads at most a chunk
+# more than what it asks for (64 KiB: 16,000 entries per GiB).
+_CHUNK = 1 << 16
 _BINARY_SNIFF = 8192
 # Folders never searched for did-you-mean suggestions (vendored or generated trees).
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
@@ -47,6 +49,7 @@ class FileFacts:
     mapped: mmap.mmap | None = None  # a large file, memory-mapped
     chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
     symbols: dict[str, tuple[int, int]] | None = field(default=None)
+    found: dict[str, tuple[int, list[int]]] | None = None  # needle -> (limit, lines): find, remembered
     parsed: bool = False  # symbols came from Python's ast (else from the heuristic)
 
 
@@ -171,18 +174,32 @@ class Repository:
 
     @staticmethod
     def _line_offset(facts: FileFacts, line: int) -> int:
-        """Byte offset where 0-based ``line`` starts in a mapped file (len when past the end)."""
+        """Byte offset where 0-based ``line`` starts in a mapped file (len when past the end),
+        found in the one chunk that holds the line-th newline (by halving, with C-speed counts)."""
         assert facts.mapped is not None and facts.chunks is not None
-        chunk = bisect.bisect_right(facts.chunks, line) - 1
-        pos, at = chunk * _CHUNK, facts.chunks[chunk]
-        if at == line and chunk > 0:  # the chunk may start mid-line: step back to its start
-            pos = facts.mapped.rfind(b"\n", 0, pos) + 1
-        while at < line:
-            found = facts.mapped.find(b"\n", pos)
-            if found < 0:
-                return facts.size
-            pos, at = found + 1, at + 1
-        return pos
+        if line <= 0:
+            return 0
+        chunk = bisect.bisect_left(facts.chunks, line) - 1  # the last chunk with fewer newlines before it
+        base = chunk * _CHUNK
+        data = facts.mapped[base:base + _CHUNK]
+        wanted = line - facts.chunks[chunk]  # the wanted-th newline of this chunk ends the line before
+        if data.count(b"\n") < wanted:
+            return facts.size
+        low, high = 0, len(data) - 1
+        while low < high:  # the first position whose prefix holds `wanted` newlines
+            middle = (low + high) // 2
+            if data.count(b"\n", 0, middle + 1) >= wanted:
+                high = middle
+            else:
+                low = middle + 1
+        return base + low + 1
+
+    def _whole_text(self, facts: FileFacts) -> str:
+        """The lines of a file held in memory, joined once (later queries reuse the text)."""
+        assert facts.lines is not None
+        if facts.text is None:
+            facts.text = "\n".join(facts.lines)
+        return facts.text
 
     def text(self, path: str, start: int | None = None, end: int | None = None) -> str | None:
         """The text of lines start..end (1-based, inclusive), or the whole file; None if not text."""
@@ -192,42 +209,61 @@ class Repository:
         first = (start or 1) - 1
         last = end if end is not None else facts.line_count
         if facts.lines is not None:
+            if first == 0 and last >= facts.line_count:
+                return self._whole_text(facts)
             return "\n".join(facts.lines[first:last])
         if facts.mapped is None:
             return None
         data = facts.mapped[self._line_offset(facts, first):self._line_offset(facts, last)]
         return data.decode("utf-8", errors="replace").replace("\r\n", "\n").removesuffix("\n")
 
-    def find(self, path: str, needle: str) -> list[int]:
-        """1-based line numbers where ``needle`` starts (it may span lines)."""
+    def find(self, path: str, needle: str, limit: int = 1000) -> list[int]:
+        """1-based line numbers where ``needle`` starts (it may span lines), the first ``limit``.
+        Each search reads the file up to the limit-th line found (or to its end), once per
+        needle: plans cite the same text many times."""
         facts = self.facts(path)
-        if facts.kind != "file" or facts.binary or not needle:
+        if facts.kind != "file" or facts.binary or not needle or limit < 1:
             return []
+        if facts.found is None:
+            facts.found = {}
+        known = facts.found.get(needle)
+        if known is not None and (known[0] >= limit or len(known[1]) < known[0]):
+            return known[1][:limit]
+        out = self._find(facts, needle, limit)
+        facts.found[needle] = (limit, out)
+        return out
+
+    def _find(self, facts: FileFacts, needle: str, limit: int) -> list[int]:
         if facts.mapped is not None:
-            return self._find_mapped(facts, needle.encode("utf-8"))
-        text = self.text(path) or ""
+            return self._find_mapped(facts, needle.encode("utf-8"), limit)
+        if facts.lines is None:
+            return []
+        text = self._whole_text(facts)
         out: list[int] = []
         line, offset = 1, 0
         at = text.find(needle)
-        while at >= 0:  # count newlines forward from the last hit: linear in the file
+        while at >= 0:  # count newlines forward from the last hit: linear
             line += text.count("\n", offset, at)
             offset = at
-            if not out or out[-1] != line:  # twice on one line is one line
-                out.append(line)
-            at = text.find(needle, at + 1)
+            out.append(line)
+            end = text.find("\n", at)  # twice on one line is one line: go on from the next
+            if end < 0 or len(out) >= limit:
+                break
+            at = text.find(needle, end + 1)
         return out
 
     @staticmethod
-    def _find_mapped(facts: FileFacts, needle: bytes) -> list[int]:
+    def _find_mapped(facts: FileFacts, needle: bytes, limit: int) -> list[int]:
         assert facts.mapped is not None and facts.chunks is not None
         out: list[int] = []
         at = facts.mapped.find(needle)
-        while at >= 0 and len(out) < 1000:
+        while at >= 0:
             chunk = at // _CHUNK
-            line = facts.chunks[chunk] + facts.mapped[chunk * _CHUNK:at].count(b"\n") + 1
-            if not out or out[-1] != line:
-                out.append(line)
-            at = facts.mapped.find(needle, at + 1)
+            out.append(facts.chunks[chunk] + facts.mapped[chunk * _CHUNK:at].count(b"\n") + 1)
+            end = facts.mapped.find(b"\n", at)
+            if end < 0 or len(out) >= limit:
+                break
+            at = facts.mapped.find(needle, end + 1)
         return out
 
     # --- symbols ------------------------------------------------------------------------------
@@ -239,10 +275,10 @@ class Repository:
             return None
         python = path.endswith((".py", ".pyi"))
         if python and facts.lines is not None:
-            if facts.text is None:
-                facts.text = "\n".join(facts.lines)
-                facts.spans = string_spans(facts.text)
-            found = python_symbol_fast(facts.lines, facts.text, facts.spans or [], name)
+            text = self._whole_text(facts)
+            if facts.spans is None:
+                facts.spans = string_spans(text)
+            found = python_symbol_fast(facts.lines, text, facts.spans, name)
             if found is not _UNSURE:
                 return found  # type: ignore[return-value]
         table = self.symbols(path)
@@ -252,11 +288,10 @@ class Repository:
         """Definitions in a file: dotted name -> (first line, last line)."""
         facts = self.facts(path)
         if facts.symbols is None:
-            text = self.text(path) if facts.mapped is None else None
-            text = text or ""
+            text = self._whole_text(facts) if facts.lines is not None else ""
             found = python_symbols(text) if path.endswith((".py", ".pyi")) else None
             facts.parsed = found is not None
-            facts.symbols = found if found is not None else heuristic_symbols(text)
+            facts.symbols = found if found is not None else heuristic_symbols(facts.lines or [])
         return facts.symbols
 
     # --- the whole tree, for suggestions ------------------------------------------------------------

@@ -72,12 +72,13 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
         start, end = found
     if ev.contains is not None:
         if start is None:
-            present = bool(repo.find(ev.path, ev.contains))
+            present = bool(repo.find(ev.path, ev.contains, limit=1))
         else:
             present = ev.contains in (repo.text(ev.path, start, end) or "")
         if not present:
             where = ev.path if start is None else f"{ev.path}:{start}" + (f"-{end}" if end != start else "")
-            elsewhere = repo.find(ev.path, ev.contains) if start is not None else []
+            # Six lines tell all the message says: one (fix moves there), up to five, or more.
+            elsewhere = repo.find(ev.path, ev.contains, limit=6) if start is not None else []
             moved = elsewhere[0] if len(elsewhere) == 1 else None
             seen = ""
             if elsewhere:
