@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import evidence
+from compiler import evidence, symbols
 from compiler.compile import CompileResult, compile_plan
 from compiler.evidence import Repository
 
@@ -94,20 +94,20 @@ def reference_heading(line: str) -> str | None:
     ("text", None),
 ])
 def test_headings(line: str, text: str | None) -> None:
-    assert evidence.heading(line) == text == reference_heading(line)
+    assert symbols.heading(line) == text == reference_heading(line)
 
 
 @settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet="# \t\u00a0\rab", max_size=24))
 def test_heading_parse_finds_what_the_expression_found(line: str) -> None:
-    assert evidence.heading(line) == reference_heading(line)
+    assert symbols.heading(line) == reference_heading(line)
 
 
 @settings(max_examples=1000, deadline=None)
 @given(st.lists(st.sampled_from(['"', "'", "\\", "\n", "#", "x", '"""', "'''", '\\"', "\\'", "\\\n", " "]),
                 max_size=40).map("".join))
 def test_string_spans_are_what_the_expression_found(text: str) -> None:
-    assert evidence.string_spans(text) == [m.span() for m in REFERENCE_STRINGS.finditer(text)]
+    assert symbols.string_spans(text) == [m.span() for m in REFERENCE_STRINGS.finditer(text)]
 
 
 def test_heading_symbol_in_a_file_of_long_headings(tmp_path: Path) -> None:
