@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from compiler import symbols as _symbols
 from compiler.symbols import (
     _UNSURE,
     heuristic_symbols,
@@ -29,6 +30,7 @@ from compiler.symbols import (
     python_symbol_fast,
     python_symbols,
     string_spans,
+    top_level_definitions,
 )
 
 MAX_TEXT_BYTES = 16 * 1024 * 1024  # larger files are memory-mapped, never read whole
@@ -54,6 +56,8 @@ class FileFacts:
     real: str | None = None  # the resolved path that was read
     text: str | None = None  # the lines joined again, made on first use
     spans: list[tuple[int, int]] | None = None  # Python: where its strings and comments are
+    definitions: dict[str, tuple[int, int]] | None = None  # Python: its column-0 definitions
+    resolved: dict[str, tuple[int, int] | None] | None = None  # symbol -> where: symbol(), remembered
     mapped: mmap.mmap | None = None  # a large file, memory-mapped
     chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
     symbols: dict[str, tuple[int, int]] | None = field(default=None)
@@ -277,27 +281,47 @@ class Repository:
     # --- symbols ------------------------------------------------------------------------------
 
     def symbol(self, path: str, name: str) -> tuple[int, int] | None:
-        """Where ``name`` (dotted) is defined in a file: (first line, last line), or None."""
+        """Where ``name`` (dotted) is defined in a file: (first line, last line), or None (not
+        found, or a Python file too large to parse whole: see ``too_large_to_parse``)."""
         facts = self.facts(path)
         if facts.kind != "file" or facts.binary:
             return None
+        if facts.resolved is None:
+            facts.resolved = {}
+        if name not in facts.resolved:  # checks and compile both ask: the answer is kept
+            facts.resolved[name] = self._symbol(facts, path, name)
+        return facts.resolved[name]
+
+    def _symbol(self, facts: FileFacts, path: str, name: str) -> tuple[int, int] | None:
         python = path.endswith((".py", ".pyi"))
         if python and facts.lines is not None:
-            text = self._whole_text(facts)
-            if facts.spans is None:
+            if facts.spans is None or facts.definitions is None:
+                text = self._whole_text(facts)
                 facts.spans = string_spans(text)
-            found = python_symbol_fast(facts.lines, text, facts.spans, name)
+                facts.definitions = top_level_definitions(text, facts.spans)
+            found = python_symbol_fast(facts.lines, facts.spans, facts.definitions, name, _symbols.MAX_PARSE_BYTES)
             if found is not _UNSURE:
                 return found  # type: ignore[return-value]
+            if self.too_large_to_parse(path):
+                return None
         table = self.symbols(path)
         return lookup_symbol(table, name, python and facts.parsed)
 
+    def too_large_to_parse(self, path: str) -> bool:
+        """A Python file held in memory but over MAX_PARSE_BYTES: symbols only from its top-level
+        statements, never from a parse of the whole file."""
+        facts = self.facts(path)
+        return (facts.kind == "file" and facts.lines is not None and path.endswith((".py", ".pyi"))
+                and facts.size > _symbols.MAX_PARSE_BYTES)
+
     def symbols(self, path: str) -> dict[str, tuple[int, int]]:
-        """Definitions in a file: dotted name -> (first line, last line)."""
+        """Definitions in a file: dotted name -> (first line, last line). A Python file too large to
+        parse whole gets the definition-looking lines that any other file gets."""
         facts = self.facts(path)
         if facts.symbols is None:
             text = self._whole_text(facts) if facts.lines is not None else ""
-            found = python_symbols(text) if path.endswith((".py", ".pyi")) else None
+            parse = path.endswith((".py", ".pyi")) and not self.too_large_to_parse(path)
+            found = python_symbols(text) if parse else None
             facts.parsed = found is not None
             facts.symbols = found if found is not None else heuristic_symbols(facts.lines or [])
         return facts.symbols

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from compiler import evidence
+from compiler import evidence, symbols
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, closest
 from compiler.evidence import Repository
@@ -64,6 +64,10 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
             return Finding("EP207", f"{label} cites {ref}, but {ev.path} is too large to search for symbols"
                            f" (over {evidence.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
         found = symbol_range(ev, repo)
+        if found is None and repo.too_large_to_parse(ev.path):
+            return Finding("EP207", f"{label} cites {ref}, but {ev.path} is too large to search for {ev.symbol}"
+                           f" (Python over {symbols.MAX_PARSE_BYTES >> 20} MiB is not parsed whole): cite its lines",
+                           ("symbol",))
         if found is None:
             names = repo.symbols(ev.path)
             guess = closest(ev.symbol, names)
