@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from compiler import evidence, symbols
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, closest
+from compiler.diagnostics import Diagnostic
 from compiler.evidence import Repository
 from compiler.model import Evidence
 
@@ -69,8 +69,7 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
                            f" (Python over {symbols.MAX_PARSE_BYTES >> 20} MiB is not parsed whole): cite its lines",
                            ("symbol",))
         if found is None:
-            names = repo.symbols(ev.path)
-            guess = closest(ev.symbol, names)
+            guess = repo.suggest_symbol(ev.path, ev.symbol)
             hint = f" (did you mean {guess}?)" if guess else ""
             return Finding("EP206", f"{label} cites {ref}, but {ev.path} defines no {ev.symbol}{hint}", ("symbol",))
         start, end = found
