@@ -4,7 +4,9 @@ Everything here is offline and read-only, and bounded:
 
 - a path is checked for safety *before* anything is opened: absolute paths, ``..`` escapes and
   symlinks that resolve outside the root are refused, never read;
-- only regular files are opened (a FIFO or a device would block or never end);
+- only regular files are read (a FIFO or a device would block or never end), judged by fstat of
+  the opened descriptor: files are opened without blocking and without following a final symlink,
+  so one swapped between the look and the open is refused, not waited on or followed;
 - each cited file is read at most once, however many items cite it; files larger than
   ``MAX_TEXT_BYTES`` are streamed, never held whole in memory;
 - binary files (a NUL byte in the first 8 KiB) are valid evidence as a whole, not by line.
@@ -13,6 +15,7 @@ Everything here is offline and read-only, and bounded:
 from __future__ import annotations
 
 import bisect
+import errno
 import mmap
 import os
 import posixpath
@@ -50,6 +53,28 @@ MAX_SUGGEST_ENTRIES = 20_000
 than that is searched in its shallower part only."""
 
 Kind = Literal["file", "folder", "missing", "unsafe", "special", "unreadable"]
+
+# Evidence is opened without blocking (a FIFO swapped in opens at once instead of waiting for a
+# writer; a read that would wait raises), never as a controlling terminal, and without following
+# a symlink at the end of a path that was already resolved.
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+_LINK_ERRNOS = {errno.ELOOP, errno.EMLINK}  # O_NOFOLLOW met a symlink (EMLINK on FreeBSD)
+
+
+def _read_all(fd: int, size: int) -> bytes | None:
+    """The bytes of an opened regular file, to its end; None if it grows past MAX_TEXT_BYTES
+    meanwhile (a file of /proc says 0 bytes and has more: it is read to its end all the same)."""
+    parts: list[bytes] = []
+    total, cap = 0, max(size, MAX_TEXT_BYTES)
+    while True:
+        part = os.read(fd, max(size - total, _CHUNK))
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+        total += len(part)
+        if total > cap:
+            return None
 
 
 @dataclass(slots=True)
@@ -153,13 +178,31 @@ class Repository:
             return FileFacts("folder")
         if not stat.S_ISREG(info.st_mode):
             return FileFacts("special", "is not a regular file")
+        # The file may be swapped (for a FIFO, a device, a symlink) between that look and the
+        # open: open without blocking and without following a link, then judge what was opened.
         try:
-            if info.st_size > MAX_TEXT_BYTES and info.st_size > 0:
-                return self._stream_facts(Path(full), info.st_size)
-            with open(full, "rb") as handle:
-                raw = handle.read()
+            fd = os.open(full, _OPEN_FLAGS)
         except OSError as err:
+            if err.errno in _LINK_ERRNOS:
+                return FileFacts("unsafe", "was replaced by a symlink while it was being checked")
             return FileFacts("unreadable", err.strerror or str(err))
+        try:
+            opened = os.fstat(fd)
+            if stat.S_ISDIR(opened.st_mode):
+                return FileFacts("folder")
+            if not stat.S_ISREG(opened.st_mode):
+                return FileFacts("special", "is not a regular file")
+            if opened.st_size > MAX_TEXT_BYTES and opened.st_size > 0:
+                return self._stream_facts(fd, full)
+            raw = _read_all(fd, opened.st_size)
+        except BlockingIOError:  # a "regular" file whose read waits for data (/proc/kmsg)
+            return FileFacts("unreadable", "reading it would block")
+        except (OSError, ValueError) as err:  # ValueError: mmap of a file emptied meanwhile
+            return FileFacts("unreadable", getattr(err, "strerror", None) or str(err))
+        finally:
+            os.close(fd)
+        if raw is None:
+            return FileFacts("unreadable", f"it grew past {MAX_TEXT_BYTES >> 20} MiB while it was being read")
         if b"\x00" in raw[:_BINARY_SNIFF]:
             return FileFacts("file", size=len(raw), binary=True)
         text = raw.decode("utf-8", errors="replace")
@@ -170,14 +213,14 @@ class Repository:
             lines.pop()  # a final newline ends the last line; it does not start another
         return FileFacts("file", size=len(raw), line_count=len(lines), lines=lines, real=full)
 
-    def _stream_facts(self, path: Path, size: int) -> FileFacts:
+    def _stream_facts(self, fd: int, path: str) -> FileFacts:
         """A large file is memory-mapped once: counted chunk by chunk now, and later queries read
         only the part they need (the operating system pages it in), never the whole file."""
-        with open(path, "rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        size = len(mapped)
         if b"\x00" in mapped[:_BINARY_SNIFF]:
             mapped.close()
-            return FileFacts("file", size=size, binary=True, real=str(path))
+            return FileFacts("file", size=size, binary=True, real=path)
         self._mapped.append(mapped)
         before: list[int] = []  # lines before each chunk
         count = 0
@@ -186,7 +229,7 @@ class Repository:
             count += mapped[offset:offset + _CHUNK].count(b"\n")
         if size and mapped[size - 1:size] != b"\n":
             count += 1
-        return FileFacts("file", size=size, line_count=count, real=str(path), mapped=mapped, chunks=before)
+        return FileFacts("file", size=size, line_count=count, real=path, mapped=mapped, chunks=before)
 
     def close(self) -> None:
         """Release the memory maps of large files."""

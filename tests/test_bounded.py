@@ -16,6 +16,7 @@ import re
 import resource
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -466,3 +467,154 @@ def test_the_walk_lists_what_os_walk_listed_and_stops_at_its_bound(tmp_path: Pat
     assert Repository(root).all_files() == [p for p in expected if "/" not in p] + ["B/z.txt", "a/top.txt"]
     monkeypatch.setattr(evidence, "MAX_SUGGEST_ENTRIES", at_root - 1)
     assert Repository(root).all_files() == []  # not even the root fits: no partial, arbitrary listing
+
+
+# --- 5. files that change while they are read -------------------------------------------------------
+
+_SWAP = """
+import json, os, sys, threading, time
+from compiler.compile import compile_plan
+
+root, plan, attempts = sys.argv[1], sys.argv[2], int(sys.argv[3])
+target = os.path.join(os.path.realpath(root), "a.txt")
+stop = threading.Event()
+
+def swap(spare: str) -> None:  # a FIFO in place of the cited file, then a regular file again
+    os.mkfifo(spare)
+    os.replace(spare, target)
+
+def keep_swapping() -> None:
+    while not stop.is_set():
+        swap(target + ".fifo")
+        with open(target + ".text", "w", encoding="utf-8") as handle:
+            handle.write("alpha\\n")
+        os.replace(target + ".text", target)
+
+# A thread seldom wins the race between the look at the file and its open, so in every other
+# attempt the look itself swaps the file right after it has seen a regular file.
+armed = [False]
+real_lstat = os.lstat
+
+def lstat(path, *args, **kwargs):
+    info = real_lstat(path, *args, **kwargs)
+    if armed[0] and os.fspath(path) == target:
+        armed[0] = False
+        swap(target + ".race")
+    return info
+
+os.lstat = lstat
+swapper = threading.Thread(target=keep_swapping, daemon=True)
+swapper.start()
+worst, codes = 0.0, set()
+for attempt in range(attempts):
+    armed[0] = attempt % 2 == 0
+    started = time.perf_counter()
+    result = compile_plan(plan)
+    worst = max(worst, time.perf_counter() - started)
+    codes.add(",".join(d.code for d in result.diagnostics))
+stop.set()
+swapper.join()
+print(json.dumps({"worst": worst, "codes": sorted(codes)}))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_file_swapped_for_a_fifo_while_checked_never_hangs(tmp_path: Path) -> None:
+    """A cited file keeps being swapped between a regular file and a FIFO (os.replace) while the
+    plan is checked 200 times. Before: a FIFO swapped in between the look (lstat) and the open
+    blocked the open for ever (the first such attempt hung). After: files are opened without
+    blocking and the opened descriptor is judged, so every check ends at once: the file read,
+    or EP207 (not a regular file)."""
+    root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
+    plan = root / "plan.json"
+    plan.write_text(json.dumps({"items": [item("it", {"path": "a.txt", "contains": "alpha"})]}), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", _SWAP, str(root), str(plan), "200"], capture_output=True,
+                          text=True, timeout=60, check=False, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run = json.loads(proc.stdout)
+    assert "EP207" in run["codes"] and set(run["codes"]) <= {"", "EP207"}, run
+    assert run["worst"] < 2.0, run
+
+
+def swap_after_look(monkeypatch: pytest.MonkeyPatch, target: Path, replace: Callable[[], None]) -> None:
+    """Make ``replace`` happen right after the first os.lstat of ``target``: the race, certain."""
+    real_lstat = os.lstat
+    watched = os.path.realpath(target)
+    armed = [True]
+
+    def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        info = real_lstat(path, *args, **kwargs)
+        if armed[0] and os.fspath(path) == watched:
+            armed[0] = False
+            replace()
+        return info
+
+    monkeypatch.setattr(os, "lstat", lstat)
+
+
+def compile_with_watchdog(root: Path, items: list[dict[str, Any]], seconds: float = 10.0) -> CompileResult:
+    """Compile in a daemon thread, so that a blocking open fails the test instead of hanging it."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = compile_items(root, items)
+        except BaseException as err:  # noqa: BLE001 - raised again below
+            box["error"] = err
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), "the check blocked"
+    if "error" in box:
+        raise box["error"]
+    result: CompileResult = box["result"]
+    return result
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_fifo_swapped_in_after_the_look_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      streamed: bool) -> None:
+    if streamed:  # the memory-mapped path opens the file the same way
+        monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 4)
+    root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
+
+    def to_fifo() -> None:
+        os.mkfifo(root / "spare")
+        os.replace(root / "spare", root / "a.txt")
+
+    swap_after_look(monkeypatch, root / "a.txt", to_fifo)
+    result = compile_with_watchdog(root, [item("it", {"path": "a.txt", "contains": "alpha"})])
+    assert messages(result) == ["EP207 it cites a.txt, but a.txt cannot be read: is not a regular file"]
+
+
+def test_a_symlink_swapped_in_after_the_look_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
+    (tmp_path / "secret.txt").write_text("alpha secret\n", encoding="utf-8")
+
+    def to_link() -> None:
+        (root / "spare").symlink_to(tmp_path / "secret.txt")
+        os.replace(root / "spare", root / "a.txt")
+
+    swap_after_look(monkeypatch, root / "a.txt", to_link)
+    result = compile_with_watchdog(root, [item("it", {"path": "a.txt", "contains": "secret"})])
+    assert messages(result) == [
+        "EP204 it cites a.txt, which was replaced by a symlink while it was being checked; it was not read"]
+
+
+def test_a_read_that_would_block_is_ep207(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A "regular" file whose read waits for data (as /proc/kmsg does) is opened without
+    blocking, so the read raises BlockingIOError: unreadable, never a hang."""
+    root = repository(tmp_path / "repo", {"a.txt": "alpha\n", "b.txt": "beta\n"})
+    blocking = os.stat(root / "a.txt").st_ino
+    real_read = os.read
+
+    def read(fd: int, size: int) -> bytes:
+        if os.fstat(fd).st_ino == blocking:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real_read(fd, size)
+
+    monkeypatch.setattr(os, "read", read)
+    result = compile_with_watchdog(root, [item("it", "a.txt:1", "b.txt:1")])
+    assert messages(result) == ["EP207 it cites a.txt:1, but a.txt cannot be read: reading it would block"]
