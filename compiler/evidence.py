@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Literal
 from compiler import symbols as _symbols
 from compiler.symbols import (
     _UNSURE,
+    TopLevel,
     heuristic_symbols,
     lookup_symbol,
     python_symbol_fast,
     python_symbols,
     string_spans,
-    top_level_definitions,
 )
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class FileFacts:
     real: str | None = None  # the resolved path that was read
     text: str | None = None  # the lines joined again, made on first use
     spans: list[tuple[int, int]] | None = None  # Python: where its strings and comments are
-    definitions: dict[str, tuple[int, int]] | None = None  # Python: its column-0 definitions
+    definitions: TopLevel | None = None  # Python: where its column-0 definitions are
     resolved: dict[str, tuple[int, int] | None] | None = None  # symbol -> where: symbol(), remembered
     mapped: mmap.mmap | None = None  # a large file, memory-mapped
     chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
@@ -351,7 +351,7 @@ class Repository:
             if facts.spans is None or facts.definitions is None:
                 text = self._whole_text(facts)
                 facts.spans = string_spans(text)
-                facts.definitions = top_level_definitions(text, facts.spans)
+                facts.definitions = TopLevel(text, facts.spans)
             found = python_symbol_fast(facts.lines, facts.spans, facts.definitions, name, _symbols.MAX_PARSE_BYTES)
             if found is not _UNSURE:
                 return found  # type: ignore[return-value]

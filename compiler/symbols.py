@@ -88,6 +88,56 @@ _TOP_LEVEL_DEFINITION = re.compile(
 )
 
 
+def _fits(text: str, after: int, prefixed: bool) -> bool:
+    """What may follow a definition's name (after at most 63 spaces or tabs)."""
+    rest = text[after:after + 64].lstrip(" \t")
+    return rest[:1] in ("(", ":", "[") if prefixed else (rest[:1] in ("=", ":") and not rest.startswith("=="))
+
+
+def search_top_level(text: str, spans: list[tuple[int, int]], name: str, hits: int = 64) -> tuple[int, int] | object:
+    """(0-based line, offset) of the first column-0 definition of ``name`` outside strings and
+    comments, by four searches of the text; None if there is none, ``_UNSURE`` when more than
+    ``hits`` lines start with the name without defining it (index the file instead)."""
+    best: int | None = None
+    for prefix in ("def ", "async def ", "class ", ""):
+        needle = prefix + name
+        at = 0 if text.startswith(needle) else text.find("\n" + needle) + 1
+        while at > 0 or (at == 0 and text.startswith(needle)):
+            if _fits(text, at + len(needle), bool(prefix)) and not _inside(spans, at):
+                if best is None or at < best:
+                    best = at
+                break
+            hits -= 1
+            if hits < 0:
+                return _UNSURE
+            at = text.find("\n" + needle, at) + 1
+            if at == 0:
+                break
+    return None if best is None else (text.count("\n", 0, best), best)
+
+
+class TopLevel:
+    """Where names are first defined at column 0 in one Python file: searched for name by name
+    while few are asked (four C-speed searches each), then indexed in one pass for all."""
+
+    SEARCHES = 4
+
+    def __init__(self, text: str, spans: list[tuple[int, int]]) -> None:
+        self.text, self.spans = text, spans
+        self._searched = 0
+        self._index: dict[str, tuple[int, int]] | None = None
+
+    def find(self, name: str) -> tuple[int, int] | None:
+        if self._index is None:
+            if self._searched < self.SEARCHES:
+                self._searched += 1
+                found = search_top_level(self.text, self.spans, name)
+                if found is None or isinstance(found, tuple):
+                    return found
+            self._index = top_level_definitions(self.text, self.spans)
+        return self._index.get(name)
+
+
 def top_level_definitions(text: str, spans: list[tuple[int, int]]) -> dict[str, tuple[int, int]]:
     """Name -> (0-based line, offset) of its first column-0 ``def``/``class``/assignment that is
     not inside a string or comment: one pass over the file, however many names are asked."""
@@ -104,8 +154,7 @@ def top_level_definitions(text: str, spans: list[tuple[int, int]]) -> dict[str, 
 
 
 def python_symbol_fast(
-    lines: list[str], spans: list[tuple[int, int]], definitions: dict[str, tuple[int, int]], name: str,
-    limit: int,
+    lines: list[str], spans: list[tuple[int, int]], definitions: TopLevel, name: str, limit: int
 ) -> tuple[int, int] | object | None:
     """Find a dotted name by parsing only the top-level statement that defines its first part.
 
@@ -116,7 +165,7 @@ def python_symbol_fast(
     the whole file. So does a statement of more than ``limit`` characters, never parsed here.
     """
     top, *rest = name.split(".")
-    where = definitions.get(top)
+    where = definitions.find(top)
     if where is None:
         return _UNSURE
     first, offset = where

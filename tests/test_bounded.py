@@ -198,8 +198,12 @@ def test_top_level_index_finds_what_the_searches_found(text: str) -> None:
     spans = symbols.string_spans(text)
     index = symbols.top_level_definitions(text, spans)
     for name in ("f", "g", "ff", "x", "class", "def"):
+        expected = reference_top_level(text, spans, name)
         found = index.get(name)
-        assert (found[0] if found else None) == reference_top_level(text, spans, name), name
+        assert (found[0] if found else None) == expected, name
+        searched = symbols.search_top_level(text, spans, name, hits=3)  # gives up past 3 lines
+        assert searched is symbols._UNSURE or searched == found, name
+        assert symbols.search_top_level(text, spans, name, hits=1000) == found, name
 
 
 _MEASURE = """
