@@ -246,11 +246,11 @@ like this one, which does not end the class.
 
 def test_symbols_in_a_large_python_file(tmp_path: Path) -> None:
     """Symbols cited in a 6 MB Python module. Before: a symbol not found at once meant parsing
-    the whole module (this one: 8.2 s and 1.1 GB; 12 MB: 21 s and 2.3 GB; one 12 MB statement:
+    the whole module (this one: 8-16 s and 1.1 GB; 12 MB: 21 s and 2.3 GB; one 12 MB statement:
     11 s and 1.1 GB). After: a module over MAX_PARSE_BYTES is never parsed whole; its top-level
-    statements are found by one pass and parsed alone, and what that cannot settle is EP207
-    (this one: 0.5 s and 86 MB; 12 MB: 1 s and 190 MB)."""
-    body = "".join(f"def f{k}(a, b):\n    return a + b * {k}  # c\n\n" for k in range(100_000))
+    statements are found by a few searches or one pass and parsed alone, and what that cannot
+    settle is EP207 (this one: 0.5-1.1 s and 73 MB; 12 MB: 1-1.8 s and 150-190 MB)."""
+    body = "".join(f"def f{k}(a, b):\n    return a + b * {k}\n\n" for k in range(100_000))
     table = "TABLE = [\n" + "".join(f"    {k},\n" for k in range(150_000)) + "]\n"
     root = repository(tmp_path / "repo", {"big.py": body + BIG_CLASS + table})
     assert (root / "big.py").stat().st_size > 5 * symbols.MAX_PARSE_BYTES
@@ -266,7 +266,7 @@ def test_symbols_in_a_large_python_file(tmp_path: Path) -> None:
         f"EP207 missing cites big.py::nothere, but big.py is too large to search for nothere {why}",
         f"EP207 huge cites big.py::TABLE, but big.py is too large to search for TABLE {why}",
     ]
-    assert run["seconds"] < 2.0, run
+    assert run["seconds"] < 3.0, run
     assert run["peak_mb"] < 400, run
 
 
