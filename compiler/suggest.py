@@ -61,7 +61,9 @@ class Suggester:
 
     def __init__(self, candidates: Iterable[str], *, budget: Budget | None = None) -> None:
         by_length: dict[int, list[str]] = {}
-        for candidate in dict.fromkeys(candidates):
+        # Sorted, so that where a spent budget stops does not depend on the candidates' order
+        # (a set of ids has none that holds from one run to the next).
+        for candidate in sorted(set(candidates)):
             by_length.setdefault(len(candidate), []).append(candidate)
         self._by_length = by_length
         self.budget = budget if budget is not None else Budget()

@@ -412,6 +412,8 @@ def test_a_spent_budget_stops_suggesting_the_same_way_every_time() -> None:
 
     first = answers()
     assert first == answers()
+    shuffled = suggest.Suggester(frozenset(reversed(known)), budget=suggest.Budget(200_000))
+    assert [shuffled.closest(f"itm-{k:04d}") for k in range(50)] == first  # whatever the order given
     answered = [a for a in first if a is not None]
     assert first[:len(answered)] == [f"item-{k:04d}" for k in range(len(answered))]  # the first ones, right
     assert 0 < len(answered) < 50  # and then none
