@@ -125,7 +125,10 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         from compiler.evidence import Repository
 
         repo = Repository(repo_root)
-    ctx = CheckContext(plan, doc, repo)
+    guessed = repo is not None and path == STDIN and root is None and plan.root is None and work_tree(repo_root) is None
+    ctx = CheckContext(plan, doc, repo, root_hint=(
+        f"standard input is in no repository: evidence was looked for under the working folder"
+        f" ({clip(repo_root)}); give --root" if guessed else None))
     symbols: dict[tuple[int, int], tuple[int, int]] = {}
     try:
         diagnostics = [*first, *run_checks(ctx)]

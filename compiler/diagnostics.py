@@ -98,11 +98,11 @@ class PlanInputError(Exception):
 
 
 def closest(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate closest to ``word``, if one is close enough to be a likely typo."""
-    import difflib
+    """The candidate closest to ``word``, if one is close enough to be a likely typo. For many
+    words against the same candidates, build one ``compiler.suggest.Suggester`` instead."""
+    from compiler.suggest import Suggester
 
-    match = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
-    return match[0] if match else None
+    return Suggester(candidates).closest(word)
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

@@ -4,7 +4,9 @@ Everything here is offline and read-only, and bounded:
 
 - a path is checked for safety *before* anything is opened: absolute paths, ``..`` escapes and
   symlinks that resolve outside the root are refused, never read;
-- only regular files are opened (a FIFO or a device would block or never end);
+- only regular files are read (a FIFO or a device would block or never end), judged by fstat of
+  the opened descriptor: files are opened without blocking and without following a final symlink,
+  so one swapped between the look and the open is refused, not waited on or followed;
 - each cited file is read at most once, however many items cite it; files larger than
   ``MAX_TEXT_BYTES`` are streamed, never held whole in memory;
 - binary files (a NUL byte in the first 8 KiB) are valid evidence as a whole, not by line.
@@ -12,25 +14,67 @@ Everything here is offline and read-only, and bounded:
 
 from __future__ import annotations
 
-import ast
 import bisect
+import errno
 import mmap
 import os
 import posixpath
-import re
 import stat
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from compiler import symbols as _symbols
+from compiler.paths import is_absolute, leaves_root
+from compiler.symbols import (
+    _UNSURE,
+    TopLevel,
+    heuristic_symbols,
+    lookup_symbol,
+    python_symbol_fast,
+    python_symbols,
+    string_spans,
+)
+
+if TYPE_CHECKING:
+    from compiler.suggest import Budget, PathSuggester, Suggester
 
 MAX_TEXT_BYTES = 16 * 1024 * 1024  # larger files are memory-mapped, never read whole
-_CHUNK = 1 << 20
+# A mapped file is indexed by the lines before each _CHUNK bytes: a query reads at most a chunk
+# more than what it asks for (64 KiB: 16,000 entries per GiB).
+_CHUNK = 1 << 16
 _BINARY_SNIFF = 8192
 # Folders never searched for did-you-mean suggestions (vendored or generated trees).
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
-MAX_SUGGEST_FILES = 200_000
+MAX_SUGGEST_ENTRIES = 20_000
+"""Files and folders the did-you-mean walk may see: 0.15 s with a warm cache, up to 0.5 s cold here
+(6-25 us an entry; the 200,000 files allowed before took 3-18 s, from ``/``). A repository larger
+than that is searched in its shallower part only."""
 
 Kind = Literal["file", "folder", "missing", "unsafe", "special", "unreadable"]
+
+# Evidence is opened without blocking (a FIFO swapped in opens at once instead of waiting for a
+# writer; a read that would wait raises), never as a controlling terminal, and without following
+# a symlink at the end of a path that was already resolved.
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+_LINK_ERRNOS = {errno.ELOOP, errno.EMLINK}  # O_NOFOLLOW met a symlink (EMLINK on FreeBSD)
+
+
+def _read_all(fd: int, size: int) -> bytes | None:
+    """The bytes of an opened regular file, to its end; None if it grows past MAX_TEXT_BYTES
+    meanwhile (a file of /proc says 0 bytes and has more: it is read to its end all the same)."""
+    parts: list[bytes] = []
+    total, cap = 0, max(size, MAX_TEXT_BYTES)
+    while True:
+        part = os.read(fd, max(size - total, _CHUNK))
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+        total += len(part)
+        if total > cap:
+            return None
 
 
 @dataclass(slots=True)
@@ -44,14 +88,13 @@ class FileFacts:
     real: str | None = None  # the resolved path that was read
     text: str | None = None  # the lines joined again, made on first use
     spans: list[tuple[int, int]] | None = None  # Python: where its strings and comments are
+    definitions: TopLevel | None = None  # Python: where its column-0 definitions are
+    resolved: dict[str, tuple[int, int] | None] | None = None  # symbol -> where: symbol(), remembered
     mapped: mmap.mmap | None = None  # a large file, memory-mapped
     chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
     symbols: dict[str, tuple[int, int]] | None = field(default=None)
+    found: dict[str, tuple[int, list[int]]] | None = None  # needle -> (limit, lines): find, remembered
     parsed: bool = False  # symbols came from Python's ast (else from the heuristic)
-
-
-def is_absolute(path: str) -> bool:
-    return path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", path) is not None
 
 
 def unsafe_reason(path: str) -> str | None:
@@ -60,10 +103,17 @@ def unsafe_reason(path: str) -> str | None:
         return "contains a NUL character"
     if is_absolute(path):
         return "is an absolute path; cite paths relative to the repository root"
-    normal = posixpath.normpath(path.replace("\\", "/"))
-    if normal == ".." or normal.startswith("../"):
+    if leaves_root(path):
         return "leaves the repository root"
     return None
+
+
+def _is_text(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # the surrogates Python gives the raw bytes of such a name
+        return False
+    return True
 
 
 class Repository:
@@ -75,6 +125,9 @@ class Repository:
         self._facts: dict[str, FileFacts] = {}
         self._dirs: dict[str, str | None] = {}  # folder -> its real path, None when it leaves the root
         self._all_files: list[str] | None = None
+        self._paths: PathSuggester | None = None
+        self._symbol_suggesters: dict[str, Suggester] = {}
+        self._budget: Budget | None = None
         self._mapped: list[mmap.mmap] = []
 
     def __enter__(self) -> Repository:
@@ -128,13 +181,31 @@ class Repository:
             return FileFacts("folder")
         if not stat.S_ISREG(info.st_mode):
             return FileFacts("special", "is not a regular file")
+        # The file may be swapped (for a FIFO, a device, a symlink) between that look and the
+        # open: open without blocking and without following a link, then judge what was opened.
         try:
-            if info.st_size > MAX_TEXT_BYTES and info.st_size > 0:
-                return self._stream_facts(Path(full), info.st_size)
-            with open(full, "rb") as handle:
-                raw = handle.read()
+            fd = os.open(full, _OPEN_FLAGS)
         except OSError as err:
+            if err.errno in _LINK_ERRNOS:
+                return FileFacts("unsafe", "was replaced by a symlink while it was being checked")
             return FileFacts("unreadable", err.strerror or str(err))
+        try:
+            opened = os.fstat(fd)
+            if stat.S_ISDIR(opened.st_mode):
+                return FileFacts("folder")
+            if not stat.S_ISREG(opened.st_mode):
+                return FileFacts("special", "is not a regular file")
+            if opened.st_size > MAX_TEXT_BYTES and opened.st_size > 0:
+                return self._stream_facts(fd, full)
+            raw = _read_all(fd, opened.st_size)
+        except BlockingIOError:  # a "regular" file whose read waits for data (/proc/kmsg)
+            return FileFacts("unreadable", "reading it would block")
+        except (OSError, ValueError) as err:  # ValueError: mmap of a file emptied meanwhile
+            return FileFacts("unreadable", getattr(err, "strerror", None) or str(err))
+        finally:
+            os.close(fd)
+        if raw is None:
+            return FileFacts("unreadable", f"it grew past {MAX_TEXT_BYTES >> 20} MiB while it was being read")
         if b"\x00" in raw[:_BINARY_SNIFF]:
             return FileFacts("file", size=len(raw), binary=True)
         text = raw.decode("utf-8", errors="replace")
@@ -145,14 +216,14 @@ class Repository:
             lines.pop()  # a final newline ends the last line; it does not start another
         return FileFacts("file", size=len(raw), line_count=len(lines), lines=lines, real=full)
 
-    def _stream_facts(self, path: Path, size: int) -> FileFacts:
+    def _stream_facts(self, fd: int, path: str) -> FileFacts:
         """A large file is memory-mapped once: counted chunk by chunk now, and later queries read
         only the part they need (the operating system pages it in), never the whole file."""
-        with open(path, "rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        size = len(mapped)
         if b"\x00" in mapped[:_BINARY_SNIFF]:
             mapped.close()
-            return FileFacts("file", size=size, binary=True, real=str(path))
+            return FileFacts("file", size=size, binary=True, real=path)
         self._mapped.append(mapped)
         before: list[int] = []  # lines before each chunk
         count = 0
@@ -161,7 +232,7 @@ class Repository:
             count += mapped[offset:offset + _CHUNK].count(b"\n")
         if size and mapped[size - 1:size] != b"\n":
             count += 1
-        return FileFacts("file", size=size, line_count=count, real=str(path), mapped=mapped, chunks=before)
+        return FileFacts("file", size=size, line_count=count, real=path, mapped=mapped, chunks=before)
 
     def close(self) -> None:
         """Release the memory maps of large files."""
@@ -171,18 +242,32 @@ class Repository:
 
     @staticmethod
     def _line_offset(facts: FileFacts, line: int) -> int:
-        """Byte offset where 0-based ``line`` starts in a mapped file (len when past the end)."""
+        """Byte offset where 0-based ``line`` starts in a mapped file (len when past the end),
+        found in the one chunk that holds the line-th newline (by halving, with C-speed counts)."""
         assert facts.mapped is not None and facts.chunks is not None
-        chunk = bisect.bisect_right(facts.chunks, line) - 1
-        pos, at = chunk * _CHUNK, facts.chunks[chunk]
-        if at == line and chunk > 0:  # the chunk may start mid-line: step back to its start
-            pos = facts.mapped.rfind(b"\n", 0, pos) + 1
-        while at < line:
-            found = facts.mapped.find(b"\n", pos)
-            if found < 0:
-                return facts.size
-            pos, at = found + 1, at + 1
-        return pos
+        if line <= 0:
+            return 0
+        chunk = bisect.bisect_left(facts.chunks, line) - 1  # the last chunk with fewer newlines before it
+        base = chunk * _CHUNK
+        data = facts.mapped[base:base + _CHUNK]
+        wanted = line - facts.chunks[chunk]  # the wanted-th newline of this chunk ends the line before
+        if data.count(b"\n") < wanted:
+            return facts.size
+        low, high = 0, len(data) - 1
+        while low < high:  # the first position whose prefix holds `wanted` newlines
+            middle = (low + high) // 2
+            if data.count(b"\n", 0, middle + 1) >= wanted:
+                high = middle
+            else:
+                low = middle + 1
+        return base + low + 1
+
+    def _whole_text(self, facts: FileFacts) -> str:
+        """The lines of a file held in memory, joined once (later queries reuse the text)."""
+        assert facts.lines is not None
+        if facts.text is None:
+            facts.text = "\n".join(facts.lines)
+        return facts.text
 
     def text(self, path: str, start: int | None = None, end: int | None = None) -> str | None:
         """The text of lines start..end (1-based, inclusive), or the whole file; None if not text."""
@@ -192,254 +277,176 @@ class Repository:
         first = (start or 1) - 1
         last = end if end is not None else facts.line_count
         if facts.lines is not None:
+            if first == 0 and last >= facts.line_count:
+                return self._whole_text(facts)
             return "\n".join(facts.lines[first:last])
         if facts.mapped is None:
             return None
         data = facts.mapped[self._line_offset(facts, first):self._line_offset(facts, last)]
         return data.decode("utf-8", errors="replace").replace("\r\n", "\n").removesuffix("\n")
 
-    def find(self, path: str, needle: str) -> list[int]:
-        """1-based line numbers where ``needle`` starts (it may span lines)."""
+    def find(self, path: str, needle: str, limit: int = 1000) -> list[int]:
+        """1-based line numbers where ``needle`` starts (it may span lines), the first ``limit``.
+        Each search reads the file up to the limit-th line found (or to its end), once per
+        needle: plans cite the same text many times."""
         facts = self.facts(path)
-        if facts.kind != "file" or facts.binary or not needle:
+        if facts.kind != "file" or facts.binary or not needle or limit < 1:
             return []
+        if facts.found is None:
+            facts.found = {}
+        known = facts.found.get(needle)
+        if known is not None and (known[0] >= limit or len(known[1]) < known[0]):
+            return known[1][:limit]
+        out = self._find(facts, needle, limit)
+        facts.found[needle] = (limit, out)
+        return out
+
+    def _find(self, facts: FileFacts, needle: str, limit: int) -> list[int]:
         if facts.mapped is not None:
-            return self._find_mapped(facts, needle.encode("utf-8"))
-        text = self.text(path) or ""
+            return self._find_mapped(facts, needle.encode("utf-8"), limit)
+        if facts.lines is None:
+            return []
+        text = self._whole_text(facts)
         out: list[int] = []
         line, offset = 1, 0
         at = text.find(needle)
-        while at >= 0:  # count newlines forward from the last hit: linear in the file
+        while at >= 0:  # count newlines forward from the last hit: linear
             line += text.count("\n", offset, at)
             offset = at
-            if not out or out[-1] != line:  # twice on one line is one line
-                out.append(line)
-            at = text.find(needle, at + 1)
+            out.append(line)
+            end = text.find("\n", at)  # twice on one line is one line: go on from the next
+            if end < 0 or len(out) >= limit:
+                break
+            at = text.find(needle, end + 1)
         return out
 
     @staticmethod
-    def _find_mapped(facts: FileFacts, needle: bytes) -> list[int]:
+    def _find_mapped(facts: FileFacts, needle: bytes, limit: int) -> list[int]:
         assert facts.mapped is not None and facts.chunks is not None
         out: list[int] = []
         at = facts.mapped.find(needle)
-        while at >= 0 and len(out) < 1000:
+        while at >= 0:
             chunk = at // _CHUNK
-            line = facts.chunks[chunk] + facts.mapped[chunk * _CHUNK:at].count(b"\n") + 1
-            if not out or out[-1] != line:
-                out.append(line)
-            at = facts.mapped.find(needle, at + 1)
+            out.append(facts.chunks[chunk] + facts.mapped[chunk * _CHUNK:at].count(b"\n") + 1)
+            end = facts.mapped.find(b"\n", at)
+            if end < 0 or len(out) >= limit:
+                break
+            at = facts.mapped.find(needle, end + 1)
         return out
 
     # --- symbols ------------------------------------------------------------------------------
 
     def symbol(self, path: str, name: str) -> tuple[int, int] | None:
-        """Where ``name`` (dotted) is defined in a file: (first line, last line), or None."""
+        """Where ``name`` (dotted) is defined in a file: (first line, last line), or None (not
+        found, or a Python file too large to parse whole: see ``too_large_to_parse``)."""
         facts = self.facts(path)
         if facts.kind != "file" or facts.binary:
             return None
+        if facts.resolved is None:
+            facts.resolved = {}
+        if name not in facts.resolved:  # checks and compile both ask: the answer is kept
+            facts.resolved[name] = self._symbol(facts, path, name)
+        return facts.resolved[name]
+
+    def _symbol(self, facts: FileFacts, path: str, name: str) -> tuple[int, int] | None:
         python = path.endswith((".py", ".pyi"))
         if python and facts.lines is not None:
-            if facts.text is None:
-                facts.text = "\n".join(facts.lines)
-                facts.spans = string_spans(facts.text)
-            found = python_symbol_fast(facts.lines, facts.text, facts.spans or [], name)
+            if facts.spans is None or facts.definitions is None:
+                text = self._whole_text(facts)
+                facts.spans = string_spans(text)
+                facts.definitions = TopLevel(text, facts.spans)
+            found = python_symbol_fast(facts.lines, facts.spans, facts.definitions, name, _symbols.MAX_PARSE_BYTES)
             if found is not _UNSURE:
                 return found  # type: ignore[return-value]
+            if self.too_large_to_parse(path):
+                return None
         table = self.symbols(path)
         return lookup_symbol(table, name, python and facts.parsed)
 
+    def too_large_to_parse(self, path: str) -> bool:
+        """A Python file held in memory but over MAX_PARSE_BYTES: symbols only from its top-level
+        statements, never from a parse of the whole file."""
+        facts = self.facts(path)
+        return (facts.kind == "file" and facts.lines is not None and path.endswith((".py", ".pyi"))
+                and facts.size > _symbols.MAX_PARSE_BYTES)
+
     def symbols(self, path: str) -> dict[str, tuple[int, int]]:
-        """Definitions in a file: dotted name -> (first line, last line)."""
+        """Definitions in a file: dotted name -> (first line, last line). A Python file too large to
+        parse whole gets the definition-looking lines that any other file gets."""
         facts = self.facts(path)
         if facts.symbols is None:
-            text = self.text(path) if facts.mapped is None else None
-            text = text or ""
-            found = python_symbols(text) if path.endswith((".py", ".pyi")) else None
+            text = self._whole_text(facts) if facts.lines is not None else ""
+            parse = path.endswith((".py", ".pyi")) and not self.too_large_to_parse(path)
+            found = python_symbols(text) if parse else None
             facts.parsed = found is not None
-            facts.symbols = found if found is not None else heuristic_symbols(text)
+            facts.symbols = found if found is not None else heuristic_symbols(facts.lines or [])
         return facts.symbols
 
     # --- the whole tree, for suggestions ------------------------------------------------------------
 
     def all_files(self) -> list[str]:
-        """Relative POSIX paths of files under the root (bounded; skips VCS and vendored trees)."""
+        """Relative POSIX paths of files under the root, in ``os.walk`` order (folders sorted, a
+        folder's files before its subfolders), skipping VCS and vendored trees and never following
+        symlinked folders. Bounded: the walk goes breadth first and stops before the folder that
+        would take it past MAX_SUGGEST_ENTRIES files and folders seen, so a huge tree (or ``/``)
+        gives its shallower part, the same on every run."""
         if self._all_files is None:
-            out: list[str] = []
-            for folder, dirs, files in os.walk(self.root):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-                rel = os.path.relpath(folder, self.root)
-                for name in sorted(files):
-                    out.append(name if rel == "." else f"{Path(rel).as_posix()}/{name}")
-                if len(out) >= MAX_SUGGEST_FILES:
+            found: list[tuple[tuple[str, ...], str]] = []
+            queue: deque[tuple[str, ...]] = deque([()])
+            seen = 0
+            while queue:
+                parts = queue.popleft()
+                entries: list[os.DirEntry[str]] = []
+                try:
+                    with os.scandir(os.path.join(self._root, *parts)) as listing:
+                        for entry in listing:
+                            entries.append(entry)
+                            if seen + len(entries) > MAX_SUGGEST_ENTRIES:
+                                break
+                except OSError:
+                    continue  # as os.walk: a folder that cannot be listed is passed over
+                seen += len(entries)
+                if seen > MAX_SUGGEST_ENTRIES:
                     break
-            self._all_files = out
+                for entry in sorted(entries, key=lambda e: e.name):
+                    if not _is_text(entry.name):
+                        continue  # a name that is not UTF-8: no plan can cite it, and no output hold it
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if not is_dir:
+                        found.append((parts, entry.name))
+                    elif entry.name not in _SKIP_DIRS and not entry.is_symlink():
+                        queue.append((*parts, entry.name))
+            found.sort()  # breadth-first order to os.walk's: (folder parts, name)
+            self._all_files = ["/".join((*parts, name)) for parts, name in found]
         return self._all_files
 
     def suggest(self, path: str) -> str | None:
         """A likely intended path for a missing one: case differences, the same name elsewhere,
-        or a close spelling."""
-        import difflib
+        or a close spelling (see compiler/suggest.py; bounded, like every suggestion)."""
+        if self._paths is None:
+            from compiler.suggest import PathSuggester
 
-        files = [f for f in self.all_files() if f != posixpath.normpath(path)]  # never the path itself
-        lowered = path.lower()
-        for candidate in files:
-            if candidate.lower() == lowered:
-                return candidate
-        name = posixpath.basename(lowered)
-        same_name = [c for c in files if posixpath.basename(c).lower() == name]
-        if same_name:
-            return max(same_name, key=lambda c: difflib.SequenceMatcher(None, c, path).ratio())
-        close = difflib.get_close_matches(path, files, n=1, cutoff=0.75)
-        return close[0] if close else None
+            self._paths = PathSuggester(self.all_files(), budget=self._suggestion_budget())
+        return self._paths.suggest(path)
 
+    def suggest_symbol(self, path: str, name: str) -> str | None:
+        """The symbol of a file closest to ``name``, for a did-you-mean."""
+        key = posixpath.normpath(path.replace("\\", "/"))
+        suggester = self._symbol_suggesters.get(key)
+        if suggester is None:
+            from compiler.suggest import Suggester
 
-_UNSURE = object()
-_TOP_LEVEL_START = re.compile(r"[^\s#)\]}]")
+            suggester = Suggester(self.symbols(path), budget=self._suggestion_budget())
+            self._symbol_suggesters[key] = suggester
+        return suggester.closest(name)
 
+    def _suggestion_budget(self) -> Budget:
+        """One budget for all suggestions about this repository (paths and symbols alike)."""
+        if self._budget is None:
+            from compiler.suggest import Budget
 
-# Strings and comments of Python source, so that a definition-looking line inside one is not
-# taken for a definition. Triple-quoted strings first; escapes are skipped.
-_PY_STRING_OR_COMMENT = re.compile(
-    r'#[^\n]*|"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
-    r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'',
-    re.DOTALL,
-)
-
-
-def string_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the string literals and comments of Python source, in order."""
-    return [m.span() for m in _PY_STRING_OR_COMMENT.finditer(text)]
-
-
-def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
-    i = bisect.bisect_right(spans, (offset, float("inf"))) - 1
-    return i >= 0 and spans[i][0] < offset < spans[i][1]
-
-
-def python_top_level(text: str, spans: list[tuple[int, int]], name: str) -> int | None:
-    """The 0-based line of the first column-0 ``def``/``class``/assignment of ``name`` that is
-    not inside a string or comment, found with plain string searches (no regex per name)."""
-    best: int | None = None
-    for prefix in ("def ", "async def ", "class ", ""):
-        needle = f"{prefix}{name}"
-        at = -1
-        while True:
-            at = text.find(needle, at + 1)
-            if at < 0:
-                break
-            if at and text[at - 1] != "\n":
-                continue
-            after = text[at + len(needle): at + len(needle) + 64].lstrip(" \t")
-            fits = after[:1] in ("(", ":", "[") if prefix else (after[:1] in ("=", ":") and not after.startswith("=="))
-            if fits and not _inside(spans, at):
-                break
-        if at >= 0 and (best is None or at < best):
-            best = at
-    return None if best is None else text.count("\n", 0, best)
-
-
-def python_symbol_fast(
-    lines: list[str], text: str, spans: list[tuple[int, int]], name: str
-) -> tuple[int, int] | object | None:
-    """Find a dotted name by parsing only the top-level statement that defines its first part.
-
-    Parsing a whole module costs ~50x more than parsing one definition, and plans cite many
-    symbols. The statement starts at a column-0 ``def``/``class``/assignment (python_top_level)
-    and runs to the next line that starts at column 0; a cut in the middle of
-    a string or a bracket cannot parse, so any doubt returns ``_UNSURE`` and the caller parses
-    the whole file.
-    """
-    top, *rest = name.split(".")
-    first = python_top_level(text, spans, top)
-    if first is None:
-        return _UNSURE
-    # Decorators above it, which may span lines: walk back over "@" lines and the indented or
-    # closing-bracket lines between them; stop at any other column-0 line.
-    start, k = first, first - 1
-    while k >= 0 and (lines[k].startswith("@") or lines[k][:1] in (" ", "\t", ")", "]", "}")):
-        if lines[k].startswith("@"):
-            start = k
-        k -= 1
-    stop = first + 1
-    while stop < len(lines) and not _TOP_LEVEL_START.match(lines[stop]):
-        stop += 1
-    try:
-        tree = ast.parse("\n".join(lines[start:stop]))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return _UNSURE
-    if len(tree.body) != 1:
-        return _UNSURE
-    node: ast.stmt = tree.body[0]
-    if _names(node) != [top]:
-        return _UNSURE
-    for part in rest:
-        if not isinstance(node, ast.ClassDef):
-            return _UNSURE
-        inner = [n for n in node.body if part in _names(n)]
-        if not inner:
-            return _UNSURE
-        node = inner[0]
-    first_line = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-    return first_line + start, (node.end_lineno or node.lineno) + start
-
-
-def _names(node: ast.stmt) -> list[str]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, ast.Assign):
-        return [t.id for t in node.targets if isinstance(t, ast.Name)]
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-        return [node.target.id]
-    return []
-
-
-def python_symbols(text: str) -> dict[str, tuple[int, int]] | None:
-    """Functions, classes, methods and assignments of a Python module, with dotted names.
-    None when the file does not parse (the heuristic takes over)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    out: dict[str, tuple[int, int]] = {}
-    stack: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
-    while stack:  # iterative: deeply nested code does not recurse here
-        prefix, body = stack.pop()
-        for node in body:
-            names = _names(node)
-            if isinstance(node, ast.ClassDef):  # methods and class attributes; not locals
-                stack.append((prefix + node.name + ".", node.body))
-            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-            end = node.end_lineno or node.lineno
-            for name in names:
-                out.setdefault(prefix + name, (start, end))
-    return out
-
-
-_DEFINITION = re.compile(
-    r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
-    r"(?:def|class|function|fn|func|struct|enum|interface|trait|type|module|impl|const|let|var|val"
-    r"|object|record|protocol|macro|sub|procedure)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
-)
-_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)")
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
-
-
-def heuristic_symbols(text: str) -> dict[str, tuple[int, int]]:
-    """Definition-looking lines in any language: ``def|class|function|fn|func|struct|... NAME``,
-    ``NAME = ...`` at any indent, and Markdown headings. Each maps to its one line."""
-    out: dict[str, tuple[int, int]] = {}
-    for n, line in enumerate(text.split("\n"), 1):
-        for pattern in (_DEFINITION, _HEADING, _ASSIGNMENT):
-            m = pattern.match(line)
-            if m:
-                out.setdefault(m.group(1), (n, n))
-                break
-    return out
-
-
-def lookup_symbol(symbols: dict[str, tuple[int, int]], name: str, python: bool) -> tuple[int, int] | None:
-    if name in symbols:
-        return symbols[name]
-    if not python and "." in name:  # the heuristic has no nesting: Accounts.create -> create
-        return symbols.get(name.rsplit(".", 1)[1])
-    return None
+            self._budget = Budget()
+        return self._budget

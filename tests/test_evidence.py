@@ -1106,17 +1106,24 @@ def test_permission_denied_is_ep207(std_repo: Path) -> None:
 
 
 def test_permission_denied_is_ep207_simulated(std_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same rule as root can see it: open() refuses the file."""
+    """The same rule as root can see it: open() (and os.open, which evidence uses) refuses the file."""
     denied = os.path.realpath(std_repo / "a.txt")
     real_open = builtins.open
+    real_os_open = os.open
 
     def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(file, (str, os.PathLike)) and os.path.realpath(file) == denied:
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
+    def refusing_os_open(file: Any, *args: Any, **kwargs: Any) -> int:
+        if isinstance(file, (str, os.PathLike)) and os.path.realpath(file) == denied:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, *args, **kwargs)
+
     plan = write_plan(std_repo, one_item_plan("      - a.txt:1\n      - {path: a.txt, contains: beta}\n"))
     monkeypatch.setattr(builtins, "open", refusing_open)
+    monkeypatch.setattr(os, "open", refusing_os_open)
     result = compile_plan(str(plan))
     monkeypatch.undo()
     assert rows(result) == [("EP207", "it", 6, 9), ("EP207", "it", 7, 16)]

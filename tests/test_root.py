@@ -161,3 +161,24 @@ def test_without_verification_the_root_is_only_recorded(tmp_path: Path) -> None:
     t = tree(tmp_path)
     result = compile_plan(str(oracle(t["plans"], "../..")), verify_evidence=False)
     assert result.status == "ready"
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_standard_input_outside_any_repository_says_so_where_a_file_is_missing(
+        in_git: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    folder = tmp_path / "somewhere"
+    folder.mkdir()
+    if in_git:
+        (folder / ".git").mkdir()
+    monkeypatch.chdir(folder)
+    text = b"items:\n  - id: a\n    change: c\n    evidence: [no/such/file.py]\n    proof: p\n"
+    result = compile_plan("-", stdin=io.BytesIO(text))
+    (missing,) = result.diagnostics
+    assert (missing.code, missing.item, missing.location.line) == ("EP201", "a", 4)  # type: ignore[union-attr]
+    if in_git:
+        assert missing.hint is None
+    else:
+        assert missing.hint is not None
+        assert "standard input is in no repository" in missing.hint and "--root" in missing.hint

@@ -21,6 +21,8 @@ class CheckContext(NamedTuple):
     plan: Plan
     doc: Document
     repo: Repository | None = None  # None: evidence is not verified against the repository
+    # Said with every missing file when the root was only a guess (standard input, no repository).
+    root_hint: str | None = None
 
     def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
         return self.at(item.position, *rest, key=key)

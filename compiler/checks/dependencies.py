@@ -8,7 +8,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from compiler.checks import CheckContext, repeated
-from compiler.diagnostics import Diagnostic, Note, closest
+from compiler.diagnostics import Diagnostic, Note
 from compiler.display import clip
 from compiler.display import names as shown_names
 from compiler.graph import acyclic, build_graph, find_cycles
@@ -19,14 +19,20 @@ if TYPE_CHECKING:
 
 
 def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP301: every dependency names an item of the plan; close misspellings get a did-you-mean."""
+    """EP301: every dependency names an item of the plan; close misspellings get a did-you-mean
+    (from one bounded suggester over the plan's ids: see compiler/suggest.py)."""
     known = ctx.plan.known_ids
+    suggester = None
     for item in ctx.plan.items:
         unknown = [(j, d) for j, d in enumerate(item.depends_on) if d not in known]
         if not unknown:
             continue
+        if suggester is None:
+            from compiler.suggest import Suggester
+
+            suggester = Suggester(known)
         names = list(dict.fromkeys(d for _, d in unknown))
-        guesses = {d: g for d in names if (g := closest(d, known)) is not None}
+        guesses = {d: g for d in names if (g := suggester.closest(d)) is not None}
         if len(names) == 1 and guesses:
             hint = f" (did you mean {guesses[names[0]]}?)"
         elif guesses:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from compiler import evidence
+from compiler import evidence, symbols
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, closest
+from compiler.diagnostics import Diagnostic
+from compiler.display import clip, quoted
 from compiler.evidence import Repository
 from compiler.model import Evidence
 
@@ -38,52 +39,57 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     """The first problem with one evidence entry, or None when it holds."""
     if ev.path is None:  # a URL: external, not verified
         return None
-    ref = ev.ref()
     facts = repo.facts(ev.path)
+    # What messages show of the plan's own text, cut to one screen (compiler/display.py).
+    label, ref, path = clip(label), clip(ev.ref()), clip(ev.path)
     if facts.kind == "unsafe":
         return Finding("EP204", f"{label} cites {ref}, which {facts.problem}; it was not read", ("path",))
     if facts.kind == "missing":
         guess = repo.suggest(ev.path)
         hint = f" (did you mean {guess}?)" if guess else ""
-        return Finding("EP201", f"{label} cites {ref}, but {ev.path} does not exist{hint}", ("path",))
+        return Finding("EP201", f"{label} cites {ref}, but {path} does not exist{hint}", ("path",))
     if facts.kind in ("special", "unreadable"):
-        return Finding("EP207", f"{label} cites {ref}, but {ev.path} cannot be read: {facts.problem}", ("path",))
+        return Finding("EP207", f"{label} cites {ref}, but {path} cannot be read: {facts.problem}", ("path",))
     if facts.kind == "folder":
         if ev.start is not None or ev.symbol is not None or ev.contains is not None:
-            return Finding("EP205", f"{label} cites {ref}, but {ev.path} is a folder: cite it without lines,"
+            return Finding("EP205", f"{label} cites {ref}, but {path} is a folder: cite it without lines,"
                            " symbol or contains", ("lines", "line", "symbol", "contains"))
         return None
     if facts.binary and (ev.start is not None or ev.symbol is not None or ev.contains is not None):
-        return Finding("EP207", f"{label} cites {ref}, but {ev.path} is a binary file: cite it as a whole", ("path",))
+        return Finding("EP207", f"{label} cites {ref}, but {path} is a binary file: cite it as a whole", ("path",))
     start, end = ev.start, ev.end
     if start is not None and end is not None and end > facts.line_count:
-        return Finding("EP202", f"{label} cites {ref}, but {ev.path} has {_lines_text(facts.line_count)}",
+        return Finding("EP202", f"{label} cites {ref}, but {path} has {_lines_text(facts.line_count)}",
                        ("lines", "line"))
     if ev.symbol is not None:
         if facts.mapped is not None:
-            return Finding("EP207", f"{label} cites {ref}, but {ev.path} is too large to search for symbols"
+            return Finding("EP207", f"{label} cites {ref}, but {path} is too large to search for symbols"
                            f" (over {evidence.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
         found = symbol_range(ev, repo)
+        if found is None and repo.too_large_to_parse(ev.path):
+            return Finding("EP207", f"{label} cites {ref}, but {path} is too large to search for {clip(ev.symbol)}"
+                           f" (Python over {symbols.MAX_PARSE_BYTES >> 20} MiB is not parsed whole): cite its lines",
+                           ("symbol",))
         if found is None:
-            names = repo.symbols(ev.path)
-            guess = closest(ev.symbol, names)
+            guess = repo.suggest_symbol(ev.path, ev.symbol)
             hint = f" (did you mean {guess}?)" if guess else ""
-            return Finding("EP206", f"{label} cites {ref}, but {ev.path} defines no {ev.symbol}{hint}", ("symbol",))
+            return Finding("EP206", f"{label} cites {ref}, but {path} defines no {clip(ev.symbol)}{hint}", ("symbol",))
         start, end = found
     if ev.contains is not None:
         if start is None:
-            present = bool(repo.find(ev.path, ev.contains))
+            present = bool(repo.find(ev.path, ev.contains, limit=1))
         else:
             present = ev.contains in (repo.text(ev.path, start, end) or "")
         if not present:
-            where = ev.path if start is None else f"{ev.path}:{start}" + (f"-{end}" if end != start else "")
-            elsewhere = repo.find(ev.path, ev.contains) if start is not None else []
+            where = path if start is None else f"{path}:{start}" + (f"-{end}" if end != start else "")
+            # Six lines tell all the message says: one (fix moves there), up to five, or more.
+            elsewhere = repo.find(ev.path, ev.contains, limit=6) if start is not None else []
             moved = elsewhere[0] if len(elsewhere) == 1 else None
             seen = ""
             if elsewhere:
                 shown = ", ".join(map(str, elsewhere[:5])) + (", ..." if len(elsewhere) > 5 else "")
                 seen = f" (found at line{'s' if len(elsewhere) > 1 else ''} {shown})"
-            return Finding("EP203", f"{label}: {ev.contains!r} is not in {where}{seen}", ("contains",), moved)
+            return Finding("EP203", f"{label}: {quoted(ev.contains)} is not in {where}{seen}", ("contains",), moved)
     return None
 
 
@@ -100,7 +106,9 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             # The field's position in the object form; the entry's own in the string form.
             entry = (*ctx.plan.items_path, item.position, "evidence", j)
             present = [f for f in finding.fields if ctx.doc.source_map.has((*entry, f))]
-            yield Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]))
+            hint = ctx.root_hint if finding.code == "EP201" else None
+            yield Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]),
+                             hint=hint)
 
 
 def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -108,7 +116,7 @@ def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         # The first entry decides for almost every item, without a generator per item.
         if item.evidence and item.evidence[0].url is not None and all(ev.url is not None for ev in item.evidence):
-            yield Diagnostic("EP106", f"{item.id} has no repository evidence: only external links", item.id,
+            yield Diagnostic("EP106", f"{clip(item.id)} has no repository evidence: only external links", item.id,
                              ctx.loc(item, "evidence"))
 
 
