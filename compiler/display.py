@@ -19,10 +19,12 @@ from collections.abc import Iterable
 
 # C0 and C1 controls and DEL; line and paragraph separators (read as line breaks by YAML and
 # by some terminals and editors); the bidirectional controls (Unicode's "Trojan source" set); the
-# byte-order mark, invisible anywhere but at the start of a file; and surrogates, which are no
+# invisible zero-width space and word joiner, and the byte-order mark, invisible anywhere but at
+# the start of a file; and surrogates, which are no
 # text at all (a file name that is not UTF-8 reaches Python as lone surrogates: U+DC80-U+DCFF
 # stand for its raw bytes).
-UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2060\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 # A value from the plan, inside a message, is cut past this many characters.

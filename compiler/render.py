@@ -18,24 +18,31 @@ from compiler.display import UNSAFE, escape
 from compiler.paths import leaves_root, relative_posix
 
 TEMPLATE = "plan.md.j2"
-# Mermaid (and GitHub's renderer) give up on large graphs; past this many items the graph is
-# left out with a sentence that says so.
+# Mermaid (and GitHub's renderer) give up on large graphs: past this many items, or past what
+# Mermaid 11 draws by default (500 edges, 50,000 characters of text, limits a diagram cannot
+# raise), the graph is left out with a sentence that says so.
 MAX_GRAPH_ITEMS = 300
+MERMAID_MAX_EDGES = 500
+MERMAID_MAX_TEXT = 50_000
 
 # Past this many items, the critical path is shown by its ends.
 MAX_PATH_SHOWN = 12
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+# Markdown's inline punctuation, and # (a heading's closing sequence eats "Title #").
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
 # What md() or code() must change: their own punctuation, or any character that display.escape
 # shows escaped (a line break, an escape sequence, a bidirectional control).
-_MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>" + UNSAFE.pattern[1:])
+_MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>#" + UNSAFE.pattern[1:])
+# What would start a block at the start of a line (md() text may: the goal starts a quote's line):
+# indentation (four spaces are a code block), a list marker, a setext underline.
+_BLOCK_START = re.compile(r"[ +=-]|\d{1,9}[.)]")
 _CODE_SPECIAL = re.compile("[`" + UNSAFE.pattern[1:])
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n\n\n+")  # more than one blank line (``\n{3,}``: the same, but slower)
 _SAFE_PATH = re.compile(r"[A-Za-z0-9/._-]*")
 # Relative, with no empty, `.` or `..` part (no part starts with a dot) and nothing to quote.
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*")
-_HTTP = re.compile(r"https?://")
+_HTTP = re.compile(r"https?://", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # Between the evidence lines of an item: the template writes the first line's "  - ".
 EVIDENCE_SEPARATOR = "\n  - "
@@ -44,16 +51,25 @@ Row = tuple[str, str, str, str, str]  # an item's title, change, evidence, depen
 
 def md(text: Any) -> str:
     """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised,
-    line breaks become ``<br>`` and other control characters visible escapes (``\\x1b``)."""
+    nothing can start a block (a heading, a list, a code block), line breaks become ``<br>`` and
+    other control characters visible escapes (``\\x1b``)."""
     s = str(text)
-    if _MD_ANY_SPECIAL.search(s) is None:  # most text: nothing to escape
+    if _MD_ANY_SPECIAL.search(s) is None and _BLOCK_START.match(s) is None:  # most text: as it is
         return s
     return "<br>".join([_md_line(line) for line in _NEWLINES.split(s)])
 
 
 def _md_line(s: str) -> str:
     s = escape(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    start = _BLOCK_START.match(s)
+    if start is None:
+        return s
+    if s[0] == " ":  # indentation: spaces as entities, which Markdown shows and never indents by
+        spaces = len(s) - len(s.lstrip(" "))
+        return "&#32;" * spaces + s[spaces:]
+    end = start.end() - 1  # the list marker or underline character, escaped
+    return s[:end] + "\\" + s[end:]
 
 
 def code(text: Any) -> str:
@@ -85,15 +101,26 @@ def mermaid(text: Any) -> str:
     return s
 
 
-# "#" first: the entities themselves start with it.
-_MERMAID_ENTITIES = (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("`", "#96;"), ("&", "#amp;"),
-                     ("%", "#37;"))
+# Mermaid marks entities internally with "ﬂ°" and "¶ß" and decodes what looks like one, so those
+# two become visible escapes first. Then "#": the entities themselves start with it. A backslash
+# (Mermaid reads "\n" as a line break) and ":" (its `style ...:...#...;` pass eats a ";") too.
+_MERMAID_ENTITIES = (("°", "\\u00b0"), ("¶", "\\u00b6"), ("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"),
+                     (">", "#gt;"), ("`", "#96;"), ("&", "#amp;"), ("%", "#37;"), ("\\", "#92;"), (":", "#58;"))
 
 
 def _href(path: str) -> str:
+    """A path as a link target: percent-encoded but for the characters of a plain path (``&`` too:
+    Markdown decodes ``javascript&colon;x`` in a target to ``javascript:x``)."""
     if _SAFE_PATH.fullmatch(path):
         return path
-    return quote(path, safe="/-._~!$&'*+,;=:@")
+    return quote(path, safe="/-._~!$'*+,=:@")
+
+
+def _url_target(url: str) -> str:
+    """An http(s) URL as a link target: percent-encoded outside the characters of URLs, and
+    parentheses and angle brackets too (``https://x/a)[y](javascript:z)`` would end the link
+    and start another); ``&`` written as ``&amp;``, which Markdown reads back as ``&``."""
+    return quote(url, safe="/:?#[]@!$&'*+,;=%~-._").replace("&", "&amp;")
 
 
 def repository_link(base: str) -> Callable[[str], str]:
@@ -126,7 +153,7 @@ def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
     when it stays inside the repository), then the text it must contain."""
     if "url" in ev:
         text = ev["url"]
-        target = text if _HTTP.match(text) else ""
+        target = _url_target(text) if _HTTP.match(text) else ""
     else:
         path = ev["path"]
         if "line" in ev:
@@ -169,6 +196,35 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
         )
 
 
+def flowchart(items: list[dict[str, Any]], index: dict[str, int],
+              waves: list[list[str]]) -> tuple[str | None, str | None]:
+    """The Mermaid flowchart of the items (a subgraph per wave when there are waves, an edge per
+    dependency), or None and why it is left out: more items than MAX_GRAPH_ITEMS, or more than
+    Mermaid draws (MERMAID_MAX_EDGES, MERMAID_MAX_TEXT)."""
+    if len(items) > MAX_GRAPH_ITEMS:
+        return None, f"{len(items):,} items are more than Mermaid draws ({MAX_GRAPH_ITEMS})"
+    edges: set[tuple[int, int]] = set()
+    for n, item in enumerate(items):
+        for dep in item.get("depends_on", []):
+            if dep in index and dep != item["id"]:
+                edges.add((index[dep] + 1, n + 1))
+    if len(edges) > MERMAID_MAX_EDGES:
+        return None, f"{len(edges):,} dependencies are more than Mermaid draws ({MERMAID_MAX_EDGES})"
+    lines = ["flowchart LR"]
+    if waves:
+        for w, wave in enumerate(waves, 1):
+            lines.append(f'  subgraph wave{w}["Wave {w}"]')
+            lines += [f'    n{index[i] + 1}["{mermaid(i)}"]' for i in wave if i in index]
+            lines.append("  end")
+    else:
+        lines += [f'  n{n + 1}["{mermaid(item["id"])}"]' for n, item in enumerate(items)]
+    lines += [f"  n{a} --> n{b}" for a, b in sorted(edges)]
+    text = "\n".join(lines) + "\n"
+    if len(text) > MERMAID_MAX_TEXT:
+        return None, f"its text would be longer than Mermaid reads ({MERMAID_MAX_TEXT:,} characters)"
+    return text, None
+
+
 def view(document: dict[str, Any], base: str) -> dict[str, Any]:
     """Everything the template shows: sections of items (computed as the template reads them),
     graph, issues."""
@@ -177,24 +233,14 @@ def view(document: dict[str, Any], base: str) -> dict[str, Any]:
     for n, item in enumerate(items):
         index.setdefault(item["id"], n)
     link = repository_link(base)
-    graph = len(items) <= MAX_GRAPH_ITEMS
-    nodes: list[tuple[str, str]] = []
-    edges: set[tuple[int, int]] = set()
-    if graph:
-        nodes = [(f"n{n + 1}", item["id"]) for n, item in enumerate(items)]
-        for n, item in enumerate(items):
-            for dep in item.get("depends_on", []):
-                if dep in index and dep != item["id"]:
-                    edges.add((index[dep] + 1, n + 1))
     waves = document.get("waves", [])
+    graph, left_out = flowchart(items, index, waves)
     sections: Iterator[tuple[str, Iterator[Row]]]  # read once, by the template, as it renders
     if waves:
         sections = ((f"Wave {n}", item_rows([items[index[i]] for i in wave if i in index], link))
                     for n, wave in enumerate(waves, 1))
-        wave_nodes = [[nodes[index[i]] for i in wave if i in index] for wave in waves] if graph else []
     else:
         sections = iter([("Items", item_rows(items, link))] if items else [])
-        wave_nodes = []
     summary = document.get("summary", {})
     counts = [(summary.get("items", 0), "item")]
     if document.get("status") == "ready":
@@ -212,13 +258,10 @@ def view(document: dict[str, Any], base: str) -> dict[str, Any]:
         "doc": document,
         "title": document.get("plan") or "Plan",
         "item_count": len(items),
-        "nodes": nodes,
-        "wave_nodes": wave_nodes,
         "sections": sections,
-        "edges": [(f"n{a}", f"n{b}") for a, b in sorted(edges)],
         "summary": summary,
         "graph": graph,
-        "max_graph_items": MAX_GRAPH_ITEMS,
+        "graph_left_out": left_out,
         "critical_path": " → ".join(shown_path),
         "critical_path_length": len(path),
     }

@@ -44,6 +44,18 @@ def test_md_escapes_text(text: str, expected: str) -> None:
     assert md(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("# Heading", "\\# Heading"), ("Title #", "Title \\#"), ("- list", "\\- list"), ("+ plus", "\\+ plus"),
+    ("1. ordered", "1\\. ordered"), ("12) ordered", "12\\) ordered"), ("---", "\\---"), ("=== x", "\\=== x"),
+    ("    code", "&#32;&#32;&#32;&#32;code"), ("a\n# b", "a<br>\\# b"),
+    ("2024-01-01 ships", "2024-01-01 ships"), ("v1.2 ships", "v1.2 ships"),  # not a block: as it is
+])
+def test_md_text_never_starts_a_block(text: str, expected: str) -> None:
+    """The goal is the first text of a quote's line (``> goal``), and the title follows ``# ``: a
+    heading, a list, a rule or a code block from the plan would be one in the page."""
+    assert md(text) == expected
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -71,7 +83,16 @@ def test_mermaid_labels_cannot_close_the_quote_or_the_fence() -> None:
 def test_mermaid_labels_hold_no_directive() -> None:
     # %%{init: ...}%% is applied by Mermaid wherever it stands, inside a quoted label too.
     label = mermaid('x%%{init: {"theme": "dark"}}%%\ny')
-    assert label == "x#37;#37;{init: {#quot;theme#quot;: #quot;dark#quot;}}#37;#37;\\ny"
+    assert label == "x#37;#37;{init#58; {#quot;theme#quot;#58; #quot;dark#quot;}}#37;#37;#92;ny"
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("a\\nb", "a#92;nb"),  # Mermaid would read \n as a line break
+    ("style n1 fill:#f00;", "style n1 fill#58;#35;f00;"),  # its style pass would eat the ;
+    ("ﬂ°lt¶ßimg", "ﬂ#92;u00b0lt#92;u00b6ßimg"),  # its own entity markers, typed: shown, not decoded
+])
+def test_mermaid_labels_show_what_mermaid_would_read_as_its_own(text: str, label: str) -> None:
+    assert mermaid(text) == label
 
 
 @given(st.text())
@@ -108,6 +129,7 @@ def test_evidence_links() -> None:
     assert line({"path": "docs/"}, "../r") == "[`docs/`](../r/docs)"  # joined and normalized
     assert line({"url": "https://e.org/a"}) == "[`https://e.org/a`](https://e.org/a)"
     assert line({"url": "javascript://alert(1)"}) == "`javascript://alert(1)`"  # shown, never linked
+    assert line({"url": "HTTPS://E.ORG/a"}) == "[`HTTPS://E.ORG/a`](HTTPS://E.ORG/a)"
     assert line({"path": ""}) == "` `"  # nothing to link to
 
 
@@ -118,6 +140,23 @@ def test_a_path_that_looks_like_a_url_scheme_is_linked_as_a_relative_path(path: 
     target = re.fullmatch(r"\[.*\]\((.*)\)", out).group(1)  # type: ignore[union-attr]
     assert target.startswith("./")
     assert re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", target) is None
+
+
+@pytest.mark.parametrize("url", ["https://example.com/a)[x](javascript:alert(1)", "https://example.com/a)<img src=x>",
+                                 "https://e.org/\x1b[31m\u202eevil", "https://e.org/a b"])
+def test_a_url_cannot_end_its_link_early_or_carry_raw_characters(url: str) -> None:
+    out = evidence_line({"url": url}, repository_link("."))
+    target = out[out.rindex("](") + 2:-1]
+    assert re.fullmatch(r"[A-Za-z0-9/:?#\[\]@!$&'*+,;=%~._-]+", target), target
+    assert "(" not in target and ")" not in target and "<" not in target
+
+
+@pytest.mark.parametrize("path", ["javascript&colon;alert(1)", "data&colon;text/html,x", "a&amp;b.py"])
+def test_an_entity_in_a_path_stays_text_in_its_link(path: str) -> None:
+    # Markdown decodes entities in a link target: javascript&colon;x would link to javascript:x.
+    out = evidence_line({"path": path}, repository_link("."))
+    target = out[out.rindex("](") + 2:-1]
+    assert "&" not in target and ":" not in target, target
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "../../../etc/passwd", "a/../../x", "\\\\server\\x", "C:/x",
@@ -253,3 +292,32 @@ def test_a_large_page_comes_in_pieces_that_join_to_the_page() -> None:
     pieces = list(render.render_pieces(document))
     assert len(pieces) > 2 and max(map(len, pieces)) < 2 * render.PIECE_CHARACTERS
     assert "".join(pieces) == render_markdown(document)
+
+
+def _waved_document(items: list[dict[str, object]], waves: list[list[str]]) -> dict[str, object]:
+    return {"format": "evidence-plan/1", "plan": "p", "goal": None, "source": "p.yaml", "root": ".",
+            "status": "ready" if waves else "blocked",
+            "summary": {"items": len(items), "waves": len(waves), "widest_wave": max(map(len, waves), default=0),
+                        "errors": 0 if waves else 1, "warnings": 0},
+            "issues": [], "waves": waves, "critical_path": [], "items": items}
+
+
+def _item(ident: str, deps: list[str]) -> dict[str, object]:
+    return {"id": ident, "change": "c", "evidence": [{"path": "a.py"}], "depends_on": deps, "proof": "p"}
+
+
+def test_the_graph_is_left_out_where_mermaid_would_refuse_it() -> None:
+    """Mermaid 11 draws at most 500 edges and reads at most 50,000 characters (its defaults, which
+    a diagram cannot raise): past either, the page says so instead of showing Mermaid's error."""
+    dense = [_item(f"i{n}", [f"i{n - 1}", f"i{n - 2}"][: min(n, 2)]) for n in range(300)]
+    page = render_markdown(_waved_document(dense, [[f"i{n}"] for n in range(300)]))
+    assert "```mermaid" not in page
+    assert "The graph is left out: 597 dependencies are more than Mermaid draws (500)." in page
+    long_ids = [_item(f"{n:03d}" + "x" * 125, [f"{n - 1:03d}" + "x" * 125] if n else []) for n in range(300)]
+    page = render_markdown(_waved_document(long_ids, [[str(i["id"])] for i in long_ids]))
+    assert "```mermaid" not in page
+    assert "The graph is left out: its text would be longer than Mermaid reads (50,000 characters)." in page
+    small = render_markdown(_waved_document(long_ids[:100], [[str(i["id"])] for i in long_ids[:100]]))
+    graph = small.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert graph.startswith("flowchart LR\n") and len(graph) <= render.MERMAID_MAX_TEXT
+    assert graph.count(" --> ") == 99
