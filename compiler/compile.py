@@ -73,6 +73,10 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
     folder = plan_folder(path)
     tree = None if root is not None else work_tree(folder)
     refused = None
+    if "\x00" in (root or "") + (plan_root or ""):  # no file system call takes a NUL
+        given = root if root is not None else plan_root
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(str(given))} holds a NUL character",
+                                        None, where, hint="fix --root or the plan's root: key"))
     if root is not None:
         chosen = os.path.abspath(root)
     elif plan_root is not None:

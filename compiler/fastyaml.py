@@ -174,7 +174,7 @@ def parse(text: str, *, max_depth: int, max_items: int) -> tuple[Any, SourceMap]
     data = _read(text, max_depth, max_items)
     if isinstance(data, Doubt):
         return None
-    if data is None:  # no document, or only comments
+    if data is NO_DOCUMENT:
         return None, SourceMap({(): (1, 1)}, {})
     return data, OrderedSourceMap(data, lambda: _positions(text))
 
@@ -188,6 +188,9 @@ def _skipped(text: str) -> Doubt | None:
     if other is not None:
         return Doubt(f"the character U+{ord(other.group()):04X}", LineIndex(text).position(other.start()))
     return None
+
+
+NO_DOCUMENT = object()  # a text without a document (nothing, or only comments), not a null one
 
 
 def _parser(text: str) -> Any:
@@ -361,4 +364,4 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
         if unsure.mark is None and event is not None:
             unsure.mark = event.start_mark
         raise
-    return root[0] if root else None  # None: no document, or only comments
+    return root[0] if root else NO_DOCUMENT  # no document, or only comments

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path as FsPath
 from typing import Any, Literal, NamedTuple
 
@@ -280,13 +281,19 @@ def _refuse_surrogates(data: Any, smap: SourceMap, name: str) -> None:
 
 
 class _DuplicateKey(Exception):
-    pass
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
-        raise _DuplicateKey
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return out
 
 
@@ -326,10 +333,12 @@ def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
             message = "a line break or control character inside a string"
             hint = "is a closing quote missing?"
         raise _fail("EP002", f"invalid JSON: {message}", name, (err.lineno, err.colno), hint=hint) from None
-    except _DuplicateKey:
+    except _DuplicateKey as err:
+        # The parser stops at the first object that repeats a key, and what follows it may not be
+        # JSON at all: the scanner finds where, as far as it can read.
         _, _, dup = scan_json(text)
-        if dup is None:  # pragma: no cover - the scanner and json disagree: still an input error
-            raise _fail("EP003", "duplicate key", name) from None
+        if dup is None or dup[0] != err.key:
+            raise _fail("EP003", f"duplicate key {quoted(err.key)}", name) from None
         key, first, second = dup
         raise _fail("EP003", f"duplicate key {quoted(key)} (first at line {first[0]})", name, second) from None
     except _Constant as err:
@@ -404,6 +413,10 @@ def _refuse_for_the_reference(text: str, name: str, limits: Limits) -> None:
                 hint="remove it, split the plan, or give it as JSON (read quickly at any size)")
 
 
+_YAML_VERSION = re.compile(r"^%YAML[ \t]+(\S+)", re.MULTILINE)
+_BAD_ESCAPE = re.compile(r"\\U(?:0*(?:[2-9a-fA-F][0-9a-fA-F]{5}|1[1-9a-fA-F][0-9a-fA-F]{4})|[0-9a-fA-F]{9,})")
+
+
 def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     """ruamel.yaml reads the file: where libyaml is missing, or not sure (see compiler.fastyaml)."""
     from ruamel.yaml import YAML
@@ -411,15 +424,20 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.reader import ReaderError
 
+    version = _YAML_VERSION.search(text)
+    if version is not None and version.group(1) not in ("1.1", "1.2"):  # ruamel asserts on others
+        raise _fail("EP002", f"invalid YAML: version {clip(version.group(1), 20)} is not one YAML knows", name,
+                    LineIndex(text).position(version.start(1)), hint="say %YAML 1.2, or leave the directive out")
     yaml = YAML(typ="safe", pure=True)  # a new one each time: ruamel keeps state across calls
     yaml.max_depth = limits.max_depth  # checked while composing, before recursion runs deep
     yaml.Composer = _counting_composer(limits.max_items)
     try:
         yaml.composer.warn_double_anchors = False  # a reused anchor is legal YAML, not a warning
-        root = yaml.compose(text)
-    except _TooManyItems:
-        key = re.search(r"^items[ \t]*:", text, re.MULTILINE)  # where a top-level list is not
-        raise _too_many_items(name, LineIndex(text).position(key.start()) if key else (1, 1), limits) from None
+        with warnings.catch_warnings():  # its YAML 1.1 warnings are ours to word, or to drop
+            warnings.simplefilter("ignore")
+            root = yaml.compose(text)
+    except _TooManyItems as err:
+        raise _too_many_items(name, err.position or (1, 1), limits) from None
     except MaxDepthExceededError as err:
         deep = err.problem_mark
         raise _fail("EP005", f"nesting deeper than {limits.max_depth} levels", name,
@@ -445,15 +463,24 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
         raise _fail("EP005", "nesting too deep", name, hint="plans are a few levels deep") from None
     except YAMLError as err:
         raise _fail("EP002", f"invalid YAML: {clip(str(err), 400)}", name) from None
+    except ValueError as err:  # a \U escape past U+10FFFF: ruamel's chr() fails
+        escape = _BAD_ESCAPE.search(text)
+        raise _fail("EP002", "invalid YAML: an escape that is no character" if escape else f"invalid YAML: {err}",
+                    name, LineIndex(text).position(escape.start()) if escape else None,
+                    hint="\\U escapes go up to \\U0010FFFF" if escape else None) from None
     except MemoryError:
         raise _fail("EP007", "too large to parse in the memory available", name) from None
     if root is None:
         return None, SourceMap({(): (1, 1)}, {})
-    return _build(root, name, yaml.constructor, limits)
+    with warnings.catch_warnings():  # the constructor warns about YAML 1.1 floats (`1e3`)
+        warnings.simplefilter("ignore")
+        return _build(root, name, yaml.constructor, limits)
 
 
 class _TooManyItems(Exception):
-    pass
+    def __init__(self, position: Position | None) -> None:
+        super().__init__(position)
+        self.position = position  # the `items` key's, or None for a top-level list
 
 
 def _too_many_items(name: str, pos: Position | None, limits: Limits) -> PlanInputError:
@@ -464,15 +491,29 @@ def _too_many_items(name: str, pos: Position | None, limits: Limits) -> PlanInpu
 def _counting_composer(max_items: int) -> Any:
     """ruamel's composer, refusing the item list while it is being composed, as soon as it has
     more than ``max_items`` entries: a huge plan is refused before it is held in memory. The item
-    list is a top-level sequence (depth 1) or the value of a top-level key (depth 2)."""
+    list is a top-level sequence, or the sequence under the top-level key ``items`` (where that
+    key is, is what the refusal points at, as on the fast path)."""
     from ruamel.yaml.composer import Composer
-    from ruamel.yaml.nodes import SequenceNode
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
     class CountingComposer(Composer):
+        item_list: Any = None  # the sequence under `items`, once its first entry is composed
+        items_key: Any = None  # the `items` key's node while its value is being composed
+
         def compose_node(self, parent: Any, index: Any) -> Any:
-            if isinstance(parent, SequenceNode) and self.depth <= 2 and isinstance(index, int) \
-                    and index >= max_items:
-                raise _TooManyItems
+            if isinstance(parent, SequenceNode) and isinstance(index, int):
+                if self.items_key is not None and self.depth == 2 and self.item_list is None:
+                    self.item_list = parent
+                if index >= max_items and (self.depth == 1 or parent is self.item_list):
+                    key = self.items_key if parent is self.item_list else None
+                    raise _TooManyItems(None if key is None else (key.start_mark.line + 1, key.start_mark.column + 1))
+            if (self.depth == 1 and isinstance(parent, MappingNode) and isinstance(index, ScalarNode)
+                    and index.value == "items"):
+                self.items_key = index
+                try:
+                    return super().compose_node(parent, index)
+                finally:
+                    self.items_key = None
             return super().compose_node(parent, index)
 
     return CountingComposer

@@ -243,7 +243,10 @@ def scan_json(text: str) -> tuple[dict[Path, Position], dict[Path, Position], tu
             continue
         if stack and stack[-1][0] and stack[-1][3]:
             frame = stack[-1]
-            key = json.loads(tok)
+            try:
+                key = json.loads(tok)
+            except ValueError:  # not a key after all: the text is not JSON from here on
+                break
             pos = lines.position(match.start())
             if key in frame[4]:
                 if duplicate is None:

@@ -150,6 +150,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str, 
 def assert_clean(output: str) -> None:
     assert "Traceback" not in output, output[:2000]
     assert "internal error" not in output, output[:2000]
+    assert "Warning: " not in output, output[:2000]  # a library's warning, printed by Python
 
 
 # What may not reach a terminal or a CI log raw: controls (but the line breaks we write), DEL and

@@ -353,6 +353,27 @@ def cases() -> list[Case]:
         Case("yaml-byte-order-mark-inside.yaml", b(plan(item("a")) + "\ufeff# a mark in the middle\n"), 2,
              "hint: a byte-order mark (U+FEFF) may only start the file", "8:1",
              what="a byte-order mark after the start: refused by both YAML readers, and shown in the excerpt"),
+        # --- found by the mutation fuzzing campaign (tests/fuzz/campaign.py) -----------------------
+        Case("yaml-version-1-3.yaml", b"%YAML 1.3\n---\nitems: []\n", 2, "EP002 invalid YAML: version 1.3", "1:7",
+             what="a YAML version ruamel.yaml asserts on (was an internal error)"),
+        Case("yaml-escape-past-unicode.yaml", b(plan('  - id: "\\U00110000"\n')), 2,
+             "EP002 invalid YAML: an escape that is no character", "3:10",
+             what="a \\U escape past U+10FFFF (was an internal error)"),
+        Case("root-nul.yaml", b('root: "a\\0b"\n' + plan(item("a"))), 2, "EP006 the repository root a\\x00b holds a NUL",
+             "1:7", what="a NUL in root: (was an internal error)"),
+        Case("json-duplicate-key-then-garbage.json", b'{"items": [{"id": "a", "id": "b"}], "x": tru', 2,
+             "EP003 duplicate key 'id'", "1:24", what="a repeated key, and no JSON after it (was an internal error)"),
+        Case("yaml-flow-items-max-items.yaml", b("{items: [" + ", ".join(f"{{id: i{n}, change: c, evidence: [a.py], proof: p}}"
+                                                                       for n in range(3)) + "]}\n"),
+             2, "EP008 more than 2 items", "1:2", "--max-items 2",
+             what="--max-items in flow style: both YAML readers point at the items key"),
+        Case("yaml-other-list-max-items.yaml", b("tasks:\n" + "".join(f"  - {{id: i{n}}}\n" for n in range(3))), 2,
+             "EP004 not a plan: no items", "1:1", "--max-items 2",
+             what="a long list under another key is not the item list, on both YAML readers"),
+        Case("yaml-tag-directive-empty.yaml", b"%TAG !e! tag:e.com:\n---\n# nothing here yet\n", 2,
+             "EP004 not a plan: the document is null", "4:1", what="a null document after a directive: located alike"),
+        Case("yaml11-float-warning.yaml", b("%YAML 1.1\n---\nplan: -1e999\n" + plan(item("a"))[len("plan: hostile\n"):]), 1,
+             "plan field plan must be text", what="YAML 1.1 floats: ruamel.yaml's warning is not printed"),
         # --- never executes ----------------------------------------------------------------------
         Case("yaml-marker-proof.yaml",
              b(plan("  - id: a\n    change: Do it\n    evidence: [app.py]\n"
