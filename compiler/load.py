@@ -65,6 +65,8 @@ DEFAULT_LIMITS = Limits()
 _YAML_EXTENSIONS = {".yaml", ".yml"}
 _CORE = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null")}
+_TAG_WORDS = {_CORE + "int": "a whole number", _CORE + "float": "a number", _CORE + "bool": "true or false",
+              _CORE + "null": "null"}
 
 
 class Document(NamedTuple):
@@ -540,8 +542,13 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
             raise refuse_tag(node)
         try:
             value = constructor.construct_object(node)
-        except ValueError:  # a decimal integer of more than 4,300 digits
-            value = None
+        except (ValueError, KeyError, TypeError) as err:
+            if "digits" not in str(err):  # an explicit tag on a value it does not fit: !!bool x
+                what = _TAG_WORDS.get(tag, "a value of its tag")
+                raise _fail("EP002", f"invalid YAML: {quoted(str(node.value), 40)} is not {what}"
+                            f" ({tag.replace(_CORE, '!!')})", name, _mark(node),
+                            hint="write the value the tag says, or leave the tag out") from None
+            value = None  # a decimal integer of more than 4,300 digits
         else:
             if type(value) is not int or printable(value):
                 return value

@@ -374,6 +374,10 @@ def cases() -> list[Case]:
              "EP004 not a plan: the document is null", "4:1", what="a null document after a directive: located alike"),
         Case("yaml11-float-warning.yaml", b("%YAML 1.1\n---\nplan: -1e999\n" + plan(item("a"))[len("plan: hostile\n"):]), 1,
              "plan field plan must be text", what="YAML 1.1 floats: ruamel.yaml's warning is not printed"),
+        Case("yaml-tag-without-value.yaml", b"!!bool\n", 2, "EP002 invalid YAML: '' is not true or false (!!bool)", "1:1",
+             what="a core tag on a value it does not fit (was an internal error)"),
+        Case("yaml-int-tag-on-text.yaml", b(plan(item("a", "    x: !!int 12x\n"))), 2,
+             "EP002 invalid YAML: '12x' is not a whole number (!!int)", "7:8", what="the same inside an item"),
         # --- never executes ----------------------------------------------------------------------
         Case("yaml-marker-proof.yaml",
              b(plan("  - id: a\n    change: Do it\n    evidence: [app.py]\n"
