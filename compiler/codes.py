@@ -25,7 +25,7 @@ _ALL = [
     Code("EP002", "syntax-error", "error", "the file is not valid YAML or JSON", True),
     Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True),
     Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True),
-    Code("EP005", "refused-input", "error", "input refused for safety: non-core YAML tags (`!!python/...`), merge keys, non-text keys, aliases that expand too far, nesting too deep, a plan file that is a symlink out of the repository that holds it, a YAML plan over 1 MiB that needs the strict reader", True),
+    Code("EP005", "refused-input", "error", "input refused for safety: non-core YAML tags (`!!python/...`), merge keys, non-text keys, aliases that expand too far, nesting too deep, a plan file that is a symlink out of the repository that holds it, a YAML plan over 256 KiB that needs the strict reader", True),
     Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder", True),
     Code("EP007", "too-large", "error", "the file is larger than `--max-bytes` (default 256 MiB); checked before it is read", True),
     Code("EP008", "too-many-items", "error", "the plan has more items than `--max-items` (default 1,000,000)", True),

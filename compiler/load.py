@@ -53,10 +53,11 @@ class Limits(NamedTuple):
     # Nodes that aliases may add beyond the document's own: a "billion laughs" document is
     # refused long before it costs memory (counting aliases alone is not enough: 73 make a bomb).
     max_alias_nodes: int = 100_000
-    # YAML that the fast reader (libyaml) is not sure of goes to ruamel.yaml, which reads about
-    # 300 KB a second: past this many characters, such a file gets libyaml's answer instead (its
-    # error, or what it was not sure of and where), so that no plan takes minutes to refuse.
-    max_reference_chars: int = 1 << 20
+    # YAML that the fast reader (libyaml) is not sure of goes to ruamel.yaml, which reads 70-300
+    # KB a second (deep nesting is the slow end): past this many characters, such a file gets
+    # libyaml's answer instead (its error, or what it was not sure of and where), so that no plan
+    # takes more than a few seconds, let alone minutes, to refuse.
+    max_reference_chars: int = 1 << 18
 
 
 DEFAULT_LIMITS = Limits()

@@ -355,7 +355,9 @@ def test_corpus_through_a_real_process(name: str, tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())
 
 
-PAD = "# " + "padding " * 80_000 + "\n"  # a 640 KB comment line: large YAML may take another parser
+# A 200 KB comment line: the file is large, yet small enough for the strict YAML reader
+# (Limits.max_reference_chars), so that every answer is the one the small file gets.
+PAD = "# " + "padding " * 25_000 + "\n"
 
 
 def _paddable(entry: Entry) -> bool:
@@ -375,9 +377,8 @@ def _paddable(entry: Entry) -> bool:
 @pytest.mark.parametrize("entry", [_param(e, KNOWN_BUGS) for e in ENTRIES if _paddable(e)])
 def test_corpus_behind_a_large_comment(entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        no_exec: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """The YAML cases again, each after a 640 KB comment line: the answers must not depend on the
-    size of the file (large YAML is composed by libyaml when PyYAML is installed), only move one
-    line down."""
+    """The YAML cases again, each after a 200 KB comment line: the answers must not depend on the
+    size of the file (below the strict reader's bound), only move one line down."""
     monkeypatch.chdir(tmp_path)
     path = tmp_path / entry.file
     path.write_bytes(PAD.encode() + entry.path.read_bytes())
@@ -448,7 +449,7 @@ def _long_yaml_plan(items: int) -> str:
 
 
 @pytest.mark.parametrize(("tail", "code", "fragment", "where"), [
-    ("extra:\tx\n", 2, "EP005 a tab in a YAML plan of more than 1,048,576 characters", "1:7"),
+    ("extra:\tx\n", 2, "EP005 a tab in a YAML plan of more than 262,144 characters", "1:7"),
     ("  - &a {id: anchored, change: c, evidence: [a], proof: p}\n  - *a\n", 2, "EP005 an anchor (&name)", "1:5"),
     ("  - id: x\n  change: broken\n", 2, "EP002 invalid YAML", "2:3"),
     ("  - {id: tagged, change: !!python/object:os.system x, evidence: [a], proof: p}\n", 2,
@@ -456,11 +457,11 @@ def _long_yaml_plan(items: int) -> str:
 ])
 def test_a_long_yaml_plan_the_fast_reader_is_not_sure_of_is_answered_quickly(
         tail: str, code: int, fragment: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """ruamel.yaml, the strict reader, reads about 300 KB a second: a 2 MB plan with one tab took
-    15 s of CPU, a plan at --max-bytes an hour. Past a megabyte, libyaml's answer is given
-    instead: its own error, or what it leaves to the strict reader, where it is."""
+    """ruamel.yaml, the strict reader, reads 70-300 KB a second: a 5 MB plan with one tab took
+    15 s of CPU, a plan at --max-bytes an hour. Past 256 KiB, libyaml's answer is given instead:
+    its own error, or what it leaves to the strict reader, where it is."""
     head = _long_yaml_plan(30_000)
-    assert len(head) > 1 << 20
+    assert len(head) > 8 * (1 << 18)  # eight times the limit: 10 s or more of the strict reader
     path = tmp_path / "long.yaml"
     path.write_text(head + tail, encoding="utf-8")
     code_, out, err, seconds = run(capsys, *CHECK, str(path))
