@@ -427,8 +427,8 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.reader import ReaderError
 
-    version = _YAML_VERSION.search(text)
-    if version is not None and version.group(1) not in ("1.1", "1.2"):  # ruamel asserts on others
+    version = next((v for v in _YAML_VERSION.finditer(text) if v.group(1) not in ("1.1", "1.2")), None)
+    if version is not None:  # ruamel asserts on other versions, on any document
         raise _fail("EP002", f"invalid YAML: version {clip(version.group(1), 20)} is not one YAML knows", name,
                     LineIndex(text).position(version.start(1)), hint="say %YAML 1.2, or leave the directive out")
     yaml = YAML(typ="safe", pure=True)  # a new one each time: ruamel keeps state across calls
@@ -477,7 +477,7 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
         return None, SourceMap({(): (1, 1)}, {})
     with warnings.catch_warnings():  # the constructor warns about YAML 1.1 floats (`1e3`)
         warnings.simplefilter("ignore")
-        return _build(root, name, yaml.constructor, limits)
+        return _build(root, name, yaml.constructor, limits, text)
 
 
 class _TooManyItems(Exception):
@@ -522,7 +522,7 @@ def _counting_composer(max_items: int) -> Any:
     return CountingComposer
 
 
-def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any, SourceMap]:
+def _build(root: Any, name: str, constructor: Any, limits: Limits, text: str) -> tuple[Any, SourceMap]:
     """ruamel's nodes -> plain values, iteratively. Records the position of every value and key."""
     values: dict[Path, Position] = {}
     keys: dict[Path, Position] = {}
@@ -530,7 +530,12 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
     alias_budget = limits.max_alias_nodes
 
     def refuse_tag(node: Any) -> PlanInputError:
-        return _fail("EP005", f"unsupported tag {clip(str(node.tag).replace(_CORE, '!!'))}", name, _mark(node),
+        tag, short = str(node.tag), clip(str(node.tag).replace(_CORE, "!!"))
+        if tag in _SCALAR_TAGS or tag in (_CORE + "seq", _CORE + "map"):  # a core tag, in the wrong place
+            what = {"ScalarNode": "a single value", "SequenceNode": "a list"}.get(type(node).__name__, "a mapping")
+            return _fail("EP005", f"the tag {short} does not fit {what}", name, _mark(node),
+                         hint="leave the tag out: plans need none")
+        return _fail("EP005", f"unsupported tag {short}", name, _mark(node),
                      hint="plans hold plain text, numbers, lists and mappings; tags are never constructed")
 
     def scalar(node: Any) -> Any:
@@ -538,12 +543,12 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits) -> tuple[Any,
         if tag == _CORE + "str":
             return node.value
         if tag not in _SCALAR_TAGS:
-            if tag == _CORE + "timestamp" and not node.style:
-                return node.value  # an unquoted date is the text the user wrote
+            if tag == _CORE + "timestamp" and not node.style and text[node.start_mark.index:][:1] != "!":
+                return node.value  # an unquoted date is the text the user wrote (not !!timestamp x)
             raise refuse_tag(node)
         try:
             value = constructor.construct_object(node)
-        except (ValueError, KeyError, TypeError) as err:
+        except (ValueError, KeyError, TypeError, IndexError) as err:
             if "digits" not in str(err):  # an explicit tag on a value it does not fit: !!bool x
                 what = _TAG_WORDS.get(tag, "a value of its tag")
                 raise _fail("EP002", f"invalid YAML: {quoted(str(node.value), 40)} is not {what}"

@@ -378,6 +378,15 @@ def cases() -> list[Case]:
              what="a core tag on a value it does not fit (was an internal error)"),
         Case("yaml-int-tag-on-text.yaml", b(plan(item("a", "    x: !!int 12x\n"))), 2,
              "EP002 invalid YAML: '12x' is not a whole number (!!int)", "7:8", what="the same inside an item"),
+        Case("yaml-empty-float-tag.yaml", b"!!float\n", 2, "EP002 invalid YAML: '' is not a number (!!float)", "1:1",
+             what="a core tag with no value at all (was an internal error)"),
+        Case("yaml-version-on-second-document.yaml", b"%YAML 1.2\n---\n%YAML 2.0\n", 2,
+             "EP002 invalid YAML: version 2.0 is not one YAML knows", "3:7",
+             what="a %YAML directive of a second document (was an internal error)"),
+        Case("yaml-explicit-timestamp-tag.yaml", b(plan(item("a", "    x: !!timestamp not-a-date\n"))), 2,
+             "EP005 unsupported tag !!timestamp", "7:8", what="!!timestamp is no YAML 1.2 core tag: refused, as the README says"),
+        Case("yaml-seq-tag-on-a-scalar.yaml", b(plan(item("a", "    x: !!seq x\n"))), 2,
+             "EP005 the tag !!seq does not fit a single value", "7:8", what="a core tag in the wrong place, named so"),
         # --- never executes ----------------------------------------------------------------------
         Case("yaml-marker-proof.yaml",
              b(plan("  - id: a\n    change: Do it\n    evidence: [app.py]\n"
