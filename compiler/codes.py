@@ -26,7 +26,7 @@ _ALL = [
     Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True),
     Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True),
     Code("EP005", "refused-input", "error", "input refused for safety: non-core YAML tags (`!!python/...`), merge keys, non-text keys, aliases that expand too far, nesting too deep, a plan file that is a symlink out of the repository that holds it, a YAML plan over 256 KiB that needs the strict reader", True),
-    Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder", True),
+    Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder, or holds a NUL character", True),
     Code("EP007", "too-large", "error", "the file is larger than `--max-bytes` (default 256 MiB); checked before it is read", True),
     Code("EP008", "too-many-items", "error", "the plan has more items than `--max-items` (default 1,000,000)", True),
     Code("EP010", "unknown-field", "error", "a field the plan format does not define, with a did-you-mean (`depend_on` -> `depends_on`)"),

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import signal
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -45,3 +47,33 @@ def deadline() -> Iterator[None]:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+T = TypeVar("T")
+
+
+def _within(seconds: float, work: Callable[[], T]) -> T:
+    """``work()`` in a daemon thread: its result, its exception, or a failure once ``seconds``
+    have passed, so that a call that blocks (an open of a FIFO) fails the test, not hangs it."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = work()
+        except BaseException as err:  # noqa: BLE001 - raised again below, in the test's thread
+            box["error"] = err
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still running after {seconds} s: it blocked"
+    if "error" in box:
+        raise box["error"]
+    result: T = box["result"]
+    return result
+
+
+@pytest.fixture
+def within() -> Callable[[float, Callable[[], Any]], Any]:
+    """within(seconds, work) -> work(), failing the test when it has not returned in time."""
+    return _within

@@ -16,7 +16,6 @@ import re
 import resource
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +30,7 @@ from compiler.compile import CompileResult, compile_plan
 from compiler.evidence import Repository
 
 T = TypeVar("T")
+Within = Callable[[float, Callable[[], Any]], Any]  # the conftest fixture
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -558,30 +558,10 @@ def swap_after_look(monkeypatch: pytest.MonkeyPatch, target: Path, replace: Call
     monkeypatch.setattr(os, "lstat", lstat)
 
 
-def compile_with_watchdog(root: Path, items: list[dict[str, Any]], seconds: float = 10.0) -> CompileResult:
-    """Compile in a daemon thread, so that a blocking open fails the test instead of hanging it."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["result"] = compile_items(root, items)
-        except BaseException as err:  # noqa: BLE001 - raised again below
-            box["error"] = err
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), "the check blocked"
-    if "error" in box:
-        raise box["error"]
-    result: CompileResult = box["result"]
-    return result
-
-
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 @pytest.mark.parametrize("streamed", [False, True])
 def test_a_fifo_swapped_in_after_the_look_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      streamed: bool) -> None:
+                                                      streamed: bool, within: Within) -> None:
     if streamed:  # the memory-mapped path opens the file the same way
         monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 4)
     root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
@@ -591,11 +571,12 @@ def test_a_fifo_swapped_in_after_the_look_is_refused(tmp_path: Path, monkeypatch
         os.replace(root / "spare", root / "a.txt")
 
     swap_after_look(monkeypatch, root / "a.txt", to_fifo)
-    result = compile_with_watchdog(root, [item("it", {"path": "a.txt", "contains": "alpha"})])
+    result = within(10, lambda: compile_items(root, [item("it", {"path": "a.txt", "contains": "alpha"})]))
     assert messages(result) == ["EP207 it cites a.txt, but a.txt cannot be read: is not a regular file"]
 
 
-def test_a_symlink_swapped_in_after_the_look_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_symlink_swapped_in_after_the_look_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             within: Within) -> None:
     root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
     (tmp_path / "secret.txt").write_text("alpha secret\n", encoding="utf-8")
 
@@ -604,12 +585,12 @@ def test_a_symlink_swapped_in_after_the_look_is_not_followed(tmp_path: Path, mon
         os.replace(root / "spare", root / "a.txt")
 
     swap_after_look(monkeypatch, root / "a.txt", to_link)
-    result = compile_with_watchdog(root, [item("it", {"path": "a.txt", "contains": "secret"})])
+    result = within(10, lambda: compile_items(root, [item("it", {"path": "a.txt", "contains": "secret"})]))
     assert messages(result) == [
         "EP204 it cites a.txt, which was replaced by a symlink while it was being checked; it was not read"]
 
 
-def test_a_read_that_would_block_is_ep207(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_that_would_block_is_ep207(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, within: Within) -> None:
     """A "regular" file whose read waits for data (as /proc/kmsg does) is opened without
     blocking, so the read raises BlockingIOError: unreadable, never a hang."""
     root = repository(tmp_path / "repo", {"a.txt": "alpha\n", "b.txt": "beta\n"})
@@ -622,5 +603,5 @@ def test_a_read_that_would_block_is_ep207(tmp_path: Path, monkeypatch: pytest.Mo
         return real_read(fd, size)
 
     monkeypatch.setattr(os, "read", read)
-    result = compile_with_watchdog(root, [item("it", "a.txt:1", "b.txt:1")])
+    result = within(10, lambda: compile_items(root, [item("it", "a.txt:1", "b.txt:1")]))
     assert messages(result) == ["EP207 it cites a.txt:1, but a.txt cannot be read: reading it would block"]

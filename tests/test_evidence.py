@@ -14,8 +14,8 @@ import json
 import os
 import stat
 import textwrap
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from compiler.emit import build_output
 from compiler.evidence import Repository
 
 Row = tuple[str, str | None, int | None, int | None]
+Within = Callable[[float, Callable[[], Any]], Any]  # the conftest fixture
 
 # --- helpers ------------------------------------------------------------------------------------
 
@@ -1046,28 +1047,8 @@ def test_large_file_checks(big_repo: Path) -> None:
     ]
 
 
-def _compile_with_timeout(plan: Path, seconds: float) -> CompileResult:
-    """Compile in a daemon thread so that a blocking open fails the test instead of hanging it."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["result"] = compile_plan(str(plan))
-        except BaseException as err:  # noqa: BLE001 - reported below
-            box["error"] = err
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), "compiling blocked on a special file"
-    if "error" in box:
-        raise box["error"]
-    result: CompileResult = box["result"]
-    return result
-
-
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
-def test_fifo_is_never_opened(std_repo: Path) -> None:
+def test_fifo_is_never_opened(std_repo: Path, within: Within) -> None:
     os.mkfifo(std_repo / "pipe")
     plan = write_plan(std_repo, one_item_plan(
         "      - pipe\n"
@@ -1076,7 +1057,7 @@ def test_fifo_is_never_opened(std_repo: Path) -> None:
         "      - pipe::main\n"
     ))
     started = time.monotonic()
-    result = _compile_with_timeout(plan, 5)
+    result = within(5, lambda: compile_plan(str(plan)))
     assert time.monotonic() - started < 5
     assert rows(result) == [("EP207", "it", 6, 9), ("EP207", "it", 7, 9), ("EP207", "it", 8, 16),
                             ("EP207", "it", 9, 9)]
@@ -1084,10 +1065,10 @@ def test_fifo_is_never_opened(std_repo: Path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
-def test_fifo_nearby_does_not_block_suggestions(std_repo: Path) -> None:
+def test_fifo_nearby_does_not_block_suggestions(std_repo: Path, within: Within) -> None:
     os.mkfifo(std_repo / "pipe")
     plan = write_plan(std_repo, one_item_plan("      - pipes\n"))
-    result = _compile_with_timeout(plan, 5)
+    result = within(5, lambda: compile_plan(str(plan)))
     assert only(result, "EP201").message == "it cites pipes, but pipes does not exist (did you mean pipe?)"
 
 
