@@ -1,0 +1,2842 @@
+#!/usr/bin/env python3
+"""Mutation fuzzing campaign against the evidence-plan CLI (``check`` and ``compile``, both YAML paths).
+
+Not a test module (its name is not test_*.py, so pytest never collects it). Run it with the
+project's virtualenv, from anywhere:
+
+    .venv/bin/python tests/fuzz/campaign.py --mutants 20000 --seed 1 --jobs 2 --out /work/fuzz/run1
+    .venv/bin/python tests/fuzz/campaign.py --mutants 200 --seed 7 --out /tmp/smoke   # smoke test
+    .venv/bin/python tests/fuzz/campaign.py --seed 1 --show 1234 --out /tmp/m1234    # one mutant again
+    .venv/bin/python tests/fuzz/campaign.py --selftest                               # harness checks
+    .venv/bin/python tests/fuzz/campaign.py --replay /work/fuzz/run1   # saved findings vs today's code
+
+The same seed gives the same mutants (``--show N`` regenerates mutant N, writes its files and runs
+it in fresh processes).
+
+What it does
+------------
+Seeds: every plan of tests/cases/*/ (each mutant runs in a temporary copy of its case folder, so
+evidence is verified against real files), tests/hostile/*.yaml|json, tests/golden/*.yaml|json and
+examples/*/plan.yaml. Every temporary repository gets an empty ``.git`` folder, so that without
+``--root`` the work tree is that copy (``root:`` must stay inside it).
+
+Mutations, several per mutant: byte level (flip, insert, delete, duplicate a span, splice from
+another seed); token level (a scalar replaced by a hostile value from a dictionary: huge numbers,
+``1e999``, ``.nan``, YAML 1.1 booleans, control characters, line separators, bidi controls, lone
+surrogate escapes, 100 KB strings, path traversal, hostile evidence references); structure level
+(duplicate an item, drop or rename a key, deep nesting, anchors, aliases and alias bombs, tags,
+merge keys, ``%YAML 1.1``, flow/block swaps, tabs, CRLF, mixed line endings, BOMs, ``root:``
+values); and tree level (the seed parsed, a node replaced, re-emitted as YAML in random styles or
+as JSON).
+
+Runs: for each mutant, ``check --format text``, ``check --format json`` and ``compile -o DIR``, on
+the default YAML path (libyaml, compiler/fastyaml.py) and, for YAML files, on the reference path
+(``compiler.fastyaml.parse`` replaced by a function returning None, so that compiler/load.py's
+``_parse_yaml`` always falls back to ruamel.yaml; ``--selftest`` verifies this by instrumenting
+``_parse_yaml_reference``). Some mutants add ``--no-verify-evidence`` runs, a second compile
+(determinism), ``--format github`` and ``sarif``, and standard input.
+
+For throughput the runs execute in persistent worker processes that call ``compiler.cli.main``
+in-process (stdout and stderr captured as a real process would encode them, a faulthandler dump
+after --slow seconds, a watchdog that kills and restarts the worker after --timeout seconds).
+An audit hook (sys.addaudithook) records every file opened, folder listed, rename, process
+spawned and socket used while the CLI runs. Every finding is afterwards re-run in fresh
+subprocesses (one process per CLI invocation, peak RSS from os.wait4) to confirm it.
+
+Verdicts: exit code in {0,1,2}; no Traceback; no hang; compile exit 2 leaves the output folder as
+it was (earlier artifacts kept, nothing new); compile 0/1 writes both artifacts, the JSON parses
+and its status is ready <-> exit 0 and its own invariants hold; check text, check json and
+compile agree on the exit code; the two YAML paths agree on exit code, diagnostics (code, line)
+and artifacts; two compiles give byte-identical artifacts; text outputs hold no line starting
+with ``::``, no raw ESC, CR or other unsafe control character, no line over 2,000 characters;
+nothing read outside the repository copy, nothing written outside the output folder, no process
+or socket; no run slower than --slow seconds, none over 500 MB.
+
+Output (OUT): log.txt (HEAD, settings, progress), mutants.jsonl (one line per mutant),
+summary.json and summary.txt, findings/<bucket>/ (meta.json, the first examples, the minimized
+reproducer as a ready-to-run folder ``repro/`` with ``commands.sh``), and slowest/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import collections
+import copy
+import hashlib
+import io
+import json
+import os
+import pickle
+import random
+import re
+import select
+import shlex
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any, cast
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+JSON_NAME, MD_NAME = "evidence-plan.json", "evidence-plan.md"
+STALE_JSON, STALE_MD = b'{"stale": true}\n', b"# stale\n"
+MEMORY_LIMIT_KB = 500 * 1024
+YAML_EXTS = (".yaml", ".yml")
+
+REF_BOOTSTRAP = ("import compiler.fastyaml as f; f.parse = lambda *a, **k: None; "
+                 "from compiler.cli import main; raise SystemExit(main())")
+
+
+# --------------------------------------------------------------------------------------------
+# encoding helper: lone surrogates from surrogateescape stay raw bytes, others become CESU bytes
+# --------------------------------------------------------------------------------------------
+
+def _fuzz_errors(err: UnicodeError) -> tuple[bytes, int]:
+    assert isinstance(err, UnicodeEncodeError)
+    out = bytearray()
+    for ch in err.object[err.start:err.end]:
+        c = ord(ch)
+        if 0xDC80 <= c <= 0xDCFF:
+            out.append(c - 0xDC00)
+        else:
+            out += ch.encode("utf-8", "surrogatepass")
+    return bytes(out), err.end
+
+
+codecs.register_error("epfuzz", _fuzz_errors)
+
+
+def enc(text: str) -> bytes:
+    return text.encode("utf-8", "epfuzz")
+
+
+def dec(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+# --------------------------------------------------------------------------------------------
+# audit hook: what the CLI touches while it runs (installed in workers and in fresh children)
+# --------------------------------------------------------------------------------------------
+
+_WATCH = frozenset({
+    "open", "os.listdir", "os.scandir", "os.rename", "os.remove", "os.rmdir", "os.mkdir",
+    "os.chmod", "os.chown", "os.symlink", "os.link", "os.truncate", "os.chdir", "os.walk",
+    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+    "os.forkpty", "pty.spawn", "os.kill", "os.killpg",
+    "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname",
+    "socket.gethostbyaddr", "socket.sendto", "socket.__new__", "urllib.Request",
+    "http.client.connect", "webbrowser.open", "shutil.rmtree", "shutil.move", "shutil.copyfile",
+})
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+class Audit:
+    def __init__(self) -> None:
+        self.active = False
+        self.busy = False
+        self.thread = threading.get_ident()  # only the thread that runs the CLI is watched
+        self.events: list[tuple[Any, ...]] = []
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.active or self.busy or event not in _WATCH or threading.get_ident() != self.thread:
+            return
+        self.busy = True
+        try:
+            self.events.append(self._describe(event, args))
+        except Exception as exc:  # noqa: BLE001 - a hook that raises would break the program under test
+            self.events.append((event, f"<audit error {exc!r}>", "", False))
+        finally:
+            self.busy = False
+
+    @staticmethod
+    def _path(p: Any) -> tuple[str, str]:
+        if isinstance(p, int) or p is None:
+            return "", ""
+        p = os.fsdecode(p)
+        a = os.path.abspath(p)
+        try:
+            r = os.path.realpath(a)
+        except (OSError, ValueError):
+            r = a
+        return a, r
+
+    def _describe(self, event: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        if event == "open":
+            path, mode, flags = [*args, None, None, None][:3]
+            if isinstance(path, int):
+                return ("open-fd", str(path), "", False)
+            write = False
+            if isinstance(flags, int) and flags & _WRITE_FLAGS:
+                write = True
+            if isinstance(mode, str) and any(c in mode for c in "wax+"):
+                write = True
+            a, r = self._path(path)
+            return ("open", a, r, write)
+        if event in ("os.listdir", "os.scandir", "os.walk", "os.chdir", "os.remove", "os.rmdir",
+                     "os.mkdir", "os.chmod", "os.chown", "os.truncate", "shutil.rmtree"):
+            p = args[0] if args else None
+            if p is None and event in ("os.listdir", "os.scandir"):
+                p = "."
+            a, r = self._path(p)
+            return (event, a, r, event not in ("os.listdir", "os.scandir", "os.walk"))
+        if event in ("os.rename", "os.symlink", "os.link", "shutil.move", "shutil.copyfile"):
+            a, r = self._path(args[1] if len(args) > 1 else None)
+            return (event, a, r, True)
+        return (event, repr(args)[:300], "", True)
+
+
+AUDIT = Audit()
+
+
+# --------------------------------------------------------------------------------------------
+# seeds
+# --------------------------------------------------------------------------------------------
+
+class Seed:
+    def __init__(self, name: str, data: bytes, ext: str, template: str | None, plan_rel: str,
+                 args: list[str]) -> None:
+        self.name, self.data, self.ext, self.template, self.plan_rel, self.args = (
+            name, data, ext, template, plan_rel, args)
+        self.tree: Any = None
+        self.files: list[str] = []  # files of the template repository (relative, POSIX)
+        self.symbols: list[str] = []
+
+
+def _depth(node: Any, d: int = 0) -> int:
+    if d > 60:
+        return d
+    if isinstance(node, dict):
+        return max([_depth(v, d + 1) for v in node.values()] + [d + 1])
+    if isinstance(node, list):
+        return max([_depth(v, d + 1) for v in node] + [d + 1])
+    return d
+
+
+def _plainify(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {str(k) if not isinstance(k, (str, int)) else k: _plainify(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plainify(v) for v in node]
+    if node is None or isinstance(node, (str, int, float, bool)):
+        return node
+    return str(node)
+
+
+def snapshot_corpus(dest: Path) -> Path:
+    """Copy the seed corpus (others edit tests/ while the campaign runs): same seed, same mutants."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    for rel in ("tests/cases", "tests/hostile", "tests/golden", "examples"):
+        shutil.copytree(REPO / rel, dest / rel, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def corpus_digest(base: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(base.rglob("*")):
+        if p.is_file() and not p.is_symlink():
+            h.update(p.relative_to(base).as_posix().encode() + b"\0" + p.read_bytes())
+        elif p.is_symlink():
+            h.update(p.relative_to(base).as_posix().encode() + b"->" + os.readlink(p).encode())
+    return h.hexdigest()[:16]
+
+
+def load_seeds(base: Path = REPO) -> list[Seed]:
+    CASES, HOSTILE, GOLDEN, EXAMPLES = (base / "tests" / "cases", base / "tests" / "hostile", base / "tests" / "golden",
+                                        base / "examples")
+    seeds: list[Seed] = []
+    for case in sorted(CASES.iterdir()):
+        if not case.is_dir() or case.name.startswith(("_", ".")):
+            continue
+        for name in ("plan.yaml", "plan.json"):
+            plan = case / name
+            if plan.is_file():
+                args = ["--root", "."]
+                if (case / "args.txt").exists():
+                    args = shlex.split((case / "args.txt").read_text(encoding="utf-8"), comments=True)
+                seeds.append(Seed(f"cases/{case.name}", plan.read_bytes(), plan.suffix, str(case), name, args))
+    manifest: dict[str, list[str]] = {}
+    for line in (HOSTILE / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) > 3 and cols[3] != "-":
+            manifest[cols[0]] = shlex.split(cols[3])
+    for folder, label in ((HOSTILE, "hostile"), (GOLDEN, "golden")):
+        for f in sorted(folder.iterdir()):
+            if f.suffix in (".yaml", ".json") and f.is_file():
+                seeds.append(Seed(f"{label}/{f.name}", f.read_bytes(), f.suffix, None, f.name,
+                                  manifest.get(f.name, []) if label == "hostile" else []))
+    for ex in sorted(EXAMPLES.iterdir()):
+        if (ex / "plan.yaml").is_file():
+            seeds.append(Seed(f"examples/{ex.name}", (ex / "plan.yaml").read_bytes(), ".yaml", str(EXAMPLES),
+                              f"{ex.name}/plan.yaml", []))
+    import yaml  # PyYAML: only to get trees for the tree-level mutations
+
+    sym_re = re.compile(r"^\s*(?:def|class|function|fn|func|struct|const|let|var|#+)\s+([A-Za-z_][\w.]*)", re.M)
+    for s in seeds:
+        text = s.data.decode("utf-8", "replace")
+        if len(s.data) < 200_000 and not re.search(r"[&*][A-Za-z0-9_]", text) and "!!" not in text:
+            try:
+                tree = json.loads(text) if s.ext == ".json" else yaml.load(text, Loader=yaml.CSafeLoader)
+                if isinstance(tree, (dict, list)) and _depth(tree) < 40:
+                    s.tree = _plainify(tree)
+            except Exception:  # noqa: BLE001 - hostile seeds: any that does not load gets no tree mutations
+                s.tree = None
+        if s.template:
+            base = Path(s.template)
+            for p in sorted(base.rglob("*")):
+                rel = p.relative_to(base).as_posix()
+                if rel in (s.plan_rel, "expected.txt", "args.txt") or "__pycache__" in rel:
+                    continue
+                s.files.append(rel)
+                if p.is_file() and not p.is_symlink() and p.stat().st_size < 100_000:
+                    s.symbols += sym_re.findall(p.read_text(encoding="utf-8", errors="replace"))[:20]
+    return seeds
+
+
+# --------------------------------------------------------------------------------------------
+# hostile dictionary
+# --------------------------------------------------------------------------------------------
+
+HUGE_HEX = "0x" + "deadbeef" * 625  # 5000 hex digits
+HUGE_DEC = "1234567890" * 500  # 5000 digits
+BIG_STR = "A" * 100_000
+
+STRINGS = [
+    "\n::error::x", "::error::injected", "::warning file=a::x", "x\r\ny", "\r", "a\rb", "\x1b[31mred\x1b[0m",
+    "\x1b]0;title\x07", "\x1bc", "\x1b", "%%{init: {\"theme\":\"dark\"}}%%", "javascript:alert(1)",
+    "../../../../etc/passwd", "/etc/passwd", "a::b", "x.py:0", "x.py:5-2", "x.py:99999999999",
+    "x.py:" + "9" * 5000, "\u2028", "\u2029", "\u0085", "\ufeff", "a\u2028b", "a\u2029b", "a\u0085b",
+    "x\ufeffy", "\ud800", "\udfff", "a\udcffb", "\u202e", "abc\u202edef\u202c", "\u2066x\u2069", "\x00",
+    "a\x00b", BIG_STR, " ", "\t", "", "é", "\U0001d518", "ｉｄ", "c\u043entract", "<script>alert(1)</script>",
+    "[x](javascript:alert(1))", "|", "`", "```", "<!--", "-->", "{{ 7*7 }}", "{% raw %}", "$(touch /tmp/pwn)",
+    "; touch /tmp/pwn", "a && b", "'", "\"", "\\", "%0A", "%25", "a,b", "a:b:c", "${HOME}", "x.py:\u0661",
+    "x.py:\u2460", "x.py:1:2", "x.py:-1", "x.py:0x10", "x.py:1_0", "x.py:+1", "x.py::", "::x",
+    "x.py::a.b.c", "x.py::__init__", ".", "..", "./", ".git", ".git/config", "plan.yaml", "plan.yaml:1",
+    "/proc/self/environ", "/dev/zero", "/dev/stdin", "https://example.com/x", "http://127.0.0.1:1/",
+    "file:///etc/passwd", "C:\\Windows\\win.ini", "\\\\server\\share", "~/.ssh/id_rsa", "a/../../b",
+    "x" * 129, "x" * 128, "end\n", "line1\nline2\n", "a\tb", "a\x0bb", "a\x0cb", "a\x7fb", "a\x9bb",
+    "\u200b", "id\u200b", "\u00a0", "ﬁ", "K\u0301", "Ω", "\U000e0041", "a" * 5000, "-", "-x", "?", "*",
+    "1.0", "01", "1e3", "0o7", "nan", "null", "true", "yes", "no", "on", "~", "plan.yaml::x", "plan.yaml::items",
+    "plan.yaml:1-99999", "plan.json::items", "README.md::Quick start", "a.md::" + "#" * 50,
+]
+
+RAW_YAML = [
+    HUGE_HEX, HUGE_DEC, "-" + HUGE_DEC, HUGE_DEC + ".5", "1e999", "-1e999", "1e-999", "-0", "-0.0", "0",
+    ".nan", ".NaN", ".inf", "-.inf", "~", "null", "yes", "no", "on", "off", "y", "n", "true", "False", "",
+    "2024-01-01", "2001-12-14t21:59:43.10-05:00", "0o17", "017", "0b101", "+12", "1_000", "0x1F", "0x_",
+    "12:30:00", "=", "<<", "[]", "{}", "[[]]", "{a: b}", "[a, [b]]", "*a", "&a x", "!!str x", "!x", "|", ">",
+    "- x", "? x", "a: b: c", "[unclosed", "{unclosed", "\"unclosed", "'unclosed", "#c", "%x", "@x", "`x",
+    "!!binary aGVsbG8=", "!!python/object/apply:os.system [\"true\"]", "!!python/name:os.system",
+    "!!python/object:__main__.X {}", "!!set {a, b}", "!!omap [a: 1]", "!!timestamp 2001-01-01", "!!float 1",
+    "!!int \"12\"", "!!bool yes", "!!null \"\"", "!<tag:yaml.org,2002:str> x", "!!map {}", "!!seq []",
+    "!custom x", "!<!> x", "\"\\ud800\"", "\"\\udfff\"", "\"\\ud83d\\ude00\"", "\"\\0\"", "\"a\\0b\"",
+    "\"\\x1b[31mred\\x1b[0m\"", "\"\\e[2J\"", "\"\\n::error::x\"", "\"\\r\"", "\"\\L\"", "\"\\P\"", "\"\\N\"",
+    "\"\\u2028\"", "\"\\u2029\"", "\"\\u0085\"", "\"\\ufeff\"", "\"\\u202e\"", "\"\\U0010FFFF\"",
+    "\"\\U00110000\"", "\"\\x\"", "\"\\q\"", "\"\\_\"", "'it''s'", "\"tab\\there\"", "\"\\ud800\\udc00\"",
+    "\"\\uDBFF\"", "\"x\\\n  y\"", "a \u2028 b", "\u2029", "\u0085x", "x\ufeff", "\t", "x\tx",
+    "!!int", "!!float", "!!bool", "!!null", "!!str", "!!int \"\"", "!!float _", "!!int _", "!!bool ''",
+    "!!timestamp x", "!!seq x", "!!map x", "!!int 12x",
+]
+
+RAW_JSON = [
+    HUGE_HEX, HUGE_DEC, "-" + HUGE_DEC, HUGE_DEC + ".5", "1e999", "-1e999", "1e-999", "-0", "-0.0", "0",
+    "NaN", "Infinity", "-Infinity", "null", "true", "false", "[]", "{}", "[[]]", "\"\\ud800\"", "\"\\udfff\"",
+    "\"\\ud83d\\ude00\"", "\"\\u0000\"", "\"\\u001b[31m\"", "\"\\n::error::x\"", "\"\\r\"", "\"\\u2028\"",
+    "\"\\u2029\"", "\"\\u0085\"", "\"\\ufeff\"", "\"\\u202e\"", "\"\\x41\"", "\"\\q\"", "'single'", "01",
+    ".5", "+1", "0x1F", "undefined", "\"" + BIG_STR + "\"", "\"unclosed", "1,", "{\"a\": 1, \"a\": 2}",
+    "\"\x00\"", "\"\t\"", "\"\u2028\"", "\"a\ufeffb\"", "\"\\uDBFF\\uDBFF\"", "[" * 50 + "]" * 50,
+]
+
+NEAR = {
+    "id": ["ID", "Id", "ids", "_id", "iD", "\u0456d", "id\u200b"],
+    "change": ["changes", "chnage", "Change", "summary", "chang"],
+    "evidence": ["evidences", "evidnce", "Evidence", "evidance", "proofs"],
+    "depends_on": ["depend_on", "dependson", "depends-on", "dependencies", "Depends_on", "depends_on_", "deps"],
+    "dependencies": ["depends_on", "dependency", "dependancies"],
+    "proof": ["proofs", "prof", "Proof", "proof_", "test"],
+    "items": ["item", "Items", "itmes", "tasks"],
+    "path": ["paths", "file", "Path", "pth"],
+    "lines": ["line", "Lines", "range", "lnes"],
+    "line": ["lines", "ln", "Line"],
+    "contains": ["contain", "Contains", "text", "contians"],
+    "symbol": ["symbols", "sym", "Symbol"],
+    "root": ["Root", "roots", "repo", "rot"],
+    "plan": ["name", "Plan", "plans"],
+    "goal": ["goals", "Goal"],
+    "url": ["URL", "href", "uri"],
+}
+KEYS = sorted(NEAR)
+
+ROOTS = ["../..", "..", "/", "/proc", "/proc/self", "/etc", "/dev", "/dev/null", ".", "", "~", "repo/../..",
+         "./../", "x" * 10_000, "a/" * 3000, "\x00", "plan.yaml", ".git", "/tmp", "nonexistent", "\u2028",
+         "app/..", "%2e%2e", "C:\\", "\\\\server\\share", "file:///", "~root"]
+
+TAGS = ["!!python/object/apply:os.system", "!!python/object:os.system", "!!python/name:os.system",
+        "!!python/tuple", "!!binary", "!!str", "!!int", "!!float", "!!bool", "!!null", "!!set", "!!omap",
+        "!!pairs", "!!map", "!!seq", "!!timestamp", "!custom", "!", "!<tag:yaml.org,2002:str>",
+        "!<tag:example.com,2000:x>", "!!merge", "!!value", "!!yaml", "!e!x"]
+
+DIRECTIVES = ["%YAML 1.1\n---\n", "%YAML 1.2\n---\n", "%YAML 1.3\n---\n", "%YAML 2.0\n---\n",
+              "%TAG ! tag:example.com,2000:\n---\n", "%TAG !e! tag:e.com:\n---\n", "--- !!map\n", "---\n",
+              "%YAML 1.1\n%YAML 1.1\n---\n", "%FOO bar\n---\n", "%YAML 1.1\n",
+              "%YAML 1.2\n---\n%YAML 2.0\n---\n", "%YAML 1.2\n---\n%YAML 1.3\n---\n"]
+
+INTERESTING_BYTES = [b"\x00", b"\t", b"\r", b"\n", b"\r\n", b":", b": ", b"-", b"- ", b"[", b"]", b"{", b"}",
+                     b"\"", b"'", b"#", b"&", b"*", b"!", b"|", b">", b"%", b"@", b"`", b"\xef\xbb\xbf",
+                     b"\xff", b"\xc3", b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\xc2\x85", b"\xed\xa0\x80", b" ",
+                     b"  ", b",", b"\\", b"\x1b", b"\x7f", b"?", b"---", b"...", b"\xf0\x9f\x98"]
+
+
+class Raw(str):
+    """Text emitted verbatim (a YAML or JSON token)."""
+
+
+# --------------------------------------------------------------------------------------------
+# emitters (tree -> text)
+# --------------------------------------------------------------------------------------------
+
+_PLAIN_BAD_START = set("-?:,[]{}#&*!|>'\"%@` \t")
+_NUM_LIKE = re.compile(r"^(?:[-+]?[0-9][0-9_.eE+-]*|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)|0x[0-9a-fA-F_]+|0o[0-7_]+|"
+                       r"true|True|TRUE|false|False|FALSE|null|Null|NULL|~|=|<<)$")
+_UNSAFE_CH = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def _dq(s: str, raw_unicode: bool) -> str:
+    out = ['"']
+    for ch in s:
+        c = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t" if not raw_unicode else "\t")
+        elif c < 0x20 or c == 0x7F:
+            out.append("\\0" if c == 0 else f"\\x{c:02x}")
+        elif 0x80 <= c <= 0x9F or c in (0x2028, 0x2029, 0xFEFF) or 0xD800 <= c <= 0xDFFF:
+            out.append(ch if raw_unicode and not (0xD800 <= c <= 0xDFFF) else f"\\u{c:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+class YamlEmitter:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.flow_bias = rng.random() * 0.35
+        self.raw_unicode = rng.random() < 0.4
+        self.indent = rng.choice([2, 2, 2, 4, 1, 3])
+        self.indentless = rng.random() < 0.3
+
+    def plain_ok(self, s: str, flow: bool) -> bool:
+        if not s or s != s.strip() or s[0] in _PLAIN_BAD_START or ": " in s or " #" in s or s.endswith(":"):
+            return False
+        if _UNSAFE_CH.search(s) or _NUM_LIKE.match(s) or s.lower() in ("yes", "no", "on", "off", "y", "n"):
+            return False
+        return not (flow and any(c in s for c in ",[]{}"))
+
+    def scalar(self, v: Any, flow: bool, ind: int) -> str:
+        r = self.rng.random()
+        if isinstance(v, Raw):
+            return str(v)
+        if v is None:
+            return self.rng.choice(["", "~", "null"]) if not flow else "null"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            return repr(v) if v == v and v not in (float("inf"), float("-inf")) else ".nan"
+        s = str(v)
+        if self.plain_ok(s, flow) and r < 0.6:
+            return s
+        if not flow and "\n" in s and r < 0.8 and not _UNSAFE_CH.search(s.replace("\n", "")) and s.strip():
+            pad = " " * (ind + self.indent)
+            body = s[:-1] if s.endswith("\n") else s
+            chomp = "" if s.endswith("\n") and not s.endswith("\n\n") else ("-" if not s.endswith("\n") else "+")
+            return "|" + chomp + "\n" + "\n".join(pad + line if line else "" for line in body.split("\n"))
+        if r < 0.9 or _UNSAFE_CH.search(s) or "\n" in s:
+            return _dq(s, self.raw_unicode)
+        return "'" + s.replace("'", "''") + "'"
+
+    def key(self, k: Any, flow: bool) -> str:
+        if isinstance(k, Raw):
+            return str(k)
+        if isinstance(k, str):
+            return k if self.plain_ok(k, flow) else _dq(k, self.raw_unicode)
+        return str(k)
+
+    def flow(self, v: Any) -> str:
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{self.key(k, True)}: {self.flow(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, list):
+            return "[" + ", ".join(self.flow(x) for x in v) + "]"
+        return self.scalar(v, True, 0)
+
+    def block(self, v: Any, ind: int) -> list[str]:
+        sp = " " * ind
+        if isinstance(v, dict):
+            if not v:
+                return [sp + "{}"]
+            lines: list[str] = []
+            for k, x in v.items():
+                kk = self.key(k, False)
+                if isinstance(x, (dict, list)) and x and self.rng.random() > self.flow_bias:
+                    lines.append(f"{sp}{kk}:")
+                    sub = ind if (isinstance(x, list) and self.indentless) else ind + self.indent
+                    lines += self.block(x, sub)
+                elif isinstance(x, (dict, list)):
+                    lines.append(f"{sp}{kk}: {self.flow(x)}")
+                else:
+                    s = self.scalar(x, False, ind)
+                    lines.append(f"{sp}{kk}:" + (" " + s if s else ""))
+            return lines
+        if isinstance(v, list):
+            if not v:
+                return [sp + "[]"]
+            lines = []
+            for x in v:
+                if isinstance(x, (dict, list)) and x and self.rng.random() > self.flow_bias:
+                    nested = self.block(x, ind + 2)
+                    nested[0] = sp + "- " + nested[0][ind + 2:]
+                    lines += nested
+                elif isinstance(x, (dict, list)):
+                    lines.append(f"{sp}- {self.flow(x)}")
+                else:
+                    s = self.scalar(x, False, ind)
+                    lines.append(f"{sp}-" + (" " + s if s else ""))
+            return lines
+        return [sp + self.scalar(v, False, ind)]
+
+    def emit(self, data: Any) -> str:
+        if self.rng.random() < 0.1:
+            return self.flow(data) + "\n"
+        return "\n".join(self.block(data, 0)) + "\n"
+
+
+def emit_json(data: Any, rng: random.Random) -> str:
+    raws: list[str] = []
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, Raw):
+            raws.append(str(v))
+            return f"@@RAW{len(raws) - 1}@@"
+        if isinstance(v, dict):
+            return {str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [conv(x) for x in v]
+        return v
+
+    text = json.dumps(conv(data), indent=rng.choice([None, 2, 2, 4, "\t"]), ensure_ascii=rng.random() < 0.5)
+    for n, r in enumerate(raws):
+        text = text.replace(f'"@@RAW{n}@@"', r, 1)
+    return text + ("\n" if rng.random() < 0.9 else "")
+
+
+# --------------------------------------------------------------------------------------------
+# mutator
+# --------------------------------------------------------------------------------------------
+
+MAX_MUTANT = 600_000
+
+
+class Mutant:
+    def __init__(self, index: int, seed: Seed) -> None:
+        self.index = index
+        self.seed = seed.name
+        self.template = seed.template
+        self.plan_rel = seed.plan_rel
+        self.ext = seed.ext
+        self.args = list(seed.args)
+        self.ops: list[str] = []
+        self.data = b""
+        self.extras: list[str] = []
+        self.out_mode = "stale"
+
+    def plan_path(self) -> str:
+        return str(Path(self.plan_rel).with_suffix(self.ext))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "seed": self.seed, "template": self.template, "plan_rel": self.plan_path(),
+                "ext": self.ext, "args": self.args, "ops": self.ops, "extras": self.extras,
+                "out_mode": self.out_mode, "size": len(self.data), "sha": hashlib.sha256(self.data).hexdigest()[:16]}
+
+
+class Mutator:
+    def __init__(self, seeds: list[Seed], seed: int) -> None:
+        self.seeds = seeds
+        self.seed = seed
+        self.by_group: dict[str, list[Seed]] = {}
+        for s in seeds:
+            self.by_group.setdefault(s.name.split("/")[0], []).append(s)
+
+    # ----- hostile values
+    def hostile_str(self, rng: random.Random, s: Seed) -> str:
+        r = rng.random()
+        if r < 0.2 and s.files:
+            f = rng.choice(s.files)
+            spans = ["0", "1", "2", "99999", "1-99999", "5-2", "1-1", str(2**31), "9" * 30]
+            return rng.choice([f, f"{f}:{rng.choice(spans)}",
+                               f"{f}::{rng.choice(s.symbols or ['main'])}", f"{f}::{rng.choice(STRINGS[:40])}",
+                               f"./{f}", f"{f}/", f"{f}/../{f}", f"{f.upper()}", f"{f}:{rng.choice(STRINGS)}",
+                               f"../{Path(s.template or '.').name}/{f}"])
+        if r < 0.3:
+            a, b = rng.choice(STRINGS), rng.choice(STRINGS)
+            return a[:2000] + b[:2000]
+        return rng.choice(STRINGS)
+
+    def hostile_value(self, rng: random.Random, s: Seed, json_mode: bool) -> Any:
+        r = rng.random()
+        if r < 0.35:
+            return Raw(rng.choice(RAW_JSON if json_mode else RAW_YAML))
+        if r < 0.85:
+            return self.hostile_str(rng, s)
+        if r < 0.9:
+            return rng.choice([0, -1, 2**64, 1.5, True, False, None])
+        if r < 0.95:
+            return [self.hostile_str(rng, s) for _ in range(rng.randint(0, 4))]
+        return {rng.choice(KEYS): self.hostile_str(rng, s) for _ in range(rng.randint(0, 3))}
+
+    def hostile_evidence(self, rng: random.Random, s: Seed, json_mode: bool) -> Any:
+        f = rng.choice(s.files) if s.files and rng.random() < 0.7 else self.hostile_str(rng, s)
+        r = rng.random()
+        if r < 0.4:
+            return self.hostile_str(rng, s)
+        obj: dict[str, Any] = {"path": f}
+        for k in rng.sample(["lines", "line", "contains", "symbol", "url", "pin", "path", "note"], rng.randint(0, 3)):
+            obj[k] = rng.choice([self.hostile_value(rng, s, json_mode),
+                                 rng.choice(["1", "1-2", "0", "5-2", 3, "1-99999"]),
+                                 rng.choice(s.symbols or ["x"])])
+        return obj
+
+    # ----- tree mutations
+    def _nodes(self, tree: Any) -> list[tuple[Any, Any]]:
+        """(container, key) pairs of every node below the root."""
+        out: list[tuple[Any, Any]] = []
+        stack = [tree]
+        while stack and len(out) < 5000:
+            node = stack.pop()
+            if isinstance(node, dict):
+                for k in list(node):
+                    out.append((node, k))
+                    stack.append(node[k])
+            elif isinstance(node, list):
+                for i in range(len(node)):
+                    out.append((node, i))
+                    stack.append(node[i])
+        return out
+
+    def tree_op(self, tree: Any, rng: random.Random, s: Seed, json_mode: bool) -> tuple[Any, str]:
+        nodes = self._nodes(tree)
+        items = tree.get("items") if isinstance(tree, dict) else tree
+        items = items if isinstance(items, list) else None
+        op = rng.choice(["leaf", "leaf", "leaf", "key-rename", "drop-key", "dup", "nest", "root", "type-swap",
+                         "evidence", "evidence", "depends", "id", "many-items", "alias-shared", "add-field"])
+        if op == "root" and isinstance(tree, dict):
+            tree["root"] = rng.choice(ROOTS)
+            return tree, "tree-root"
+        if op == "many-items" and items:
+            n = rng.choice([50, 200, 1000, 3000])
+            base = [copy.deepcopy(rng.choice(items)) for _ in range(min(n, 3000))]
+            for k, it in enumerate(base):
+                if isinstance(it, dict):
+                    it["id"] = f"item-{k}"
+                    it["depends_on"] = ([f"item-{j}" for j in rng.sample(range(max(k, 1)), min(k, rng.randint(0, 3)))]
+                                        if k else [])
+            items.extend(base)
+            return tree, f"tree-many-items-{n}"
+        if op == "evidence" and items:
+            it = rng.choice(items)
+            if isinstance(it, dict):
+                ev = it.get("evidence")
+                new = self.hostile_evidence(rng, s, json_mode)
+                if isinstance(ev, list) and ev and rng.random() < 0.7:
+                    ev[rng.randrange(len(ev))] = new
+                else:
+                    it["evidence"] = [new] if rng.random() < 0.8 else new
+                return tree, "tree-evidence"
+        if op == "depends" and items:
+            it = rng.choice(items)
+            ids = [x.get("id") for x in items if isinstance(x, dict) and isinstance(x.get("id"), str)]
+            if isinstance(it, dict):
+                choice = rng.random()
+                if choice < 0.3 and ids:
+                    it["depends_on"] = rng.sample(ids, min(len(ids), rng.randint(1, 4)))  # cycles likely
+                elif choice < 0.5:
+                    it["depends_on"] = [self.hostile_str(rng, s) for _ in range(rng.randint(1, 3))]
+                elif choice < 0.6:
+                    it["dependencies"] = ids[:2]
+                elif choice < 0.7 and ids:
+                    it["depends_on"] = [ids[0]] * rng.randint(2, 5)
+                else:
+                    it["depends_on"] = self.hostile_value(rng, s, json_mode)
+                return tree, "tree-depends"
+        if op == "id" and items:
+            it = rng.choice(items)
+            if isinstance(it, dict):
+                ids = [x.get("id") for x in items if isinstance(x, dict) and isinstance(x.get("id"), str)]
+                if ids and rng.random() < 0.3:
+                    old_id = cast(str, rng.choice(ids))  # ids keeps only str ids
+                    it["id"] = rng.choice([old_id, old_id.upper(), old_id.replace("o", "\u043e"), old_id + "\u200b",
+                                           old_id.replace("-", "_"), old_id.replace("e", "\u0435", 1), old_id + " ",
+                                           "\u202e" + old_id])
+                else:
+                    it["id"] = self.hostile_value(rng, s, json_mode)
+                return tree, "tree-id"
+        if not nodes:
+            return tree, "tree-noop"
+        cont, key = rng.choice(nodes)
+        if op == "key-rename" and isinstance(cont, dict):
+            kname = str(key)
+            new = rng.choice(NEAR.get(kname, [kname + "_", kname.upper(), kname[:-1] or "x", kname + "\u200b"]))
+            if rng.random() < 0.15:
+                new = Raw(rng.choice(["1", "null", "true", "[a]", "{a: b}", "<<", "? x", "\"\\ud800\"", "~", "1.5"])) \
+                    if not json_mode else rng.choice(["", "\ud800", "<<", "\u2028", "a" * 5000])
+            cont[new] = cont.pop(key)
+            return tree, "tree-key-rename"
+        if op == "drop-key" and isinstance(cont, dict):
+            del cont[key]
+            return tree, "tree-drop-key"
+        if op == "drop-key" and isinstance(cont, list):
+            del cont[key]
+            return tree, "tree-drop-elem"
+        if op == "dup" and isinstance(cont, list):
+            cont.insert(rng.randint(0, len(cont)), copy.deepcopy(cont[key]))
+            return tree, "tree-dup"
+        if op == "nest":
+            d = rng.choice([10, 50, 99, 100, 101, 150, 500, 1000])
+            v = cont[key]
+            for _ in range(d):
+                v = [v] if rng.random() < 0.5 else {"a": v}
+            cont[key] = v
+            return tree, f"tree-nest-{d}"
+        if op == "type-swap":
+            v = cont[key]
+            if isinstance(v, str):
+                cont[key] = rng.choice([[v], {"x": v}, 12, None, True, [[v]], Raw("1e999")])
+            elif isinstance(v, list):
+                cont[key] = rng.choice([", ".join(map(str, v)), {"0": v}, None, 0, ""])
+            elif isinstance(v, dict):
+                cont[key] = rng.choice([list(v.items()), list(v), None, "x", [v]])
+            else:
+                cont[key] = str(v)
+            return tree, "tree-type-swap"
+        if op == "alias-shared":
+            cont[key] = [cont[key]] * rng.randint(2, 6)
+            return tree, "tree-shared"
+        if op == "add-field" and isinstance(cont, dict):
+            cont[rng.choice([*KEYS, "estimate", "status", "paths", "kind", "budget", "pin", "claims"])] = \
+                self.hostile_value(rng, s, json_mode)
+            return tree, "tree-add-field"
+        cont[key] = self.hostile_value(rng, s, json_mode)
+        return tree, "tree-leaf"
+
+    # ----- text mutations
+    def yaml_text_op(self, text: str, rng: random.Random, s: Seed) -> tuple[str, str]:
+        lines = text.splitlines(keepends=True) or [""]
+        op = rng.choice(["scalar"] * 6 + ["evidence"] * 2 + ["dup-item", "drop-key", "rename-key", "rename-key",
+                         "nest", "anchor-alias", "alias-bomb", "tag", "merge", "directive", "flow-swap", "tabs",
+                         "crlf", "bom", "root", "root", "separator", "comment", "indent", "dup-key", "doc-marker",
+                         "long", "quote-break", "block-scalar"])
+        val_re = re.compile(r"^(\s*(?:-\s+)?(?:[^\s:#][^:#]*?:\s+|-\s+))([^|>\s#&*!\[{].*?)(\s+#.*)?(\r?\n)?$")
+        if op in ("scalar", "evidence"):
+            cands = [i for i, ln in enumerate(lines) if val_re.match(ln)]
+            if op == "evidence":
+                ev = [i for i in cands if re.match(r"^\s*-\s", lines[i])
+                      or re.match(r"^\s*(path|lines|line|contains|symbol):", lines[i])]
+                cands = ev or cands
+            if cands:
+                i = rng.choice(cands)
+                m = val_re.match(lines[i])
+                assert m
+                v = self.hostile_value(rng, s, False) if op == "scalar" else self.hostile_evidence(rng, s, False)
+                em = YamlEmitter(rng)
+                tok = (str(v) if isinstance(v, Raw) else em.flow(v) if isinstance(v, (dict, list))
+                       else em.scalar(v, True, 0))
+                lines[i] = m.group(1) + tok + (m.group(3) or "") + (m.group(4) or "")
+                return "".join(lines), f"yaml-{op}"
+        if op == "dup-item":
+            starts = [i for i, ln in enumerate(lines) if re.match(r"^\s*- ", ln)]
+            if starts:
+                i = rng.choice(starts)
+                ind = len(lines[i]) - len(lines[i].lstrip())
+                j = i + 1
+                while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > ind):
+                    j += 1
+                block = lines[i:j]
+                if block and not block[-1].endswith("\n"):
+                    block[-1] += "\n"
+                for _ in range(rng.choice([1, 1, 2, 10])):
+                    lines[j:j] = block
+                return "".join(lines), "yaml-dup-item"
+        if op == "drop-key":
+            cands = [i for i, ln in enumerate(lines) if re.match(r"^\s*(?:-\s+)?[\w-]+:", ln)]
+            if cands:
+                i = rng.choice(cands)
+                ind = len(lines[i]) - len(lines[i].lstrip())
+                j = i + 1
+                while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > ind):
+                    j += 1
+                if re.match(r"^\s*-\s+", lines[i]):  # keep the dash: drop only the key
+                    lines[i] = re.sub(r"^(\s*-\s+).*", r"\1x: 1", lines[i].rstrip("\r\n")) + "\n"
+                    del lines[i + 1:j]
+                else:
+                    del lines[i:j]
+                return "".join(lines), "yaml-drop-key"
+        if op == "rename-key":
+            cands = [i for i, ln in enumerate(lines) if re.match(r"^\s*(?:-\s+)?[\w-]+:", ln)]
+            if cands:
+                i = rng.choice(cands)
+                m = re.match(r"^(\s*(?:-\s+)?)([\w-]+)(:.*)$", lines[i], re.S)
+                if m:
+                    k = m.group(2)
+                    new = rng.choice(NEAR.get(k, [k + "s", k[:-1] or "x", k.upper(), k + "\u200b", "<<", "? " + k]))
+                    lines[i] = m.group(1) + new + m.group(3)
+                    return "".join(lines), "yaml-rename-key"
+        if op == "nest":
+            cands = [i for i, ln in enumerate(lines) if val_re.match(ln)]
+            if cands:
+                i = rng.choice(cands)
+                m = val_re.match(lines[i])
+                assert m
+                d = rng.choice([10, 99, 100, 101, 150, 1000, 5000, 20000])
+                tok = rng.choice([("[" * d) + "x" + ("]" * d), ("{a: " * d) + "x" + ("}" * d), ("[" * d)])
+                lines[i] = m.group(1) + tok + (m.group(4) or "")
+                if rng.random() < 0.3:  # block nesting instead
+                    dd = min(d, 300)
+                    lines[i] = m.group(1) + "\n" + "".join(" " * (2 * k + 2) + "- \n" for k in range(dd))
+                    lines[i] = lines[i].rstrip("\n") + " x\n"
+                return "".join(lines), f"yaml-nest-{d}"
+        if op == "anchor-alias":
+            cands = [i for i, ln in enumerate(lines) if val_re.match(ln)]
+            if len(cands) >= 2:
+                i, j = sorted(rng.sample(cands, 2))
+                mi, mj = val_re.match(lines[i]), val_re.match(lines[j])
+                assert mi and mj
+                lines[i] = mi.group(1) + "&a " + mi.group(2) + (mi.group(4) or "")
+                alias = rng.choice(["*a", "*a", "*b", "*a ", "*a\u2028"])
+                lines[j] = mj.group(1) + alias + (mj.group(4) or "")
+                if rng.random() < 0.3:  # forward alias / recursive anchor
+                    lines[i], lines[j] = lines[j], lines[i]
+                return "".join(lines), "yaml-anchor-alias"
+        if op == "alias-bomb":
+            depth, width = rng.randint(3, 12), rng.randint(2, 10)
+            bomb = [f"a0: &a0 [{', '.join(['lol'] * width)}]\n"]
+            for k in range(1, depth):
+                bomb.append(f"a{k}: &a{k} [{', '.join([f'*a{k - 1}'] * width)}]\n")
+            where = rng.random()
+            if where < 0.5:
+                text2 = "".join(bomb) + text
+            else:
+                text2 = text + ("\n" if not text.endswith("\n") else "") + "".join(bomb)
+            if rng.random() < 0.5:
+                text2 = text2.replace("evidence:", f"evidence: *a{depth - 1}\n    x_evidence:", 1)
+            return text2, f"yaml-alias-bomb-{depth}x{width}"
+        if op == "tag":
+            cands = [i for i, ln in enumerate(lines) if val_re.match(ln)]
+            if cands:
+                i = rng.choice(cands)
+                m = val_re.match(lines[i])
+                assert m
+                lines[i] = m.group(1) + rng.choice(TAGS) + " " + m.group(2) + (m.group(4) or "")
+                return "".join(lines), "yaml-tag"
+        if op == "merge":
+            cands = [i for i, ln in enumerate(lines) if re.match(r"^\s*- id:", ln)]
+            if cands:
+                i = rng.choice(cands)
+                ind = len(lines[i]) - len(lines[i].lstrip()) + 2
+                merge = rng.choice(["<<: {proof: x}", "<<: *m", "<<: [*m, *m]", "<<: 1", "\"<<\": {a: 1}",
+                                    "<< : {x: 1}"])
+                lines.insert(i + 1, " " * ind + merge + "\n")
+                if "*m" in merge:
+                    lines.insert(0, "m: &m {proof: make}\n")
+                return "".join(lines), "yaml-merge"
+        if op == "directive":
+            return rng.choice(DIRECTIVES) + text, "yaml-directive"
+        if op == "flow-swap":
+            cands = [i for i, ln in enumerate(lines) if re.match(r"^\s*(?:-\s+)?[\w-]+:\s*\[.*\]\s*$", ln)]
+            if cands and rng.random() < 0.5:
+                i = rng.choice(cands)
+                m = re.match(r"^(\s*)((?:-\s+)?)([\w-]+):\s*\[(.*)\]\s*$", lines[i])
+                assert m
+                ind = len(m.group(1)) + len(m.group(2))
+                elems = [e.strip() for e in m.group(4).split(",") if e.strip()]
+                lines[i:i + 1] = [m.group(1) + m.group(2) + m.group(3) + ":\n"] + [
+                    " " * (ind + rng.choice([0, 2])) + "- " + e + "\n" for e in elems]
+                return "".join(lines), "yaml-flow-to-block"
+            if s.tree is not None:
+                return (json.dumps(s.tree, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])) + "\n",
+                        "yaml-as-json")
+        if op == "tabs":
+            i = rng.randrange(len(lines))
+            ln = lines[i]
+            r = rng.random()
+            if r < 0.4:
+                lines[i] = re.sub(r"^( +)", lambda m: "\t" * max(1, len(m.group(1)) // 2), ln)
+            elif r < 0.7:
+                lines[i] = ln.replace(": ", ":\t", 1)
+            else:
+                lines[i] = ln.rstrip("\r\n") + "\t\n"
+            return "".join(lines), "yaml-tabs"
+        if op == "crlf":
+            r = rng.random()
+            if r < 0.4:
+                return text.replace("\r\n", "\n").replace("\n", "\r\n"), "crlf"
+            if r < 0.6:
+                return text.replace("\r\n", "\n").replace("\n", "\r"), "cr-only"
+            return "".join(ln.replace("\n", rng.choice(["\r\n", "\n", "\r", "\n\r"])) for ln in lines), "mixed-eol"
+        if op == "bom":
+            if rng.random() < 0.5:
+                return "\ufeff" + text, "bom-start"
+            p = rng.randrange(len(text) + 1)
+            return text[:p] + "\ufeff" + text[p:], "bom-inside"
+        if op == "root":
+            value = rng.choice(ROOTS)
+            em = YamlEmitter(rng)
+            tok = em.scalar(value, False, 0) if value else ""
+            new = f"root: {tok}\n" if tok else "root:\n"
+            cands = [i for i, ln in enumerate(lines) if re.match(r"^root:", ln)]
+            if cands:
+                lines[cands[0]] = new
+            else:
+                top = [i for i, ln in enumerate(lines) if re.match(r"^[A-Za-z_]+:", ln)]
+                lines.insert(top[0] if top else 0, new)
+            return "".join(lines), "root"
+        if op == "separator":
+            ch = rng.choice(["\u2028", "\u2029", "\u0085", "\ufeff", "\u200b", "\u202e", "\x0b", "\x0c", "\x1b", "\x00",
+                             "\x7f"])
+            p = rng.randrange(len(text) + 1)
+            return text[:p] + ch + text[p:], f"insert-char-U+{ord(ch):04X}"
+        if op == "comment":
+            i = rng.randrange(len(lines))
+            c = rng.choice(["# c", "#\u2028x", "# \x1b[31m", "#" + "x" * 10000, "# \ud800", "#\t", "  # a: b"])
+            lines.insert(i, c + "\n")
+            return "".join(lines), "comment"
+        if op == "indent":
+            i = rng.randrange(len(lines))
+            d = rng.choice([-2, -1, 1, 2, 3])
+            lines[i] = (" " * d + lines[i]) if d > 0 else lines[i][min(-d, len(lines[i]) - len(lines[i].lstrip(" "))):]
+            return "".join(lines), "indent"
+        if op == "dup-key":
+            cands = [i for i, ln in enumerate(lines) if re.match(r"^\s*(?:-\s+)?[\w-]+:", ln)]
+            if cands:
+                i = rng.choice(cands)
+                ln = lines[i]
+                ln2 = re.sub(r"^(\s*)-\s+", lambda m: m.group(1) + "  ", ln)
+                if not ln2.endswith("\n"):
+                    ln2 += "\n"
+                lines.insert(i + 1, ln2)
+                return "".join(lines), "yaml-dup-key"
+        if op == "doc-marker":
+            r = rng.random()
+            if r < 0.3:
+                return text + "\n---\nitems: []\n", "two-docs"
+            if r < 0.6:
+                return "---\n" + text + "...\n", "doc-markers"
+            return text + "...\ngarbage: [\n", "doc-end-garbage"
+        if op == "long":
+            i = rng.randrange(len(lines))
+            lines[i] = lines[i].rstrip("\r\n") + " " + "x" * rng.choice([3000, 100_000]) + "\n"
+            return "".join(lines), "long-line"
+        if op == "quote-break":
+            p = rng.randrange(len(text) + 1)
+            return (text[:p] + rng.choice(["\"", "'", "[", "{", "]", "}", ": ", "- ", "? ", "|", "&", "*"]) + text[p:],
+                    "quote-break")
+        if op == "block-scalar":
+            cands = [i for i, ln in enumerate(lines) if val_re.match(ln)]
+            if cands:
+                i = rng.choice(cands)
+                m = val_re.match(lines[i])
+                assert m
+                ind = len(m.group(1)) - len(m.group(1).lstrip()) + 2
+                head = rng.choice(["|", ">", "|-", ">+", "|2", "|#c", "| # c", "|9", "|0"])
+                body = rng.choice(["\n" + " " * ind + "x\n", "\n\n" + " " * ind + "x\n", "\n" + " " * ind + "\t x\n",
+                                   "\n" + " " * (ind + 4) + "a\n" + " " * ind + "b\n", "\n"])
+                lines[i] = m.group(1) + head + body
+                return "".join(lines), "yaml-block-scalar"
+        return self.byte_like_text(text, rng), "text-fallback"
+
+    def json_text_op(self, text: str, rng: random.Random, s: Seed) -> tuple[str, str]:
+        op = rng.choice(["token"] * 5 + ["nest", "dupkey", "trailing-comma", "comment", "crlf", "bom", "separator",
+                         "root", "quote-swap", "drop-token", "long"])
+        tok_re = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null')
+        toks = list(tok_re.finditer(text))
+        if op == "token" and toks:
+            m = rng.choice(toks)
+            v = self.hostile_value(rng, s, True)
+            rep = str(v) if isinstance(v, Raw) else json.dumps(v, ensure_ascii=rng.random() < 0.5)
+            return text[:m.start()] + rep + text[m.end():], "json-token"
+        if op == "nest" and toks:
+            m = rng.choice(toks)
+            d = rng.choice([100, 999, 1000, 5000, 100_000])
+            rep = rng.choice(["[" * d + "1" + "]" * d, '{"a":' * d + "1" + "}" * d, "[" * d])
+            return text[:m.start()] + rep + text[m.end():], f"json-nest-{d}"
+        if op == "dupkey":
+            spots = [m.end() for m in re.finditer(r"\{", text)]
+            if spots:
+                q = rng.choice(spots)
+                return (text[:q] + rng.choice(['"id": "dup",', '"items": [],', '"proof": "x",', '"a": 1, "a": 2,'])
+                        + text[q:], "json-dupkey")
+        if op == "trailing-comma":
+            spots = [m.start() for m in re.finditer(r"[\]}]", text)]
+            if spots:
+                q = rng.choice(spots)
+                return text[:q] + "," + text[q:], "json-trailing-comma"
+        if op == "comment":
+            p = rng.randrange(len(text) + 1)
+            return text[:p] + rng.choice(["// c\n", "/* c */", "#c\n"]) + text[p:], "json-comment"
+        if op == "crlf":
+            return text.replace("\n", rng.choice(["\r\n", "\r"])), "crlf"
+        if op == "bom":
+            if rng.random() < 0.5:
+                return "\ufeff" + text, "bom-start"
+            p = rng.randrange(len(text) + 1)
+            return text[:p] + "\ufeff" + text[p:], "bom-inside"
+        if op == "separator":
+            ch = rng.choice(["\u2028", "\u2029", "\u0085", "\x00", "\x1b", "\x0c", "\u00a0", "\u3000"])
+            p = rng.randrange(len(text) + 1)
+            return text[:p] + ch + text[p:], f"insert-char-U+{ord(ch):04X}"
+        if op == "root":
+            q = text.find("{")
+            if q >= 0:
+                return text[:q + 1] + f'"root": {json.dumps(rng.choice(ROOTS))},' + text[q + 1:], "root"
+        if op == "quote-swap":
+            return text.replace('"', "'", rng.randint(1, 5)), "json-quote-swap"
+        if op == "drop-token" and toks:
+            m = rng.choice(toks)
+            return text[:m.start()] + text[m.end():], "json-drop-token"
+        if op == "long":
+            return text.replace('"', '"' + "x" * 100_000, 1), "long-string"
+        return self.byte_like_text(text, rng), "text-fallback"
+
+    def byte_like_text(self, text: str, rng: random.Random) -> str:
+        p = rng.randrange(len(text) + 1)
+        return text[:p] + rng.choice(["\n", ":", "-", " ", "\t", "\"", "#"]) + text[p:]
+
+    def byte_op(self, data: bytes, rng: random.Random) -> tuple[bytes, str]:
+        n = len(data)
+        op = rng.choice(["flip", "insert", "insert", "delete", "dup-span", "splice"])
+        if n == 0:
+            op = "insert"
+        if op == "flip":
+            b = bytearray(data)
+            for _ in range(rng.randint(1, 3)):
+                i = rng.randrange(n)
+                b[i] ^= 1 << rng.randrange(8)
+            return bytes(b), "byte-flip"
+        if op == "insert":
+            p = rng.randrange(n + 1)
+            return data[:p] + rng.choice(INTERESTING_BYTES) * rng.choice([1, 1, 1, 2, 50]) + data[p:], "byte-insert"
+        if op == "delete":
+            p = rng.randrange(n)
+            return data[:p] + data[p + rng.randint(1, min(64, n - p)):], "byte-delete"
+        if op == "dup-span":
+            p = rng.randrange(n)
+            q = min(n, p + rng.randint(1, 200))
+            return data[:q] + data[p:q] * rng.randint(1, 3) + data[q:], "byte-dup-span"
+        other = rng.choice(self.seeds).data
+        if not other:
+            return data, "splice-empty"
+        p, q = rng.randrange(len(other)), rng.randrange(n + 1)
+        span = other[p:p + rng.randint(1, 400)]
+        if rng.random() < 0.5:
+            return data[:q] + span + data[q:], "byte-splice"
+        return data[:q] + span + data[q + len(span):], "byte-splice-over"
+
+    # ----- one mutant
+    def make(self, index: int) -> Mutant:
+        rng = random.Random(f"evidence-plan-fuzz:{self.seed}:{index}")
+        r = rng.random()
+        group = "cases" if r < 0.55 else "hostile" if r < 0.78 else "golden" if r < 0.88 else "examples"
+        pool = self.by_group.get(group) or self.seeds
+        s = pool[rng.randrange(len(pool))]
+        m = Mutant(index, s)
+        data = s.data
+        ext = s.ext
+        if rng.random() < 0.03:
+            ext = rng.choice([".yml", ".json", ".yaml"])
+        m.ext = ext
+        json_mode = ext == ".json"
+        extra_text = 1 + int(rng.random() < 0.35) + int(rng.random() < 0.1)
+        if s.tree is not None and rng.random() < 0.55:
+            for _attempt in range(3):
+                tree = copy.deepcopy(s.tree)
+                ops = []
+                for _ in range(1 + int(rng.random() < 0.4) + int(rng.random() < 0.15)):
+                    try:
+                        tree, op = self.tree_op(tree, rng, s, json_mode)
+                    except (IndexError, ValueError, KeyError, TypeError):
+                        op = "tree-error"
+                    ops.append(op)
+                try:
+                    if json_mode or rng.random() < 0.1:
+                        text = emit_json(tree, rng)
+                        ops.append("emit-json")
+                    else:
+                        text = YamlEmitter(rng).emit(tree)
+                        ops.append("emit-yaml")
+                except RecursionError:
+                    continue
+                nd = enc(text)
+                if len(nd) <= MAX_MUTANT:
+                    data = nd
+                    m.ops += ops
+                    break
+            extra_text = 1 if rng.random() < 0.2 else 0
+        for _ in range(extra_text):
+            text = dec(data)
+            for _try in range(5):
+                try:
+                    if json_mode:
+                        new, op = self.json_text_op(text, rng, s)
+                    else:
+                        new, op = self.yaml_text_op(text, rng, s)
+                except (IndexError, ValueError):
+                    new, op = text, "text-error"
+                if op != "text-fallback" or _try == 4:
+                    break
+            nd = enc(new)
+            if len(nd) <= MAX_MUTANT:
+                data = nd
+                m.ops.append(op)
+        if rng.random() < 0.12:
+            for _ in range(1 + int(rng.random() < 0.3)):
+                data, op = self.byte_op(data, rng)
+                m.ops.append(op)
+        m.data = data
+        # options and extras
+        if s.name.startswith("cases/") and m.args == ["--root", "."] and rng.random() < 0.5:
+            m.args = []  # the .git of the copy makes it the work tree: root: decides
+        r = rng.random()
+        m.extras = [e for e, p in (("nv", 0.15), ("det", 0.05), ("gh", 0.1), ("sarif", 0.05), ("stdin", 0.08))
+                    if rng.random() < p]
+        m.out_mode = "stale" if r < 0.5 else "absent"
+        return m
+
+
+# --------------------------------------------------------------------------------------------
+# run plan of a mutant
+# --------------------------------------------------------------------------------------------
+
+def run_specs(m: dict[str, Any]) -> list[dict[str, Any]]:
+    paths = ["fast", "ref"] if m["ext"] in YAML_EXTS else ["fast"]
+    args = m["args"]
+    runs: list[dict[str, Any]] = []
+    for p in paths:
+        runs.append({"name": f"check-text-{p}", "path": p, "argv": ["check", "--format", "text", *args, "@PLAN"]})
+        runs.append({"name": f"check-json-{p}", "path": p, "argv": ["check", "--format", "json", *args, "@PLAN"]})
+        runs.append({"name": f"compile-{p}", "path": p, "argv": ["compile", "@PLAN", "-o", "@OUT", *args], "out": True})
+        if "nv" in m["extras"]:
+            runs.append({"name": f"check-json-nv-{p}", "path": p,
+                         "argv": ["check", "--format", "json", "--no-verify-evidence", *args, "@PLAN"]})
+            runs.append({"name": f"compile-nv-{p}", "path": p,
+                         "argv": ["compile", "@PLAN", "-o", "@OUT", "--no-verify-evidence", *args], "out": True})
+    if "det" in m["extras"]:
+        runs.append({"name": "compile-det-fast", "path": "fast", "argv": ["compile", "@PLAN", "-o", "@OUT", *args],
+                     "out": True})
+    if "gh" in m["extras"]:
+        runs.append({"name": "check-github-fast", "path": "fast",
+                     "argv": ["check", "--format", "github", *args, "@PLAN"]})
+    if "sarif" in m["extras"]:
+        runs.append({"name": "check-sarif-fast", "path": "fast",
+                     "argv": ["check", "--format", "sarif", *args, "@PLAN"]})
+    if "stdin" in m["extras"] and m["ext"] in YAML_EXTS and "--root" in args:
+        runs.append({"name": "check-json-stdin-fast", "path": "fast", "stdin": True,
+                     "argv": ["check", "--format", "json", *args, "-"]})
+    return runs
+
+
+# --------------------------------------------------------------------------------------------
+# workspace (shared by in-process workers and fresh-subprocess confirmation)
+# --------------------------------------------------------------------------------------------
+
+def build_workspace(spec: dict[str, Any], base: str) -> dict[str, str]:
+    ws = os.path.join(base, f"m{spec['index']}-{os.getpid()}-{time.monotonic_ns() % 10**9}")
+    repo = os.path.join(ws, "repo")
+    if spec["template"]:
+        shutil.copytree(spec["template"], repo, symlinks=True,
+                        ignore=shutil.ignore_patterns("expected.txt", "args.txt", "__pycache__"))
+    else:
+        os.makedirs(repo)
+    os.makedirs(os.path.join(repo, ".git"), exist_ok=True)
+    plan = os.path.join(repo, spec["plan_rel"])
+    os.makedirs(os.path.dirname(plan), exist_ok=True)
+    if os.path.lexists(plan):
+        os.remove(plan)
+    with open(plan, "wb") as fh:
+        fh.write(spec["data"])
+    return {"ws": ws, "repo": repo, "plan": plan, "cwd": os.path.dirname(plan)}
+
+
+def prepare_out(ws: dict[str, str], run: dict[str, Any], out_mode: str) -> str:
+    out = os.path.join(ws["ws"], "out-" + run["name"])
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    if out_mode == "stale":
+        os.makedirs(out)
+        with open(os.path.join(out, JSON_NAME), "wb") as fh:
+            fh.write(STALE_JSON)
+        with open(os.path.join(out, MD_NAME), "wb") as fh:
+            fh.write(STALE_MD)
+    return out
+
+
+def argv_for(run: dict[str, Any], ws: dict[str, str], out: str | None) -> list[str]:
+    plan = os.path.basename(ws["plan"])
+    return [plan if a == "@PLAN" else (out or "") if a == "@OUT" else a for a in run["argv"]]
+
+
+def snapshot(folder: str) -> dict[str, tuple[int, int]]:
+    snap = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for n in filenames + dirnames:
+            p = os.path.join(dirpath, n)
+            try:
+                st = os.lstat(p)
+                snap[os.path.relpath(p, folder)] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                pass
+    return snap
+
+
+def read_out(out: str) -> dict[str, Any] | None:
+    if not os.path.isdir(out):
+        return None if not os.path.exists(out) else {"<not a folder>": b""}
+    files: dict[str, Any] = {}
+    for n in sorted(os.listdir(out)):
+        p = os.path.join(out, n)
+        if os.path.isfile(p):
+            size = os.path.getsize(p)
+            if size <= 8_000_000:
+                with open(p, "rb") as fh:
+                    files[n] = fh.read()
+            else:
+                files[n] = ("big", size)
+        else:
+            files[n] = ("dir", 0)
+    return files
+
+
+def _current_rss_kb() -> int:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+# --------------------------------------------------------------------------------------------
+# in-process worker
+# --------------------------------------------------------------------------------------------
+
+def _send(fd: int, obj: Any) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    data = struct.pack(">Q", len(data)) + data
+    while data:
+        n = os.write(fd, data)
+        data = data[n:]
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+class Sampler:
+    """The main thread's stack, sampled once a run passes the slow threshold. Python-level (it takes
+    the GIL), so it is safe, unlike faulthandler's asynchronous dump (which is kept for hangs only,
+    just before the watchdog kills the worker: it crashed a worker once, mid-run)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.cond = threading.Condition()
+        self.deadline: float | None = None
+        self.text = ""
+        self.gen = 0
+        self.main = threading.get_ident()
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def arm(self, delay: float) -> None:
+        with self.cond:
+            self.deadline = time.monotonic() + delay
+            self.text = ""
+            self.gen += 1
+            self.cond.notify()
+
+    def disarm(self) -> str:
+        with self.cond:
+            self.deadline = None
+            self.cond.notify()
+            return self.text
+
+    def _loop(self) -> None:
+        while True:
+            with self.cond:
+                while self.deadline is None:
+                    self.cond.wait()
+                left = self.deadline - time.monotonic()
+                if left > 0:
+                    self.cond.wait(left)
+                    continue
+                gen = self.gen
+                self.deadline = None
+            frame = sys._current_frames().get(self.main)
+            text = ""
+            if frame is not None:
+                frames = list(traceback.walk_stack(frame))[::-1]  # outermost first, no source lines read
+                text = "Traceback (sampled at the slow threshold):\n" + "".join(
+                    f'  File "{f.f_code.co_filename}", line {n}, in {f.f_code.co_name}\n' for f, n in frames)
+            with self.cond:
+                if gen == self.gen:
+                    self.text = text
+            try:
+                with open(self.path, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError:
+                pass
+
+
+def worker_main(workdir: str, slow: float, timeout: float = 20.0) -> None:
+    """Runs mutants in-process; requests on fd 0, answers on (a dup of) fd 1."""
+    import resource
+
+    req = os.dup(0)
+    resp = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    try:  # bound the damage of a runaway input; a MemoryError is then an exit 3 (a finding)
+        if not os.environ.get("EPFUZZ_X_NORLIMIT"):
+            resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+    except (ValueError, OSError):
+        pass
+    os.makedirs(workdir, exist_ok=True)
+    fault_path = os.path.join(workdir, "fault.txt")
+    fault = open(fault_path, "w+")
+    sampler = Sampler(os.path.join(workdir, "sample.txt"))
+    hang_dump = max(slow, timeout - 1.5)
+    if not os.environ.get("EPFUZZ_X_NOAUDIT"):
+        sys.addaudithook(AUDIT.hook)
+    import compiler.fastyaml as fastyaml
+    from compiler.cli import main as cli_main
+
+    original_parse = fastyaml.parse
+
+    def no_fast(*a: Any, **k: Any) -> None:
+        return None
+
+    # warm up: import everything both paths use, outside any measured run
+    try:
+        import ruamel.yaml  # noqa: F401
+
+        import compiler.compile  # noqa: F401
+    except Exception:  # noqa: BLE001 - warm-up only: the measured runs report any import failure themselves
+        pass
+    limit = sys.getrecursionlimit()
+    int_digits = sys.get_int_max_str_digits()
+    environ = dict(os.environ)
+    _send(resp, ("ready", os.getpid()))
+    while True:
+        head = _read_exact(req, 8)
+        if head is None:
+            return
+        body = _read_exact(req, struct.unpack(">Q", head)[0])
+        if body is None:
+            return
+        spec = pickle.loads(body)
+        if spec == "exit":
+            return
+        ws = build_workspace(spec, workdir)
+        for i, run in enumerate(spec["runs"]):
+            _send(resp, ("start", i))
+            res = _run_inprocess(cli_main, fastyaml, original_parse, no_fast, run, ws, spec, fault, fault_path, slow,
+                                 sampler, hang_dump)
+            if res["exit"] == 3:  # the traceback, for the bucket signature
+                _send(resp, ("debug", i))
+                dbg = _run_inprocess(cli_main, fastyaml, original_parse, no_fast,
+                                     dict(run, argv=["--debug", *run["argv"]], name=run["name"] + "-debug"),
+                                     ws, spec, fault, fault_path, slow, sampler, hang_dump)
+                res["debug_stderr"] = dbg["stderr"][-20000:]
+            sys.setrecursionlimit(limit)
+            sys.set_int_max_str_digits(int_digits)
+            if os.environ != environ:
+                res["env_changed"] = True
+                os.environ.clear()
+                os.environ.update(environ)
+            _send(resp, ("done", i, res))
+        shutil.rmtree(ws["ws"], ignore_errors=True)
+        _send(resp, ("end",))
+
+
+def _run_inprocess(cli_main: Any, fastyaml: Any, original_parse: Any, no_fast: Any, run: dict[str, Any],
+                   ws: dict[str, str], spec: dict[str, Any], fault: Any, fault_path: str, slow: float,
+                   sampler: Sampler, hang_dump: float) -> dict[str, Any]:
+    import faulthandler
+
+    out = prepare_out(ws, run, spec["out_mode"]) if run.get("out") else None
+    argv = argv_for(run, ws, out)
+    before = snapshot(ws["repo"])
+    out_buf, err_buf = io.BytesIO(), io.BytesIO()
+    stdout = io.TextIOWrapper(out_buf, encoding="utf-8", errors="surrogateescape", newline="\n", write_through=True)
+    stderr = io.TextIOWrapper(err_buf, encoding="utf-8", errors="backslashreplace", newline="\n", write_through=True)
+    stdin = io.TextIOWrapper(io.BytesIO(spec["data"] if run.get("stdin") else b""), encoding="utf-8",
+                             errors="surrogateescape")
+    saved = sys.stdout, sys.stderr, sys.stdin
+    fastyaml.parse = no_fast if run["path"] == "ref" else original_parse
+    fault.seek(0)
+    fault.truncate()
+    rss_before = _current_rss_kb()
+    os.chdir(ws["cwd"])
+    escaped = None
+    code: Any = None
+    AUDIT.events = []
+    faulthandler.dump_traceback_later(hang_dump, repeat=False, file=fault)
+    sampler.arm(slow)
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    sys.stdout, sys.stderr, sys.stdin = stdout, stderr, stdin
+    AUDIT.active = True
+    prof = None
+    if os.environ.get("EPFUZZ_PROFILE"):  # harness debugging: profile each run
+        import cProfile
+        prof = cProfile.Profile()
+        prof.enable()
+    try:
+        code = cli_main(argv)
+    except SystemExit as exc:
+        escaped = f"SystemExit({exc.code!r})"
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException as exc:  # noqa: BLE001
+        escaped = "".join(traceback.format_exception(exc))[-5000:]
+    finally:
+        AUDIT.active = False
+        sys.stdout, sys.stderr, sys.stdin = saved
+        if prof is not None:
+            prof.disable()
+            prof.dump_stats(os.environ["EPFUZZ_PROFILE"] + f".{run['name']}")
+    dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    faulthandler.cancel_dump_traceback_later()
+    sample = sampler.disarm()
+    fastyaml.parse = original_parse
+    os.chdir("/")
+    flush_error = None
+    for stream in (stdout, stderr):
+        try:
+            stream.flush()
+        except Exception as exc:  # noqa: BLE001
+            flush_error = repr(exc)
+    rss_after = _current_rss_kb()
+    dump = sample[-20000:]
+    return {
+        "name": run["name"], "argv": argv, "exit": code, "stdout": out_buf.getvalue(), "stderr": err_buf.getvalue(),
+        "time": dt, "cpu": cpu, "rss_kb": rss_after if rss_after > rss_before else 0, "rss_max_kb": rss_after,
+        "escaped": escaped, "flush_error": flush_error, "audit": AUDIT.events, "fault": dump,
+        "repo_changed": _diff_snap(before, snapshot(ws["repo"])), "out_files": read_out(out) if out else None,
+        "out": out, "ws": ws,
+    }
+
+
+def _diff_snap(a: dict[str, tuple[int, int]], b: dict[str, tuple[int, int]]) -> list[str]:
+    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[:20]
+
+
+class WorkerHandle:
+    def __init__(self, wid: int, base: str, slow: float, log: Any) -> None:
+        self.wid = wid
+        self.dir = os.path.join(base, f"w{wid}")
+        self.slow = slow
+        self.timeout = 20.0
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = log
+        self.done = 0
+        self.buf = b""
+
+    def start(self) -> None:
+        os.makedirs(self.dir, exist_ok=True)
+        errlog = open(os.path.join(self.dir, "worker-stderr.log"), "ab")
+        env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR")}
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker", self.dir,
+                                      str(self.slow), str(self.timeout)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=env,
+                                     start_new_session=True, bufsize=0)
+        errlog.close()
+        self.buf = b""
+        self.done = 0
+        msg = self._recv(60)
+        if not (isinstance(msg, tuple) and msg[0] == "ready"):
+            raise RuntimeError(f"worker {self.wid} did not start: {msg!r}")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+            self.proc = None
+
+    def _recv(self, timeout: float) -> Any:
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while True:
+            if len(self.buf) >= 8:
+                n = struct.unpack(">Q", self.buf[:8])[0]
+                if len(self.buf) >= 8 + n:
+                    obj = pickle.loads(self.buf[8:8 + n])
+                    self.buf = self.buf[8 + n:]
+                    return obj
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "TIMEOUT"
+            r, _, _ = select.select([fd], [], [], left)
+            if r:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return "EOF"
+                self.buf += chunk
+
+    def run(self, spec: dict[str, Any], timeout: float) -> tuple[list[dict[str, Any] | None], str]:
+        if self.proc is not None and timeout != self.timeout:
+            self.stop()  # the worker dumps its stack just before this timeout
+        self.timeout = timeout
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+        assert self.proc is not None and self.proc.stdin is not None
+        data = pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self.proc.stdin.write(struct.pack(">Q", len(data)) + data)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.stop()
+            return [None] * len(spec["runs"]), "crash"
+        results: list[dict[str, Any] | None] = [None] * len(spec["runs"])
+        current = -1
+        in_debug = False
+        status = "ok"
+        t_start = time.monotonic()
+        while True:
+            msg = self._recv(timeout if current >= 0 else 60)
+            if msg == "TIMEOUT" and in_debug:  # the --debug re-run of an exit 3 hung: keep the result
+                self.stop()
+                status = "debug-hang"
+                break
+            if msg == "TIMEOUT" or msg == "EOF":
+                rc = None
+                if msg == "EOF":
+                    assert self.proc is not None
+                    rc = self.proc.wait()
+                self.stop()
+                fault = ""
+                for dump in ("fault.txt", "sample.txt"):
+                    try:
+                        with open(os.path.join(self.dir, dump), encoding="utf-8", errors="replace") as fh:
+                            fault = fh.read()[:20000]
+                    except OSError:
+                        pass
+                    if fault.strip():
+                        break
+                if msg == "EOF" and time.monotonic() - t_start >= timeout - 2 and not in_debug:
+                    msg = "TIMEOUT"  # died in faulthandler's dump just before the watchdog: a hang
+                if current >= 0:
+                    run = spec["runs"][current]
+                    results[current] = {"name": run["name"], "argv": run["argv"], "exit": None,
+                                        "hang": msg == "TIMEOUT", "crash_rc": rc, "time": time.monotonic() - t_start,
+                                        "stdout": b"", "stderr": b"", "fault": fault, "audit": [], "rss_kb": 0}
+                status = "hang" if msg == "TIMEOUT" else "crash"
+                break
+            if msg[0] == "start":
+                current = msg[1]
+                in_debug = False
+                t_start = time.monotonic()
+            elif msg[0] == "debug":
+                in_debug = True
+            elif msg[0] == "done":
+                results[msg[1]] = msg[2]
+                # a single run over the timeout counts as a hang even if it finished in 2x
+                if msg[2]["time"] > timeout:
+                    msg[2]["hang"] = True
+            elif msg[0] == "end":
+                break
+        self.done += 1
+        rss = max((r.get("rss_max_kb", 0) for r in results if r), default=0)
+        if status == "ok" and (rss > 1_500_000 or self.done >= 1500):
+            self.stop()  # fresh worker: per-run RSS stays measurable, leaks stay bounded
+        return results, status
+
+
+# --------------------------------------------------------------------------------------------
+# fresh subprocess runner (confirmation) and the child bootstrap
+# --------------------------------------------------------------------------------------------
+
+def child_main(argv: list[str]) -> None:
+    """``campaign.py --child PATH AUDIT_FILE -- ARGS``: one CLI invocation in a fresh process."""
+    mode, audit_file = argv[0], argv[1]
+    args = argv[3:]
+    sys.addaudithook(AUDIT.hook)
+    import compiler.fastyaml as fastyaml
+    from compiler.cli import main as cli_main
+
+    if mode == "ref":
+        fastyaml.parse = lambda *a, **k: None
+    AUDIT.active = True
+    code = 3
+    try:
+        code = cli_main(args)
+    finally:
+        AUDIT.active = False
+        with open(audit_file, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            json.dump(AUDIT.events, fh)
+    sys.exit(code)
+
+
+def run_fresh(spec: dict[str, Any], base: str, timeout: float,
+              only: set[str] | None = None) -> list[dict[str, Any] | None]:
+    ws = build_workspace(spec, base)
+    results: list[dict[str, Any] | None] = []
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR")}
+    for run in spec["runs"]:
+        if only is not None and run["name"] not in only:
+            results.append(None)
+            continue
+        out = prepare_out(ws, run, spec["out_mode"]) if run.get("out") else None
+        argv = argv_for(run, ws, out)
+        before = snapshot(ws["repo"])
+        audit_file = os.path.join(ws["ws"], f"audit-{run['name']}.json")
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--child", run["path"], audit_file, "--", *argv]
+        t0 = time.perf_counter()
+        with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe, tempfile.TemporaryFile() as fi:
+            if run.get("stdin"):
+                fi.write(spec["data"])
+                fi.seek(0)
+            p = subprocess.Popen(cmd, cwd=ws["cwd"], stdin=fi, stdout=fo, stderr=fe, env=env, start_new_session=True)
+            hang = False
+            rusage = None
+            status = 0
+            while True:
+                pid, status, rusage = os.wait4(p.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.perf_counter() - t0 > timeout:
+                    hang = True
+                    os.killpg(p.pid, signal.SIGKILL)
+                    pid, status, rusage = os.wait4(p.pid, 0)
+                    break
+                time.sleep(0.005)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            dt = time.perf_counter() - t0
+            fo.seek(0)
+            fe.seek(0)
+            stdout, stderr = fo.read(), fe.read()
+        events: list[Any] = []
+        try:
+            with open(audit_file, encoding="utf-8", errors="surrogateescape") as fh:
+                events = [tuple(e) for e in json.load(fh)]
+        except (OSError, ValueError):
+            pass
+        code = None if hang else p.returncode
+        entry: dict[str, Any] = {
+            "name": run["name"], "argv": argv, "exit": code, "stdout": stdout, "stderr": stderr, "time": dt,
+            "cpu": (rusage.ru_utime + rusage.ru_stime) if rusage else dt, "rss_kb": rusage.ru_maxrss if rusage else 0,
+            "escaped": None, "audit": events, "fault": "",
+            "hang": hang, "repo_changed": _diff_snap(before, snapshot(ws["repo"])),
+            "out_files": read_out(out) if out else None, "out": out, "ws": ws, "fresh": True,
+        }
+        results.append(entry)
+        if code == 3:
+            dbg = subprocess.run([sys.executable, "-m", "compiler", "--debug", *argv], cwd=ws["cwd"],
+                                 capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL, check=False)
+            entry["debug_stderr"] = dbg.stderr[-20000:]
+    shutil.rmtree(ws["ws"], ignore_errors=True)
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# verdicts
+# --------------------------------------------------------------------------------------------
+
+def _allowed_roots() -> tuple[list[str], list[str]]:
+    import site
+    import sysconfig
+
+    py = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages(),
+          sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"], sysconfig.get_paths()["purelib"]}
+    import compiler
+
+    py.add(os.path.dirname(compiler.__file__))
+    read = [os.path.realpath(p) for p in py if p] + [str(REPO / "templates"), str(REPO / "schemas"),
+                                                       str(REPO / "compiler")]
+    ALLOWED_LIST[:] = sorted({os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)})
+    special = ["/dev/null", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo", "/usr/lib/locale",
+               "/proc/self/maps"]
+    return sorted(set(read)), special
+
+
+# filled in main()
+ALLOWED_READ: list[str] = []
+ALLOWED_SPECIAL: list[str] = []
+ALLOWED_LIST: list[str] = []
+CODES: dict[str, Any] = {}
+INPUT_CODES: set[str] = set()
+_TB = re.compile(rb"Traceback \(most recent call last\)")
+_PYWARN = re.compile(rb"^\S+:\d+: \w*Warning: ", re.M)
+_DIAG_CODE = re.compile(r" (?:error|warning) (EP\d{3}) ")
+_BAD_TEXT = [
+    ("text-esc", re.compile("\x1b")), ("text-cr", re.compile("\r")),
+    ("text-control", re.compile("[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")),
+    ("text-c1", re.compile("[\x80-\x9f]")), ("text-linesep", re.compile("[\u2028\u2029]")),
+    ("text-bidi", re.compile("[\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f]")),
+    ("text-surrogate", re.compile("[\ud800-\udfff]")),
+]
+
+
+def known_code(code: Any) -> bool:
+    """A code of compiler/codes.py; read again when unknown (others add codes while the campaign runs)."""
+    if code in CODES:
+        return True
+    import importlib
+
+    import compiler.codes
+
+    CODES.update(importlib.reload(compiler.codes).CODES)
+    INPUT_CODES.update(c for c, v in CODES.items() if v.input_error)
+    return code in CODES
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+class Finding:
+    __slots__ = ("detail", "kind", "run", "sig")
+
+    def __init__(self, kind: str, sig: str, detail: str, run: str = "") -> None:
+        self.kind, self.sig, self.detail, self.run = kind, sig, detail, run
+
+
+def _norm(text: str, res: dict[str, Any]) -> str:
+    ws = (res.get("ws") or {}).get("ws")
+    return text.replace(ws, "$WS") if ws else text
+
+
+def _line_class(line: str, last: str) -> str:
+    m = _DIAG_CODE.search(line)
+    if m:
+        return m.group(1)
+    s = line.strip()
+    if s.startswith(("note:",)) or " note: " in line[:400]:
+        return f"{last}-note"
+    if s.startswith("hint:"):
+        return f"{last}-hint"
+    if re.match(r"^\s+\d*\s*\|", line):
+        return f"{last}-excerpt"
+    if s.startswith("wrote "):
+        return "wrote"
+    if ": ready:" in line or ": blocked:" in line:
+        return "summary"
+    if s.startswith("wave ") or s.startswith("... "):
+        return "wave"
+    if re.match(r"^\d+ plans?: ", line):
+        return "check-summary"
+    if "internal error" in line or "This is a bug" in line:
+        return "internal-error"
+    return "other"
+
+
+def text_findings(data: bytes, cmd: str, stream: str, res: dict[str, Any]) -> list[Finding]:
+    out: list[Finding] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        out.append(Finding("text-not-utf8", f"text-not-utf8:{cmd}:{stream}", f"{err}"))
+        text = data.decode("utf-8", "surrogateescape")
+    seen: set[str] = set()
+    last = "none"
+    for line in text.split("\n"):
+        cls = _line_class(line, last)
+        if re.match(r"EP\d{3}$", cls):
+            last = cls
+        checks = []
+        if line.startswith("::"):
+            checks.append("text-gh-command")
+        if len(line) > 2000:
+            checks.append("text-long-line")
+        for kind, pat in _BAD_TEXT:
+            if pat.search(line):
+                checks.append(kind)
+        for kind in checks:
+            sig = f"{kind}:{cmd}:{cls}"
+            if sig not in seen:
+                seen.add(sig)
+                out.append(Finding(kind, sig, f"{stream}: {_norm(line[:300], res)!r} (len {len(line)})"))
+    return out
+
+
+def _frame_sig(text: str) -> str:
+    """The innermost frame in compiler/ (or else any) of a traceback or faulthandler dump."""
+    frames = re.findall(r'File "([^"]+)", line (\d+)(?:, in | in )(\S+)', text)
+    if not frames:
+        return "?"
+    # tracebacks list innermost last; faulthandler dumps list it first
+    order = frames if "Traceback" in text else list(reversed(frames))
+    pick = None
+    for f, _, fn in order:
+        if "/compiler/" in f:
+            pick = (f, fn)
+    if pick is None:
+        for f, _, fn in order:
+            if "campaign.py" not in f and "/click/" not in f:
+                pick = (f, fn)
+    if pick is None:
+        pick = (order[-1][0], order[-1][2])
+    f, fn = pick
+    return f"{Path(f).parent.name}/{Path(f).name}:{fn}"
+
+
+def _diags(res: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    if not res or res.get("exit") not in (0, 1, 2):
+        return None
+    try:
+        d = json.loads(res["stdout"].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return d if isinstance(d, list) else None
+
+
+def _key(d: dict[str, Any]) -> tuple[str, int | None]:
+    loc = d.get("location") or {}
+    return (d.get("code", "?"), loc.get("line"))
+
+
+def _keycol(d: dict[str, Any]) -> tuple[str, int | None, int | None]:
+    loc = d.get("location") or {}
+    return (d.get("code", "?"), loc.get("line"), loc.get("column"))
+
+
+def _artifact(res: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not res or not res.get("out_files"):
+        return None
+    raw = res["out_files"].get(JSON_NAME)
+    if not isinstance(raw, bytes) or raw == STALE_JSON:
+        return None
+    try:
+        doc: dict[str, Any] | None = json.loads(raw.decode("utf-8"))
+        return doc
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def features(data: bytes) -> list[str]:
+    t = dec(data)
+    f = []
+    for name, pat in (("u2028", "\u2028"), ("u2029", "\u2029"), ("u0085", "\u0085"), ("cr", "\r"), ("tab", "\t"),
+                      ("nul", "\x00"), ("esc", "\x1b"), ("bidi", "\u202e")):
+        if pat in t:
+            f.append(name)
+    if "\ufeff" in (t[1:] if t.startswith("\ufeff") else t):
+        f.append("bom-inner")
+    if re.search(r"0x[0-9a-fA-F_]{1000,}", t):
+        f.append("huge-hex")
+    if re.search(r"\d{4000,}", t):
+        f.append("huge-dec")
+    if re.search(r"\\[uU]0*[dD][89a-fA-F][0-9a-fA-F]{2}", t):
+        f.append("surrogate-escape")
+    if re.search(r"(?m)^\s*root\s*:", t) or '"root"' in t:
+        f.append("root")
+    if re.search(r"[&*][A-Za-z0-9_]", t):
+        f.append("alias")
+    if "!!" in t or re.search(r"(?m)(?:^|\s)![A-Za-z<]", t):
+        f.append("tag")
+    if "<<" in t:
+        f.append("merge")
+    if "%YAML" in t:
+        f.append("directive")
+    return f
+
+
+SEP_FEATURES = {"u2028", "u2029", "u0085", "bom-inner"}
+
+
+def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: str, slow: float) -> list[Finding]:
+    found: list[Finding] = []
+    feats = features(spec["data"])
+    sep_tag = "sep" if SEP_FEATURES & set(feats) else "nosep"
+    by = {r["name"]: r for r in results if r}
+
+    def add(kind: str, sig: str, detail: str, run: str = "") -> None:
+        found.append(Finding(kind, sig, detail, run))
+
+    for res in results:
+        if res is None:
+            continue
+        name = res["name"]
+        cmd = name.split("-")[0]
+        code = res.get("exit")
+        if res.get("hang"):
+            add("hang", f"hang:{_frame_sig(res.get('fault', '')).split(':')[0]}",
+                f"{name}: no answer after {res['time']:.1f}s [at {_frame_sig(res.get('fault', ''))}]", name)
+            continue
+        if res.get("crash_rc") is not None or (code is None and not res.get("escaped")):
+            add("crash", f"crash:rc={res.get('crash_rc')}:{_frame_sig(res.get('fault', ''))}", f"{name}: worker died",
+                name)
+            continue
+        if res.get("escaped"):
+            first = res["escaped"].strip().splitlines()[-1][:80] if res["escaped"].strip() else "?"
+            add("escaped", f"escaped:{first.split(':')[0]}:{_frame_sig(res['escaped'])}", f"{name}: {first}", name)
+        if code == 3:
+            dbg = res.get("debug_stderr", b"").decode("utf-8", "replace")
+            last = [ln for ln in dbg.strip().splitlines() if re.match(r"^[A-Za-z_.]+(Error|Exception|Warning)?\b", ln)
+                    and not ln.startswith(("Traceback", "This is", "evidence-plan"))]
+            msg = res["stderr"].decode("utf-8", "replace").strip().splitlines()
+            m = re.search(r"internal error: ([\w.]+): ?(.*)", msg[0] if msg else "")
+            exc = m.group(1) if m else (last[-1].split(":")[0] if last else "?")
+            # the bucket: exception type and message shape (values out), not the frame (it varies)
+            shape = re.sub(r"'[^']*'|\"[^\"]*\"|\d+|0x[0-9a-f]+", "_", m.group(2))[:60] if m else ""
+            add("exit3", f"exit3:{exc}:{shape}", f"{name}: {msg[0][:300] if msg else ''} [at {_frame_sig(dbg)}]", name)
+        elif code not in (0, 1, 2):
+            add("bad-exit", f"bad-exit:{code}", f"{name}: exit {code}", name)
+        for stream in ("stdout", "stderr"):
+            if _TB.search(res.get(stream, b"")):
+                add("traceback", f"traceback:{cmd}:{stream}", f"{name}", name)
+        wm = _PYWARN.search(res.get("stderr", b""))
+        if wm:
+            add("python-warning", "python-warning", f"{name}: {res['stderr'][wm.start():wm.start() + 200]!r}", name)
+        if res.get("flush_error"):
+            add("flush-error", "flush-error", f"{name}: {res['flush_error']}", name)
+        if res.get("env_changed"):
+            add("env-changed", "env-changed", name, name)
+        if res["time"] > slow and res.get("cpu", res["time"]) > slow * 0.8 and not res.get("fresh"):
+            add("slow", f"slow:{_frame_sig(res.get('fault', '')).split(':')[0]}",
+                f"{name}: {res['time']:.1f}s wall, {res.get('cpu', 0):.1f}s CPU "
+                f"[at {_frame_sig(res.get('fault', ''))}]", name)
+        if res.get("rss_kb", 0) > MEMORY_LIMIT_KB and (res.get("fresh") or res.get("rss_kb")):
+            add("memory", "memory", f"{name}: peak RSS {res['rss_kb'] // 1024} MB", name)
+        # text outputs (text format only: json, github and sarif carry their own escaping)
+        if "text" in name or cmd == "compile":
+            found.extend(Finding(f.kind, f.sig, f"{name}: {f.detail}", name)
+                         for f in text_findings(res["stdout"], cmd, "stdout", res))
+        found.extend(Finding(f.kind, f.sig, f"{name}: {f.detail}", name)
+                     for f in text_findings(res["stderr"], cmd, "stderr", res))
+        # audit
+        ws = res.get("ws") or {}
+        repo = os.path.realpath(ws["repo"]) if ws.get("repo") else None
+        out = os.path.realpath(res["out"]) if res.get("out") else None
+        seen_audit: set[str] = set()
+        for ev in res.get("audit", []):
+            event, a, r, write = ev[0], ev[1], ev[2], ev[3]
+            kind = None
+            if event in ("open-fd",):
+                continue
+            if event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                         "os.forkpty", "pty.spawn", "os.kill", "os.killpg"):
+                kind = "exec"
+            elif event.startswith(("socket.", "urllib", "http.", "webbrowser")):
+                kind = "network"
+            elif event == "os.chdir":
+                kind = "chdir"
+            elif write:
+                ok = out is not None and (_inside(r, [out]) or _inside(a, [out]))
+                if "/__pycache__/" in a and _inside(r, ALLOWED_READ):
+                    ok = True
+                if not ok:
+                    kind = "write-outside-out"
+            else:
+                if event != "open" and r in ALLOWED_LIST:
+                    continue  # the import system lists sys.path folders
+                if not (repo and (_inside(r, [repo]) or _inside(a, [repo]))) and not (out and _inside(r, [out])) \
+                        and not _inside(r, ALLOWED_READ) and not any(r.startswith(s) for s in ALLOWED_SPECIAL):
+                    kind = "read-outside-repo" if event == "open" else "list-outside-repo"
+            if kind:
+                shown = _norm(f"{event} {a}" + (f" -> {r}" if r and r != a else ""), res)
+                sig = f"{kind}:{cmd}" + (f":{event}" if kind in ("exec", "network") else "")
+                if sig not in seen_audit:
+                    seen_audit.add(sig)
+                    add(kind, sig, f"{name}: {shown[:300]}", name)
+        if res.get("repo_changed"):
+            add("repo-modified", f"repo-modified:{cmd}", f"{name}: {res['repo_changed'][:5]}", name)
+        # compile artifacts
+        if cmd == "compile" and code in (0, 1, 2):
+            files = res.get("out_files")
+            if code == 2:
+                if spec["out_mode"] == "stale":
+                    if files != {JSON_NAME: STALE_JSON, MD_NAME: STALE_MD}:
+                        add("compile-exit2-touched", "compile-exit2-touched",
+                            f"{name}: out folder after exit 2: {sorted(files or {})}", name)
+                elif files:
+                    add("compile-exit2-wrote", "compile-exit2-wrote",
+                        f"{name}: out folder after exit 2: {sorted(files)}", name)
+            else:
+                names = sorted(files or {})
+                if names != [JSON_NAME, MD_NAME]:
+                    extra = sorted(set(names) - {JSON_NAME, MD_NAME})
+                    kind = "compile-leftover" if extra else "compile-missing-artifact"
+                    add(kind, kind, f"{name}: out folder: {names[:10]}", name)
+                raw = (files or {}).get(JSON_NAME)
+                md = (files or {}).get(MD_NAME)
+                if raw == STALE_JSON or md == STALE_MD:
+                    add("compile-stale-artifact", "compile-stale-artifact",
+                        f"{name}: exit {code} kept a stale artifact", name)
+                elif isinstance(raw, bytes):
+                    found.extend(Finding(f.kind, f.sig, f"{name}: {f.detail}", name)
+                                 for f in artifact_findings(raw, md, code))
+                if res["stdout"].strip():
+                    add("compile-stdout", "compile-stdout",
+                        f"{name}: compile wrote to stdout: {res['stdout'][:100]!r}", name)
+        # check json outputs
+        if name.startswith("check-json") and code in (0, 1, 2):
+            d = _diags(res)
+            if d is None:
+                add("check-json-invalid", "check-json-invalid",
+                    f"{name}: stdout is not a JSON list: {res['stdout'][:120]!r}", name)
+            else:
+                errs = [x for x in d if x.get("severity") == "error"]
+                inputs = [x for x in d if x.get("code") in INPUT_CODES]
+                expect = 2 if inputs else 1 if errs else 0
+                if expect != code:
+                    add("check-exit-vs-diags", f"check-exit-vs-diags:exit={code},expected={expect}",
+                        f"{name}: codes {[x.get('code') for x in d][:10]}", name)
+                for x in d:
+                    loc = x.get("location") or {}
+                    for k in ("line", "column"):
+                        v = loc.get(k)
+                        if v is not None and (not isinstance(v, int) or v < 1):
+                            add("diag-bad-location", f"diag-bad-location:{x.get('code')}", f"{name}: {loc}", name)
+                    if not known_code(x.get("code")):
+                        add("diag-unknown-code", "diag-unknown-code", f"{name}: {x.get('code')}", name)
+        if name.startswith("check-github") and code in (0, 1, 2):
+            lines = res["stdout"].decode("utf-8", "replace").split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            bad = [ln for ln in lines if not re.match(r"^::(error|warning) ", ln)]
+            d = _diags(by.get("check-json-fast"))
+            if bad:
+                add("github-format", "github-format:line-not-a-command", f"{name}: {bad[0][:200]!r}", name)
+            elif d is not None and by.get("check-json-fast", {}).get("exit") == code and len(d) != len(lines):
+                add("github-format", "github-format:count", f"{name}: {len(lines)} lines for {len(d)} diagnostics",
+                    name)
+        if name.startswith("check-sarif") and code in (0, 1, 2):
+            try:
+                doc = json.loads(res["stdout"].decode("utf-8"))
+                n_results = len(doc["runs"][0]["results"])
+                d = _diags(by.get("check-json-fast"))
+                if d is not None and n_results != len(d):
+                    add("sarif-format", "sarif-format:count", f"{name}: {n_results} results for {len(d)} diagnostics",
+                        name)
+            except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
+                add("sarif-format", "sarif-format:invalid", f"{name}: {exc!r}", name)
+
+    # agreement between commands of one path
+    for p in ("fast", "ref"):
+        for suffix in ("", "nv-"):
+            trio = [by.get(f"check-text-{p}") if not suffix else None, by.get(f"check-json-{suffix}{p}"),
+                    by.get(f"compile-{suffix}{p}")]
+            codes = [r["exit"] for r in trio if r and r.get("exit") in (0, 1, 2)]
+            if len(set(codes)) > 1:
+                names = [f"{r['name']}={r['exit']}" for r in trio if r and r.get("exit") in (0, 1, 2)]
+                ek = ("check=" + str(trio[1]["exit"] if trio[1] else "?")
+                      + ",compile=" + str(trio[2]["exit"] if trio[2] else "?"))
+                add("cmd-exit-disagree", f"cmd-exit-disagree:{ek}:{sep_tag}", f"{p}: {', '.join(names)}")
+            cj, cc = trio[1], trio[2]
+            art = _artifact(cc)
+            d = _diags(cj)
+            if art is not None and d is not None and cj and cc and cj["exit"] == cc["exit"]:
+                a = sorted(map(_keycol, art.get("issues", [])), key=repr)
+                b = sorted(map(_keycol, d), key=repr)
+                if a != b:
+                    diff = sorted(set(map(repr, a)) ^ set(map(repr, b)))[:4]
+                    add("check-compile-diag-disagree", "check-compile-diag-disagree", f"{p}{suffix}: {diff}")
+    # agreement between the two YAML paths
+    for suffix in ("", "nv-"):
+        fj, rj = by.get(f"check-json-{suffix}fast"), by.get(f"check-json-{suffix}ref")
+        if not (fj and rj) or fj.get("exit") not in (0, 1, 2) or rj.get("exit") not in (0, 1, 2):
+            continue
+        df, dr = _diags(fj) or [], _diags(rj) or []
+        cf = df[0]["code"] if df else "-"
+        cr = dr[0]["code"] if dr else "-"
+        if fj["exit"] != rj["exit"]:
+            add("path-exit-disagree", f"path-exit-disagree:fast={fj['exit']}({cf}),ref={rj['exit']}({cr}):{sep_tag}",
+                f"fast {[_keycol(x) for x in df][:5]} ref {[_keycol(x) for x in dr][:5]}")
+            continue
+        kf, kr = sorted(map(_key, df), key=repr), sorted(map(_key, dr), key=repr)
+        if kf != kr:
+            cf2 = collections.Counter(x[0] for x in kf)
+            cr2 = collections.Counter(x[0] for x in kr)
+            only_f = sorted((cf2 - cr2).keys())
+            only_r = sorted((cr2 - cf2).keys())
+            what = f"{','.join(only_f) or 'lines'}/{','.join(only_r) or 'lines'}"
+            add("path-diag-disagree", f"path-diag-disagree:{what}:{sep_tag}",
+                f"fast-only {sorted(set(map(repr, kf)) - set(map(repr, kr)))[:4]} "
+                f"ref-only {sorted(set(map(repr, kr)) - set(map(repr, kf)))[:4]}")
+            continue
+        if sorted(map(_keycol, df), key=repr) != sorted(map(_keycol, dr), key=repr):
+            add("path-column-disagree", f"path-column-disagree:{sep_tag}",
+                f"fast {[_keycol(x) for x in df][:4]} ref {[_keycol(x) for x in dr][:4]}")
+            continue
+        if [x.get("message") for x in df] != [x.get("message") for x in dr]:
+            # same length: the sorted keys of df and dr compared equal above
+            diffs = [(a.get("code"), a.get("message", "")[:120], b.get("message", "")[:120])
+                     for a, b in zip(df, dr, strict=True) if a.get("message") != b.get("message")]
+            add("path-message-disagree", f"path-message-disagree:{diffs[0][0] if diffs else '?'}:{sep_tag}",
+                f"{diffs[:2]}")
+        cf_, cr_ = by.get(f"compile-{suffix}fast"), by.get(f"compile-{suffix}ref")
+        if cf_ and cr_ and cf_.get("exit") in (0, 1) and cf_.get("exit") == cr_.get("exit"):
+            for n in (JSON_NAME, MD_NAME):
+                fa, ra = (cf_.get("out_files") or {}).get(n), (cr_.get("out_files") or {}).get(n)
+                if fa != ra:
+                    add("path-artifact-differ", f"path-artifact-differ:{n}:{sep_tag}", _first_diff(fa, ra))
+                    break
+    # determinism
+    c1, c2 = by.get("compile-fast"), by.get("compile-det-fast")
+    if c1 and c2 and c1.get("exit") in (0, 1) and c2.get("exit") == c1.get("exit"):
+        for n in (JSON_NAME, MD_NAME):
+            if (c1.get("out_files") or {}).get(n) != (c2.get("out_files") or {}).get(n):
+                add("nondeterministic", f"nondeterministic:{n}",
+                    _first_diff((c1["out_files"] or {}).get(n), (c2["out_files"] or {}).get(n)))
+    # stdin
+    st, fj = by.get("check-json-stdin-fast"), by.get("check-json-fast")
+    if st and fj and st.get("exit") in (0, 1, 2) and fj.get("exit") in (0, 1, 2):
+        lead = dec(spec["data"]).lstrip().lstrip("\ufeff").lstrip()[:1]
+        if lead not in ("{", "["):
+            if st["exit"] != fj["exit"]:
+                add("stdin-disagree", f"stdin-disagree:file={fj['exit']},stdin={st['exit']}", "")
+            elif sorted(map(_key, _diags(st) or [])) != sorted(map(_key, _diags(fj) or [])):
+                add("stdin-disagree", "stdin-disagree:diagnostics", "")
+    return found
+
+
+def _first_diff(a: Any, b: Any) -> str:
+    if not isinstance(a, bytes) or not isinstance(b, bytes):
+        return f"{type(a).__name__} vs {type(b).__name__}"
+    i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    return f"first difference at byte {i}: {a[max(0, i - 60):i + 60]!r} vs {b[max(0, i - 60):i + 60]!r}"
+
+
+_MD_BAD = [("md-raw-esc", "\x1b"), ("md-raw-cr", "\r"), ("md-raw-nul", "\x00"), ("md-raw-linesep", "\u2028"),
+           ("md-raw-linesep", "\u2029"), ("md-raw-nel", "\u0085"), ("md-raw-bidi", "\u202e")]
+
+
+def artifact_findings(raw: bytes, md: Any, code: int) -> list[Finding]:
+    out: list[Finding] = []
+
+    def add(kind: str, sig: str, detail: str) -> None:
+        out.append(Finding(kind, sig, detail))
+
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    except (ValueError, UnicodeDecodeError) as exc:
+        add("artifact-json-invalid", "artifact-json-invalid", repr(exc)[:200])
+        return out
+    if not raw.endswith(b"\n"):
+        add("artifact-invariant", "artifact-invariant:no-trailing-newline", "")
+    if not isinstance(doc, dict):
+        add("artifact-invariant", "artifact-invariant:not-an-object", "")
+        return out
+    status = doc.get("status")
+    if (status == "ready") != (code == 0) or status not in ("ready", "blocked"):
+        add("artifact-status-exit", f"artifact-status-exit:{status},exit={code}", "")
+    issues = doc.get("issues", [])
+    items = doc.get("items", [])
+    errors = [i for i in issues if i.get("severity") == "error"]
+    summary = doc.get("summary", {})
+    if status == "ready" and errors:
+        add("artifact-invariant", "artifact-invariant:ready-with-errors", str([i.get("code") for i in errors][:5]))
+    if status == "blocked" and not errors:
+        add("artifact-invariant", "artifact-invariant:blocked-without-errors", "")
+    if status == "blocked" and (doc.get("waves") or doc.get("critical_path")):
+        add("artifact-invariant", "artifact-invariant:blocked-with-waves", "")
+    if status == "blocked" and any(isinstance(i, dict) and "wave" in i for i in items):
+        add("artifact-invariant", "artifact-invariant:blocked-item-wave", "")
+    if status == "ready":
+        ids_in_waves = [x for w in doc.get("waves", []) for x in w]
+        if any(not isinstance(i, dict) or not isinstance(i.get("wave"), int) or i["wave"] < 1 for i in items):
+            add("artifact-invariant", "artifact-invariant:ready-item-without-wave", "")
+        if sorted(map(str, ids_in_waves)) != sorted(str(i.get("id")) for i in items if isinstance(i, dict)):
+            add("artifact-invariant", "artifact-invariant:waves-vs-items", "")
+        for w in doc.get("waves", []):
+            if w != sorted(w):
+                add("artifact-invariant", "artifact-invariant:wave-not-sorted", str(w[:5]))
+    if summary.get("errors") != len(errors) or summary.get("warnings") != len(issues) - len(errors):
+        add("artifact-invariant", "artifact-invariant:summary-counts",
+            f"{summary} vs {len(errors)} errors of {len(issues)}")
+    if summary.get("items") != len(items):
+        add("artifact-invariant", "artifact-invariant:summary-items", f"{summary.get('items')} vs {len(items)}")
+    for k in ("source", "root"):
+        v = doc.get(k)
+        if isinstance(v, str) and (v.startswith("/") or re.match(r"^[A-Za-z]:", v)):
+            add("artifact-invariant", f"artifact-invariant:absolute-{k}", v[:200])
+    for i in issues:
+        if not known_code(i.get("code")):
+            add("artifact-invariant", "artifact-invariant:unknown-code", str(i.get("code")))
+        loc = i.get("location") or {}
+        for k in ("line", "column"):
+            v = loc.get(k)
+            if v is not None and (not isinstance(v, int) or v < 1):
+                add("artifact-invariant", f"artifact-invariant:bad-location-{i.get('code')}", str(loc))
+    if not isinstance(md, bytes):
+        return out
+    try:
+        mdt = md.decode("utf-8")
+    except UnicodeDecodeError:
+        add("md-invalid", "md-not-utf8", "")
+        return out
+    if not mdt.endswith("\n"):
+        add("md-invalid", "md-no-trailing-newline", "")
+    for kind, ch in _MD_BAD:
+        if ch in mdt:
+            p = mdt.index(ch)
+            add(kind, kind, repr(mdt[max(0, p - 80):p + 40]))
+    prose = re.sub(r"(`+)(?:(?!\1).)*?\1", "", re.sub(r"(?ms)^```.*?^```", "", mdt))  # code is shown as code
+    if re.search(r"(?<!\\)\]\(\s*(?:javascript|vbscript|data):", prose, re.I):
+        add("md-js-link", "md-js-link", "")
+    in_mermaid = False
+    for line in mdt.split("\n"):
+        if line.startswith("```"):
+            in_mermaid = line.strip() == "```mermaid"
+            continue
+        if in_mermaid and line.lstrip().startswith("%%{"):
+            add("md-mermaid-directive", "md-mermaid-directive", line[:200])
+            break
+    m = re.search(r"<(script|iframe|img|svg|a|style|object|embed)\b|<[^>\n]*\bon\w+\s*=", prose, re.I)
+    if m:
+        add("md-html", f"md-raw-html:{m.group(1) or 'on*='}", repr(prose[max(0, m.start() - 80):m.start() + 60]))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# known issues (others are fixing them): labels only, for the summary
+# --------------------------------------------------------------------------------------------
+
+def known_label(sig: str, feats: set[str], ops: set[str]) -> str | None:
+    kind = sig.split(":")[0]
+    if kind in ("text-gh-command", "text-esc", "text-cr", "text-control", "text-c1", "text-linesep", "text-bidi"):
+        return "known: text-output injection (newlines/ESC in ids or messages)"
+    if kind == "exit3" and "huge-hex" in feats:
+        return "known: huge hex ints give exit 3"
+    if kind.startswith("path-") and sig.endswith(":sep"):
+        return "known: U+2028/U+2029/U+0085/inner BOM disagreements between the YAML paths"
+    if kind in ("read-outside-repo", "list-outside-repo") and "root" in feats:
+        return "known: root: escaping the repository"
+    if kind in ("slow", "hang") and re.search(r"symbol|heading|suggest|close|mean|difflib|_near", sig, re.I):
+        return "known?: slow symbol/heading lookups or quadratic did-you-mean"
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# campaign driver
+# --------------------------------------------------------------------------------------------
+
+def git_head() -> str:
+    return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=False).stdout.strip()
+
+
+def _bucket_dir(sig: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._=,()-]+", "_", sig)[:90]
+    return f"{safe}-{hashlib.sha1(sig.encode()).hexdigest()[:6]}"
+
+
+def _spec(m: Mutant) -> dict[str, Any]:
+    d = m.to_dict()
+    d["data"] = m.data
+    d["runs"] = run_specs(d)
+    return d
+
+
+class Campaign:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.out = Path(args.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / "findings").mkdir(exist_ok=True)
+        self.lock = threading.RLock()
+        self.logf = open(self.out / "log.txt", "a", encoding="utf-8")
+        self.mutf = open(self.out / "mutants.jsonl", "w", encoding="utf-8")
+        self.buckets: dict[str, dict[str, Any]] = {}
+        self.exit_counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        self.kind_counts: collections.Counter[str] = collections.Counter()
+        self.runs = 0
+        self.mutants = 0
+        self.slowest: list[tuple[float, int, str, str, float]] = []
+        self.hangs = 0
+        self.tracebacks = 0
+        self.seed_counts: collections.Counter[str] = collections.Counter()
+        self.op_counts: collections.Counter[str] = collections.Counter()
+        self.t0 = time.time()
+        self.base = tempfile.mkdtemp(prefix="epfuzz-")
+        self.head = git_head()
+
+    def log(self, text: str) -> None:
+        line = f"[{time.strftime('%H:%M:%S')}] {text}"
+        print(line, flush=True)
+        self.logf.write(line + "\n")
+        self.logf.flush()
+
+    def record(self, spec: dict[str, Any], results: list[dict[str, Any] | None], status: str) -> list[Finding]:
+        found = analyse(spec, results, status, self.args.slow)
+        feats = set(features(spec["data"]))
+        with self.lock:
+            self.mutants += 1
+            self.seed_counts[spec["seed"]] += 1
+            self.op_counts.update(spec["ops"])
+            for r in results:
+                if r is None:
+                    continue
+                self.runs += 1
+                cmd = r["name"].rsplit("-", 1)[0]
+                self.exit_counts[cmd][str(r.get("exit")) if not r.get("hang") else "hang"] += 1
+                self.slowest.append((r["time"], spec["index"], r["name"], spec["seed"], r.get("cpu", 0.0)))
+                if _TB.search(r.get("stdout", b"") + r.get("stderr", b"")):
+                    self.tracebacks += 1
+                if r.get("hang"):
+                    self.hangs += 1
+            if len(self.slowest) > 200:
+                self.slowest = sorted(self.slowest, reverse=True)[:20]
+            sigs = sorted({f.sig for f in found})
+            for f in found:
+                self.kind_counts[f.kind] += 0  # make the kind appear
+            for sig in sigs:
+                f = next(x for x in found if x.sig == sig)
+                self.kind_counts[f.kind] += 1
+                b = self.buckets.get(sig)
+                if b is None:
+                    b = self.buckets[sig] = {"sig": sig, "kind": f.kind, "count": 0, "examples": [], "detail": f.detail,
+                                             "first_head": self.head, "first_mutant": spec["index"],
+                                             "run": f.run, "known": known_label(sig, feats, set(spec["ops"])),
+                                             "smallest": None, "dir": _bucket_dir(sig), "seeds": collections.Counter()}
+                b["count"] += 1
+                b["last_head"] = self.head
+                b["last_mutant"] = spec["index"]
+                b["seeds"][spec["seed"]] += 1
+                if len(b["examples"]) < 5 or (b["smallest"] is not None and len(spec["data"]) < b["smallest"][0]):
+                    self._save_example(b, spec, f)
+            self.mutf.write(json.dumps({**{k: v for k, v in spec.items() if k not in ("data", "runs")},
+                                        "exits": {r["name"]: (r.get("exit") if not r.get("hang") else "hang")
+                                                  for r in results if r},
+                                        "max_time": round(max((r["time"] for r in results if r), default=0), 3),
+                                        "findings": sigs}) + "\n")
+        return found
+
+    def _save_example(self, b: dict[str, Any], spec: dict[str, Any], f: Finding) -> None:
+        d = self.out / "findings" / b["dir"]
+        d.mkdir(parents=True, exist_ok=True)
+        name = f"mutant-{spec['index']}{spec['ext']}"
+        (d / name).write_bytes(spec["data"])
+        meta = {k: v for k, v in spec.items() if k not in ("data", "runs")}
+        meta["detail"] = f.detail
+        (d / f"mutant-{spec['index']}.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        if len(b["examples"]) < 5:
+            b["examples"].append(spec["index"])
+        if b["smallest"] is None or len(spec["data"]) < b["smallest"][0]:
+            b["smallest"] = (len(spec["data"]), spec["index"])
+            b["smallest_spec"] = {k: v for k, v in spec.items() if k != "runs"}
+
+    # ----- the main loop
+    def run(self) -> None:
+        args = self.args
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=False).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=False).stdout.strip()
+        self.log(f"campaign start: HEAD {head}{' (with uncommitted changes)' if dirty else ''}; seed {args.seed}, "
+                 f"mutants {args.mutants}, jobs {args.jobs}, timeout {args.timeout}s, slow {args.slow}s, "
+                 f"out {self.out}")
+        corpus = Path(args.corpus) if args.corpus else snapshot_corpus(self.out / "corpus")
+        seeds = load_seeds(corpus)
+        self.log(f"{len(seeds)} seeds from {corpus} (digest {corpus_digest(corpus)}; "
+                 f"{sum(1 for s in seeds if s.tree is not None)} with a tree for tree mutations)")
+        mutator = Mutator(seeds, args.seed)
+        workers = [WorkerHandle(i, self.base, args.slow, self.log) for i in range(args.jobs)]
+        counter = iter(range(args.start, args.start + args.mutants))
+        gen_lock = threading.Lock()
+        next_report = [0]
+
+        def loop(w: WorkerHandle) -> None:
+            while True:
+                with gen_lock:
+                    idx = next(counter, None)
+                    if idx is None:
+                        return
+                    try:
+                        spec = _spec(mutator.make(idx))
+                    except Exception as exc:  # noqa: BLE001 - a harness bug: log it, skip the mutant
+                        self.log(f"mutant {idx}: generation failed: {exc!r}\n{traceback.format_exc()}")
+                        continue
+                try:
+                    results, status = w.run(spec, args.timeout)
+                    self.record(spec, results, status)
+                except Exception as exc:  # noqa: BLE001
+                    self.log(f"mutant {idx}: harness error: {exc!r}\n{traceback.format_exc()}")
+                    w.stop()
+                with self.lock:
+                    if self.mutants >= next_report[0]:
+                        next_report[0] += args.report_every
+                        self._progress()
+                    if self.mutants % 2000 == 0:
+                        self.write_summary(final=False)
+
+        threads = [threading.Thread(target=loop, args=(w,), daemon=True) for w in workers]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(1.0)
+        except KeyboardInterrupt:
+            self.log("interrupted: writing the summary of what ran")
+            counter = iter(())
+            for w in workers:
+                w.stop()
+            self.write_summary(final=True)
+            raise
+        for w in workers:
+            w.stop()
+        self.mutf.flush()
+        self.log(f"campaign loop done: {self.mutants} mutants, {self.runs} runs in {time.time() - self.t0:.0f}s")
+        self.write_summary(final=False)
+        if args.minimize:
+            self.minimize_all(workers)
+        if args.confirm:
+            self.confirm_all()
+        self.write_summary(final=True)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def _progress(self) -> None:
+        self.head = git_head()  # others commit while the campaign runs; workers restart on new code
+        el = time.time() - self.t0
+        rate = self.mutants / el if el else 0
+        left = (self.args.mutants - self.mutants) / rate if rate else 0
+        top = ", ".join(f"{k}={v}" for k, v in self.kind_counts.most_common(8) if v)
+        self.log(f"HEAD {self.head}: {self.mutants}/{self.args.mutants} mutants, {self.runs} runs, "
+                 f"{rate:.1f} mutants/s, ETA {left / 60:.1f} min;"
+                 f" buckets {len(self.buckets)}; {top}")
+
+    # ----- minimization
+    def minimize_all(self, workers: list[WorkerHandle]) -> None:
+        self.log(f"minimizing against HEAD {git_head()}")
+        order = sorted(self.buckets.values(), key=lambda b: (b["known"] is not None, -b["count"]))
+        queue = list(order)
+        qlock = threading.Lock()
+        t_end = time.time() + self.args.minimize_total
+
+        def loop(w: WorkerHandle) -> None:
+            while time.time() < t_end:
+                with qlock:
+                    if not queue:
+                        return
+                    b = queue.pop(0)
+                try:
+                    self.minimize(w, b, t_end)
+                except Exception as exc:  # noqa: BLE001 - a harness bug must not lose the campaign
+                    self.log(f"minimize {b['sig']}: harness error {exc!r}\n{traceback.format_exc()}")
+
+        workers = [WorkerHandle(100 + i, self.base, self.args.slow, self.log) for i in range(self.args.jobs)]
+        threads = [threading.Thread(target=loop, args=(w,), daemon=True) for w in workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for w in workers:
+            w.stop()
+
+    def minimize(self, w: WorkerHandle, b: dict[str, Any], t_end: float) -> None:
+        spec0 = dict(b["smallest_spec"])
+        sig = b["sig"]
+        slowish = b["kind"] in ("hang", "slow", "memory")
+        timeout = min(self.args.timeout, 3 * self.args.slow) if slowish else self.args.timeout
+        evals = [0]
+        budget = 25 if slowish else (60 if b["known"] else 400)
+        deadline = min(t_end, time.time() + (150 if not b["known"] else 30))
+
+        def keeps(data: bytes) -> bool:
+            if evals[0] >= budget or time.time() > deadline:
+                return False
+            evals[0] += 1
+            spec = dict(spec0, data=data)
+            spec["runs"] = run_specs(spec)
+            if b["run"]:  # only the run that showed it (and what agreement checks need)
+                need = {b["run"]}
+                spec["runs"] = [r for r in spec["runs"] if r["name"] in need] or spec["runs"]
+            results, status = w.run(spec, timeout)
+            return any(f.sig == sig for f in analyse(spec, results, status, self.args.slow))
+
+        data = spec0["data"]
+        if not keeps(data):
+            b["minimized"] = None
+            b["minimize_note"] = "did not reproduce in-process"
+            self.log(f"minimize {sig}: did not reproduce")
+            return
+        data = ddmin_lines(data, keeps)
+        data = shrink_long(data, keeps)
+        if len(data) <= 3000:
+            data = ddmin_bytes(data, keeps)
+        b["minimized"] = data
+        b["minimize_evals"] = evals[0]
+        spec = dict(spec0, data=data)
+        d = self.out / "findings" / b["dir"]
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"minimized{spec0['ext']}").write_bytes(data)
+        write_repro(d / "repro", spec, b)
+        self.log(f"minimize {sig}: {len(spec0['data'])} -> {len(data)} bytes in {evals[0]} runs")
+
+    # ----- confirmation in fresh processes
+    def confirm_all(self) -> None:
+        self.log(f"confirming in fresh processes against HEAD {git_head()}")
+        items = sorted(self.buckets.values(), key=lambda b: (b["known"] is not None, -b["count"]))
+        queue = list(items)
+        qlock = threading.Lock()
+        base = os.path.join(self.base, "fresh")
+        os.makedirs(base, exist_ok=True)
+        t_end = time.time() + self.args.confirm_total
+
+        def loop() -> None:
+            while time.time() < t_end:
+                with qlock:
+                    if not queue:
+                        return
+                    b = queue.pop(0)
+                try:
+                    self.confirm(b, base)
+                except Exception as exc:  # noqa: BLE001
+                    self.log(f"confirm {b['sig']}: harness error {exc!r}\n{traceback.format_exc()}")
+
+        threads = [threading.Thread(target=loop, daemon=True) for _ in range(self.args.jobs)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def confirm(self, b: dict[str, Any], base: str) -> None:
+        sig = b["sig"]
+        candidates: list[tuple[str, bytes]] = []
+        if b.get("minimized") is not None:
+            candidates.append(("minimized", b["minimized"]))
+        candidates.append((f"mutant-{b['smallest'][1]}", b["smallest_spec"]["data"]))
+        outcomes = []
+        slowish = b["kind"] in ("hang", "slow", "memory")
+        for candidate, data in candidates[: 1 if slowish else 2]:
+            label = candidate
+            spec = dict(b["smallest_spec"], data=data)
+            spec["runs"] = run_specs(spec)
+            only = None
+            if slowish and b["run"]:
+                only = {b["run"]}
+            results = run_fresh(spec, base, self.args.timeout, only)
+            found = analyse(spec, results, "ok", self.args.slow)
+            ok = any(f.sig == sig for f in found)
+            if slowish and b["run"]:
+                r = next((x for x in results if x and x["name"] == b["run"]), None)
+                if r is not None:
+                    ok = bool(r.get("hang")) if b["kind"] == "hang" else (
+                        r["time"] > self.args.slow if b["kind"] == "slow" else r.get("rss_kb", 0) > MEMORY_LIMIT_KB)
+                    label += f" ({r['time']:.1f}s, {r.get('rss_kb', 0) // 1024} MB{', hang' if r.get('hang') else ''})"
+            if b["kind"] == "exit3":
+                r = next((x for x in results if x and x.get("exit") == 3), None)
+                if r is not None and r.get("debug_stderr"):
+                    b["traceback"] = r["debug_stderr"].decode("utf-8", "replace")[-3000:]
+            outcomes.append(f"{label}: {'confirmed' if ok else 'NOT reproduced'}")
+            if ok and "fresh_detail" not in b:
+                f = next(x for x in found if x.sig == sig) if any(x.sig == sig for x in found) else None
+                b["fresh_detail"] = f.detail if f else ""
+        b["confirm"] = outcomes
+        self.log(f"confirm {sig}: {'; '.join(outcomes)}")
+
+    # ----- summary
+    def write_summary(self, final: bool) -> None:
+        with self.lock:
+            slow = sorted(self.slowest, reverse=True)[:10]
+            buckets = sorted(self.buckets.values(), key=lambda b: (b["known"] is not None, b["kind"], -b["count"]))
+            summary = {
+                "head": subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                       check=False).stdout.strip(),
+                "seed": self.args.seed, "mutants": self.mutants, "runs": self.runs,
+                "elapsed_s": round(time.time() - self.t0),
+                "exit_codes": {k: dict(v) for k, v in sorted(self.exit_counts.items())},
+                "tracebacks": self.tracebacks, "hangs": self.hangs,
+                "slowest": [{"time": round(t, 2), "cpu": round(c, 2), "mutant": i, "run": n, "seed": s}
+                            for t, i, n, s, c in slow],
+                "violations_by_kind": dict(self.kind_counts.most_common()),
+                "seeds_used": len(self.seed_counts), "ops": dict(self.op_counts.most_common()),
+                "findings": [{
+                    "sig": b["sig"], "kind": b["kind"], "count": b["count"], "known": b["known"],
+                    "examples": b["examples"],
+                    "smallest": b["smallest"], "detail": b["detail"], "dir": b["dir"], "run": b["run"],
+                    "seeds": dict(b["seeds"].most_common(5)),
+                    "minimized_size": len(b["minimized"]) if b.get("minimized") is not None else None,
+                    "confirm": b.get("confirm"), "fresh_detail": b.get("fresh_detail"),
+                    "first": [b.get("first_mutant"), b.get("first_head")],
+                    "last": [b.get("last_mutant"), b.get("last_head")],
+                    "traceback": b.get("traceback"),
+                } for b in buckets],
+            }
+        (self.out / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
+        lines = [f"evidence-plan fuzz campaign: HEAD {summary['head']}, seed {summary['seed']}",
+                 f"mutants {summary['mutants']}, runs {summary['runs']}, {summary['elapsed_s']} s",
+                 f"exit codes: {json.dumps(summary['exit_codes'])}",
+                 f"tracebacks: {summary['tracebacks']}, hangs: {summary['hangs']}",
+                 "slowest runs (wall, CPU):"]
+        lines += [f"  {x['time']:7.2f}s {x['cpu']:6.2f}s  mutant {x['mutant']} {x['run']} ({x['seed']})"
+                  for x in summary["slowest"]]
+        lines.append("violations by kind (mutants): "
+                     + ", ".join(f"{k}={v}" for k, v in summary["violations_by_kind"].items() if v))
+        lines.append(f"distinct findings: {len(buckets)}")
+        for f in summary["findings"]:
+            lines.append(f"- [{f['count']}] {f['sig']}" + (f"  ({f['known']})" if f["known"] else "")
+                         + f"  [first: mutant {f['first'][0]} at {f['first'][1]}; "
+                           f"last: mutant {f['last'][0]} at {f['last'][1]}]")
+            lines.append(f"    {f['detail'][:300]}")
+            if f["minimized_size"] is not None:
+                lines.append(f"    minimized to {f['minimized_size']} bytes: findings/{f['dir']}/repro/")
+            if f["confirm"]:
+                lines.append(f"    fresh process: {'; '.join(f['confirm'])}")
+        (self.out / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if final:
+            self.log("summary written: " + str(self.out / "summary.txt"))
+
+
+def write_repro(folder: Path, spec: dict[str, Any], b: dict[str, Any]) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    ws = build_workspace(dict(spec, index="repro"), str(folder))
+    final = folder / "repo"
+    os.rename(ws["repo"], final)
+    os.rmdir(ws["ws"])
+    cwd = final / Path(spec["plan_rel"]).parent
+    plan = Path(spec["plan_rel"]).name
+    evp = REPO / ".venv" / "bin" / "evidence-plan"
+    py = REPO / ".venv" / "bin" / "python"
+    lines = ["#!/bin/sh", f"# {b['sig']}", f"# {b['detail'][:300]}",
+             f'cd "$(dirname "$0")/repo/{Path(spec["plan_rel"]).parent}"']
+    args = " ".join(shlex.quote(a) for a in spec["args"])
+    lines.append(f"{evp} check --format text {args} {plan}; echo \"exit $?\"")
+    lines.append(f"{evp} compile {plan} -o /tmp/epfuzz-repro-out {args}; echo \"exit $?\"")
+    if spec["ext"] in YAML_EXTS:
+        lines.append(f"{py} -c {shlex.quote(REF_BOOTSTRAP)} check --format text {args} {plan}; "
+                     f"echo \"exit $? (reference path)\"")
+    (folder / "commands.sh").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.chmod(folder / "commands.sh", 0o755)
+    del cwd
+
+
+# --------------------------------------------------------------------------------------------
+# minimizers
+# --------------------------------------------------------------------------------------------
+
+def ddmin_lines(data: bytes, keeps: Any) -> bytes:
+    lines = data.splitlines(keepends=True)
+    n = 2
+    while len(lines) >= 2:
+        chunk = max(1, len(lines) // n)
+        removed = False
+        i = 0
+        while i < len(lines):
+            cand = lines[:i] + lines[i + chunk:]
+            if cand and keeps(b"".join(cand)):
+                lines = cand
+                removed = True
+            else:
+                i += chunk
+        if not removed:
+            if chunk == 1:
+                break
+            n = min(len(lines), n * 2)
+    return b"".join(lines)
+
+
+def shrink_long(data: bytes, keeps: Any) -> bytes:
+    """Halve long runs (100 KB strings, 5000-digit numbers, deep brackets) while it still holds."""
+    for _ in range(40):
+        runs = sorted(((m.end() - m.start(), m.start(), m.end()) for m in re.finditer(rb"(.)\1{63,}", data, re.S)),
+                      reverse=True)
+        runs += [(m.end() - m.start(), m.start(), m.end()) for m in re.finditer(rb"(?:deadbeef|1234567890){8,}", data)]
+        progress = False
+        for length, a, z in runs[:4]:
+            cand = data[:a] + data[a:a + length // 2] + data[z:]
+            if keeps(cand):
+                data = cand
+                progress = True
+                break
+        if not progress:
+            break
+    return data
+
+
+def ddmin_bytes(data: bytes, keeps: Any) -> bytes:
+    n = 2
+    while len(data) >= 2:
+        chunk = max(1, len(data) // n)
+        removed = False
+        i = 0
+        while i < len(data):
+            cand = data[:i] + data[i + chunk:]
+            if cand and keeps(cand):
+                data = cand
+                removed = True
+            else:
+                i += chunk
+        if not removed:
+            if chunk == 1:
+                break
+            n = min(len(data), n * 2)
+    return data
+
+
+# --------------------------------------------------------------------------------------------
+# self-test and --show
+# --------------------------------------------------------------------------------------------
+
+def selftest() -> int:
+    """Verify that the reference path really is forced (in-process and in a fresh child)."""
+    import compiler.fastyaml as fastyaml
+    import compiler.load as load
+
+    calls = {"ref": 0}
+    original_ref = load._parse_yaml_reference
+
+    def counting(*a: Any, **k: Any) -> Any:
+        calls["ref"] += 1
+        return original_ref(*a, **k)
+
+    load._parse_yaml_reference = counting
+    text = "items:\n  - id: a\n    change: x\n    evidence: [a.py]\n    proof: make\n"
+    load.parse_text(text, "p.yaml", "yaml")
+    default_calls = calls["ref"]
+    original = fastyaml.parse
+    fastyaml.parse = lambda *a, **k: None
+    load.parse_text(text, "p.yaml", "yaml")
+    fastyaml.parse = original
+    forced_calls = calls["ref"] - default_calls
+    print(f"in-process: reference reader calls: default path {default_calls}, forced {forced_calls}")
+    probe = ("import compiler.load as L; o = L._parse_yaml_reference; n = [0]\n"
+             "def c(*a, **k):\n    n[0] += 1\n    return o(*a, **k)\n"
+             "L._parse_yaml_reference = c\n"
+             "import atexit; atexit.register(lambda: print('REFCALLS', n[0]))\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "plan.yaml").write_text(text)
+        Path(tmp, "a.py").write_text("x = 1\n")
+        outs = []
+        for boot in ("from compiler.cli import main; raise SystemExit(main())", REF_BOOTSTRAP):
+            p = subprocess.run([sys.executable, "-c", probe + boot, "check", "--root", ".", "plan.yaml"], cwd=tmp,
+                               capture_output=True, text=True, check=False)
+            outs.append((p.returncode, p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""))
+        print(f"fresh child: default {outs[0]}, reference bootstrap {outs[1]}")
+    ok = default_calls == 0 and forced_calls == 1 and outs[0][1] == "REFCALLS 0" and outs[1][1] == "REFCALLS 1"
+    print("selftest", "OK" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+def show(args: argparse.Namespace) -> int:
+    seeds = load_seeds(Path(args.corpus) if args.corpus else REPO)
+    m = Mutator(seeds, args.seed).make(args.show)
+    spec = _spec(m)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"mutant-{m.index}{m.ext}").write_bytes(m.data)
+    print(json.dumps(m.to_dict(), indent=1))
+    _init_globals()
+    results = run_fresh(spec, tempfile.mkdtemp(prefix="epfuzz-show-"), args.timeout)
+    for r in results:
+        if r:
+            print(f"{r['name']}: exit {r['exit']} in {r['time']:.2f}s, {r['rss_kb'] // 1024} MB")
+    for f in analyse(spec, results, "ok", args.slow):
+        print(f"FINDING {f.sig}: {f.detail[:300]}")
+    write_repro(out / "repro", spec, {"sig": "show", "detail": ""})
+    return 0
+
+
+def replay(run_dir: Path, timeout: float, slow: float) -> int:
+    """Re-run every saved example of a campaign's buckets in fresh processes against the code now
+    on disk: which findings still reproduce (the code changes while campaigns run)."""
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    base = tempfile.mkdtemp(prefix="epfuzz-replay-")
+    head = git_head()
+    report = {}
+    for f in summary["findings"]:
+        rows = []
+        for meta_path in sorted((run_dir / "findings" / f["dir"]).glob("mutant-*.json")):
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            spec = dict(meta, data=meta_path.with_suffix(meta["ext"]).read_bytes())
+            spec["runs"] = run_specs(spec)
+            results = run_fresh(spec, base, timeout, {f["run"]} if f["run"] else None)
+            sigs = sorted({x.sig for x in analyse(spec, results, "ok", slow)})
+            rows.append({"mutant": meta["index"], "reproduces": f["sig"] in sigs,
+                         "exits": {r["name"]: r["exit"] for r in results if r}, "findings": sigs})
+        n = sum(r["reproduces"] for r in rows)
+        print(f"{f['sig']}: {n}/{len(rows)} saved examples reproduce at {head}", flush=True)
+        report[f["sig"]] = rows
+    (run_dir / f"replay-{head}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def _init_globals() -> None:
+    global ALLOWED_READ, ALLOWED_SPECIAL
+    from compiler.codes import CODES as codes
+
+    CODES.update(codes)
+    INPUT_CODES.update(c for c, v in codes.items() if v.input_error)
+    ALLOWED_READ, ALLOWED_SPECIAL = _allowed_roots()
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        worker_main(argv[1], float(argv[2]), float(argv[3]) if len(argv) > 3 else 20.0)
+        return 0
+    if argv[:1] == ["--child"]:
+        child_main(argv[1:])
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mutants", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0, help="first mutant index (default 0)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default="/work/fuzz/run")
+    ap.add_argument("--timeout", type=float, default=20.0, help="seconds per CLI run before it counts as a hang")
+    ap.add_argument("--slow", type=float, default=5.0, help="seconds per CLI run before it counts as slow")
+    ap.add_argument("--no-minimize", dest="minimize", action="store_false")
+    ap.add_argument("--no-confirm", dest="confirm", action="store_false")
+    ap.add_argument("--minimize-total", type=float, default=1800, help="seconds for all minimization")
+    ap.add_argument("--confirm-total", type=float, default=1200, help="seconds for all fresh-process confirmation")
+    ap.add_argument("--report-every", type=int, default=500)
+    ap.add_argument("--show", type=int, default=None, help="regenerate mutant N, run it in fresh processes")
+    ap.add_argument("--corpus", default=None,
+                    help="seed corpus folder (a campaign's OUT/corpus snapshot); "
+                         "default: a fresh snapshot of the repository")
+    ap.add_argument("--selftest", action="store_true")
+    ap.add_argument("--replay", default=None, metavar="OUT",
+                    help="re-run the saved examples of campaign OUT's findings against the current code")
+    args = ap.parse_args(argv)
+    sys.set_int_max_str_digits(0)
+    sys.setrecursionlimit(12000)
+    if args.selftest:
+        return selftest()
+    if args.show is not None:
+        return show(args)
+    if args.replay:
+        _init_globals()
+        return replay(Path(args.replay), args.timeout, args.slow)
+    _init_globals()
+    Campaign(args).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
