@@ -402,7 +402,10 @@ def _refuse_for_the_reference(text: str, name: str, limits: Limits) -> None:
     libyaml missing altogether (then the reference reads it, however long that takes)."""
     from compiler import fastyaml
 
-    doubt = fastyaml.doubt(text, max_depth=limits.max_depth, max_items=limits.max_items)
+    try:
+        doubt = fastyaml.doubt(text, max_depth=limits.max_depth, max_items=limits.max_items)
+    except fastyaml.TooManyItems as err:  # as on the first reading: the item list is too long
+        raise _too_many_items(name, err.position or (1, 1), limits) from None
     if doubt is None or (doubt.position is None and doubt.code is None):
         return
     if doubt.code == "EP002":
@@ -416,7 +419,15 @@ def _refuse_for_the_reference(text: str, name: str, limits: Limits) -> None:
                 hint="remove it, split the plan, or give it as JSON (read quickly at any size)")
 
 
-_YAML_VERSION = re.compile(r"^%YAML[ \t]+(\S+)", re.MULTILINE)
+# A directive starts a line, and YAML ends lines at \r too (a file with mixed line ends).
+def _yaml_position(text: str, offset: int) -> Position:
+    """Line and column of an offset as YAML counts lines (\\r\\n, \\r and \\n each end one), for
+    the errors found in the text rather than by a YAML reader. Error paths only."""
+    lines = re.split(r"\r\n|\r|\n", text[:offset])
+    return len(lines), len(lines[-1]) + 1
+
+
+_YAML_VERSION = re.compile(r"(?:\A|(?<=[\r\n]))%YAML[ \t]+(\S+)")
 _BAD_ESCAPE = re.compile(r"\\U(?:0*(?:[2-9a-fA-F][0-9a-fA-F]{5}|1[1-9a-fA-F][0-9a-fA-F]{4})|[0-9a-fA-F]{9,})")
 
 
@@ -430,7 +441,7 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
     version = next((v for v in _YAML_VERSION.finditer(text) if v.group(1) not in ("1.1", "1.2")), None)
     if version is not None:  # ruamel asserts on other versions, on any document
         raise _fail("EP002", f"invalid YAML: version {clip(version.group(1), 20)} is not one YAML knows", name,
-                    LineIndex(text).position(version.start(1)), hint="say %YAML 1.2, or leave the directive out")
+                    _yaml_position(text, version.start(1)), hint="say %YAML 1.2, or leave the directive out")
     yaml = YAML(typ="safe", pure=True)  # a new one each time: ruamel keeps state across calls
     yaml.max_depth = limits.max_depth  # checked while composing, before recursion runs deep
     yaml.Composer = _counting_composer(limits.max_items)
@@ -469,7 +480,7 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
     except ValueError as err:  # a \U escape past U+10FFFF: ruamel's chr() fails
         escape = _BAD_ESCAPE.search(text)
         raise _fail("EP002", "invalid YAML: an escape that is no character" if escape else f"invalid YAML: {err}",
-                    name, LineIndex(text).position(escape.start()) if escape else None,
+                    name, _yaml_position(text, escape.start()) if escape else None,
                     hint="\\U escapes go up to \\U0010FFFF" if escape else None) from None
     except MemoryError:
         raise _fail("EP007", "too large to parse in the memory available", name) from None

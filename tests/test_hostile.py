@@ -973,3 +973,17 @@ def test_fix_on_deeply_nested_json(dry_run: bool, tmp_path: Path, capsys: pytest
     assert code in (0, 1, 2), err
     if dry_run:
         assert plan.read_bytes() == before
+
+
+def test_a_long_plan_past_max_items_is_ep008_on_the_strict_path_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by fuzzing the reference path: asking libyaml why it was not sure of a long file
+    (a tab) must say EP008 when the item list is too long, not fail on it."""
+    import compiler.fastyaml
+
+    monkeypatch.setattr(compiler.fastyaml, "parse", lambda *a, **k: None)
+    path = tmp_path / "long.yaml"
+    path.write_text(_long_yaml_plan(3_000) + "x:\ty\n", encoding="utf-8")
+    code, out, err, _ = run(capsys, *CHECK, "--max-items", "10", str(path))
+    assert_clean(out + err)
+    assert (code, f"{path}:1:1: error EP008 more than 10 items" in out) == (2, True), out[:2000]

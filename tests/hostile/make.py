@@ -387,6 +387,9 @@ def cases() -> list[Case]:
              "EP005 unsupported tag !!timestamp", "7:8", what="!!timestamp is no YAML 1.2 core tag: refused, as the README says"),
         Case("yaml-seq-tag-on-a-scalar.yaml", b(plan(item("a", "    x: !!seq x\n"))), 2,
              "EP005 the tag !!seq does not fit a single value", "7:8", what="a core tag in the wrong place, named so"),
+        Case("yaml-version-after-a-carriage-return.yaml", b"# a comment\r%YAML 1.3\n---\nitems: []\n", 2,
+             "EP002 invalid YAML: version 1.3", "2:7", what="a directive after a line that ends in \\r alone"
+             " (was an internal error)"),
         # --- never executes ----------------------------------------------------------------------
         Case("yaml-marker-proof.yaml",
              b(plan("  - id: a\n    change: Do it\n    evidence: [app.py]\n"
