@@ -631,7 +631,7 @@ def bench_profile(args: argparse.Namespace) -> None:
 # so the breakdown survives refactoring; a new stage shows up as "everything else" until added.
 STAGES = {
     "compiler.load": ("read_text", "parse_text"),
-    "compiler.model": ("build_plan",),
+    "compiler.validate": ("build_plan",),
     "compiler.graph": ("build_graph", "find_cycles", "acyclic", "waves", "critical_path"),
     "compiler.checks": ("run_checks",),
     "compiler.emit": ("build_output", "dumps"),

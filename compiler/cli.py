@@ -342,7 +342,7 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
     """
     from compiler.convert import dump_json, dump_yaml, plan_data, target_for
     from compiler.load import load
-    from compiler.model import build_plan
+    from compiler.validate import build_plan
 
     kind = to or (None if target == "-" else target_for(target))
     if kind is None:

@@ -36,6 +36,7 @@ _ALL = [
     Code("EP014", "bad-evidence", "error", "an evidence reference cannot be parsed: empty path, line 0, reversed range, both `line` and `lines`"),
     Code("EP015", "invalid-id", "error", "an id breaks the id grammar: letters and digits of any script and `- _ . / :`, starting with a letter or digit, at most 128 characters"),
     Code("EP016", "confusable-id", "error", "an id mixes Latin, Cyrillic and Greek letters, or looks like another id of the plan (`cоntract` with a Cyrillic `о`)"),
+    Code("EP017", "missing-field", "error", "a field that must be given is missing (within an object that has it: an item's `id` is EP012)"),
     Code("EP101", "no-evidence", "error", "`X has no repository evidence`: the item cites no evidence"),
     Code("EP102", "no-proof", "error", "`X has no proof command`: the proof is missing or blank"),
     Code("EP103", "no-change", "error", "`X has no change`: the change is missing or blank"),

@@ -10,8 +10,9 @@ from compiler.codes import Severity
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.display import clip
 from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
-from compiler.model import Plan, build_plan
 from compiler.paths import inside, work_tree
+from compiler.validate import build_plan
+from compiler.values import Plan
 
 if TYPE_CHECKING:
     from compiler.checks import CheckContext

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from compiler.model import Plan
+from compiler.values import Plan
 
 Target = Literal["yaml", "json", "md"]
 EXTENSIONS: dict[str, Target] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "md", ".markdown": "md"}

@@ -108,3 +108,24 @@ def printable(number: int | float) -> bool:
     except ValueError:
         return False
     return True
+
+
+def kind_of(value: object) -> str:
+    """What a value is, for a message that says what was expected instead: ``text``, ``a list``,
+    ``the number 12`` (a number too long to write is described, not written)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int) and value.bit_length() > 400:
+        # repr() of an int of more than 4,300 digits raises; past 120 digits it is no message
+        return f"a number of about {int(value.bit_length() * 0.30103):,} digits"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__

@@ -16,8 +16,8 @@ from typing import Any
 from compiler.compile import CompileResult
 from compiler.diagnostics import Diagnostic
 from compiler.display import escape_surrogates
+from compiler.fields import FORMAT
 from compiler.load import STDIN
-from compiler.model import FORMAT
 from compiler.paths import relative_posix
 
 JSON_NAME = "evidence-plan.json"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import networkx as nx
 
-    from compiler.model import Item
+    from compiler.values import Item
 
 
 def build_graph(items: tuple[Item, ...]) -> nx.DiGraph:

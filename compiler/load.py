@@ -24,7 +24,7 @@ from pathlib import Path as FsPath
 from typing import Any, Literal, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
-from compiler.display import clip, escape_surrogates, printable, quoted
+from compiler.display import clip, escape_surrogates, kind_of, printable, quoted
 from compiler.sourcemap import (
     JSON_TOKEN,
     LineIndex,
@@ -631,3 +631,42 @@ def _build(root: Any, name: str, constructor: Any, limits: Limits, text: str) ->
         else:  # pragma: no cover - ruamel only composes these three node kinds
             raise _fail("EP005", "unsupported YAML node", name, _mark(node))
     return result[0], SourceMap(values, keys)
+
+
+# --- the shape of a plan -----------------------------------------------------------------------
+
+
+def _not_a_plan(doc: Document, path: Path, message: str, hint: str | None = None) -> PlanInputError:
+    pos = doc.source_map.value(path)
+    where = Location(doc.name, *pos) if pos else Location(doc.name)
+    return with_excerpt(PlanInputError(Diagnostic("EP004", f"not a plan: {message}", None, where, hint=hint)),
+                        doc.text)
+
+
+_SHAPE_HINT = "a plan is a mapping with items: [...], or a list of items"
+
+
+def plan_shape(doc: Document) -> tuple[dict[str, Any], list[Any], Path]:
+    """The plan's own fields, its item list, and where that list is (``("items",)`` or ``()``).
+    Raises PlanInputError (EP004) when the document is not a plan: no item list to read."""
+    data = doc.data
+    if isinstance(data, list):
+        if data and not any(isinstance(entry, dict) for entry in data):
+            kinds = sorted({kind_of(entry) for entry in data})
+            raise _not_a_plan(doc, (), f"a list of {', '.join(kinds)}, not of items", _SHAPE_HINT)
+        return {}, data, ()
+    if isinstance(data, dict):
+        if "items" not in data:
+            hint = "a single item? put it in a list under items:" if "id" in data else _SHAPE_HINT
+            raise _not_a_plan(doc, (), "no items", hint)
+        items = data["items"]
+        if not isinstance(items, list):
+            raise _not_a_plan(doc, ("items",), f"items must be a list, not {kind_of(items)}")
+        return data, items, ("items",)
+    if data is None:
+        content = [line for line in doc.text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        what = ("the file is empty" if doc.empty else "the document is null" if content
+                else "the file holds only comments")
+    else:
+        what = f"the document is {kind_of(data)}"
+    raise _not_a_plan(doc, (), what, _SHAPE_HINT)

@@ -12,8 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
+from compiler.fields import FORMAT
 from compiler.load import DEFAULT_LIMITS, Limits, load
-from compiler.model import FORMAT
 
 
 class _Strict(BaseModel):

@@ -52,6 +52,11 @@ UPDATE = os.environ.get("EVIDENCE_PLAN_UPDATE_CASES") == "1"
 
 # case name -> why its output differs from expected.txt today
 KNOWN_BUGS: dict[str, str] = {}
+# code -> why no plan of today's format can give it (and where it is tested instead)
+NO_CASE_YET = {
+    "EP017": "no declared field has a required part yet (an estimate's bounds will); tests/test_fields.py"
+             " declares one to test the message",
+}
 
 
 def _case_dirs() -> list[Path]:
@@ -98,7 +103,7 @@ def test_corpus_covers_every_code() -> None:
             for line in _read_expected(case)[1]:
                 if not line.startswith(" "):
                     seen.add(line.split()[2])
-    assert sorted(set(CODES) - seen) == []
+    assert sorted(set(CODES) - seen) == sorted(NO_CASE_YET)
     assert len(_case_dirs()) >= 25
     assert set(KNOWN_BUGS) <= {c.name for c in _case_dirs()}
 

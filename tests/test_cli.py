@@ -290,7 +290,7 @@ def test_convert_yaml_json_yaml_keeps_every_item_field(example: Path, tmp_path: 
     assert run("convert", str(example), str(as_json)).exit_code == 0
     assert run("convert", str(as_json), str(back)).exit_code == 0
     from compiler.load import load
-    from compiler.model import build_plan
+    from compiler.validate import build_plan
 
     original, round_trip = build_plan(load(str(example))), build_plan(load(str(back)))
     assert [i.to_dict() for i in round_trip.items] == [i.to_dict() for i in original.items]

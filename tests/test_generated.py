@@ -1,4 +1,5 @@
-"""Committed generated files (schemas/, outputs/, README codes, golden files) match the code.
+"""Committed generated files (schemas/, outputs/, README tables, golden files, the hostile corpus)
+match the code.
 
 When one of these fails, run `python tests/regenerate.py` and review the diff.
 """
@@ -21,9 +22,14 @@ CASES = regenerate.everything()
 @pytest.mark.parametrize("path", sorted(CASES), ids=lambda p: str(p.relative_to(regenerate.REPO)))
 def test_generated_file_is_current(path: Path) -> None:
     assert path.exists(), f"{path} is missing: run python tests/regenerate.py"
-    assert path.read_text(encoding="utf-8") == CASES[path], (
+    assert path.read_bytes() == CASES[path], (
         f"{path.relative_to(regenerate.REPO)} is stale: run python tests/regenerate.py and review the diff"
     )
+
+
+def test_check_mode_writes_nothing_and_finds_nothing_stale(capsys: pytest.CaptureFixture[str]) -> None:
+    assert regenerate.main(["--check"]) == 0
+    assert capsys.readouterr().out == ""
 
 
 def test_outputs_hold_the_ready_example() -> None:

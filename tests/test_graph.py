@@ -21,7 +21,7 @@ from compiler.compile import CompileResult, compile_document
 from compiler.diagnostics import Diagnostic
 from compiler.graph import acyclic, build_graph, critical_path, find_cycles, waves
 from compiler.load import parse_text
-from compiler.model import Item
+from compiler.values import Item
 
 
 def item(ident: str, *deps: str, index: int = 0) -> Item:

@@ -16,7 +16,9 @@ import pytest
 from compiler.compile import compile_document
 from compiler.diagnostics import Diagnostic, PlanInputError
 from compiler.load import Document, parse_text
-from compiler.model import Evidence, Item, Plan, build_plan, parse_reference
+from compiler.references import parse_reference
+from compiler.validate import build_plan
+from compiler.values import Evidence, Item, Plan
 
 
 def doc(text: str, name: str = "plan.yaml") -> Document:

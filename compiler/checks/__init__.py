@@ -14,7 +14,7 @@ from compiler.diagnostics import Diagnostic, Location
 if TYPE_CHECKING:
     from compiler.evidence import Repository
     from compiler.load import Document
-    from compiler.model import Item, Plan
+    from compiler.values import Item, Plan
 
 
 class CheckContext(NamedTuple):

@@ -12,7 +12,7 @@ from compiler.diagnostics import Diagnostic, Note
 from compiler.display import clip
 from compiler.display import names as shown_names
 from compiler.graph import acyclic, build_graph, find_cycles
-from compiler.model import Item
+from compiler.values import Item
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -15,7 +15,7 @@ from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic
 from compiler.display import clip, quoted
 from compiler.evidence import Repository
-from compiler.model import Evidence
+from compiler.values import Evidence
 
 
 class Finding(NamedTuple):

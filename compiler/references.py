@@ -1,0 +1,121 @@
+"""Evidence references: the string form (``path``, ``path:LINE``, ``path:START-END``,
+``path::symbol``, a URL) and the object form, parsed into Evidence values, with the reason when
+one cannot be."""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from compiler.display import quoted
+from compiler.values import Evidence
+
+
+class EvidenceFields(Protocol):
+    """The object form's fields, as the input model (or the fast path's view) gives them."""
+
+    path: str | None
+    line: int | None
+    lines: str | int | None
+    symbol: str | None
+    contains: str | None
+    url: str | None
+
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")
+_LINE_SUFFIX = re.compile(r":(-?\d+)(?:-(-?\d+))?$")
+_RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
+
+
+def _line_numbers(first: str, last: str | None) -> tuple[int, int] | str:
+    """Two line numbers from their digits, or why not."""
+    if len(first.lstrip("-")) > MAX_LINE_DIGITS or (last is not None and len(last.lstrip("-")) > MAX_LINE_DIGITS):
+        return f"a line number has more than {MAX_LINE_DIGITS} digits"
+    start = int(first)
+    return start, int(last) if last is not None else start
+
+
+def _check_range(start: int, end: int) -> str | None:
+    if start < 1 or end < 1:
+        return "line numbers start at 1"
+    if end < start:
+        return f"the range {start}-{end} is reversed"
+    return None
+
+
+# The common forms, path / path:LINE / path:START-END with no colon in the path, in one match.
+_SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,8}))?)?")
+# Line numbers have at most nine digits: no file has a billion lines, and int() refuses
+# numbers of more than 4,300 digits with an exception, not an answer.
+MAX_LINE_DIGITS = 9
+
+
+def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
+    """Parse the string form. Returns (evidence, None) or (None, why it is invalid)."""
+    m = _SIMPLE_REFERENCE.fullmatch(text)
+    if m is not None:
+        path, start, end = m.groups()
+        if path[-1] not in " \t":
+            if start is None:
+                return Evidence(path), None
+            first = int(start)
+            last = int(end) if end is not None else first
+            if last >= first:
+                return Evidence(path, first, last), None
+    text = text.strip()
+    if not text:
+        return None, "evidence is empty"
+    if _URL.match(text):
+        return Evidence(url=text), None
+    if "::" in text:
+        path, _, symbol = text.partition("::")
+        if not path or not symbol:
+            return None, f"evidence {quoted(text)} needs both a path and a symbol (path::symbol)"
+        return Evidence(path=path, symbol=symbol), None
+    m = _LINE_SUFFIX.search(text)
+    if m is None:
+        return Evidence(path=text), None
+    path = text[: m.start()]
+    if not path:
+        return None, f"evidence {quoted(text)} has no path"
+    numbers = _line_numbers(m.group(1), m.group(2))
+    if isinstance(numbers, str):
+        return None, f"evidence {quoted(text, 80)}: {numbers}"
+    start, end = numbers
+    problem = _check_range(start, end)
+    if problem:
+        return None, f"evidence {quoted(text)}: {problem}"
+    return Evidence(path=path, start=start, end=end), None
+
+
+def parse_object(obj: EvidenceFields) -> tuple[Evidence | None, str | None, str | None]:
+    """(evidence, problem, field the problem is in)."""
+    if obj.url is not None:
+        if obj.path is not None or obj.line is not None or obj.lines is not None or obj.symbol is not None:
+            return None, "evidence with a url takes no path, line, lines or symbol", "url"
+        if not _URL.match(obj.url.strip()):
+            return None, f"{quoted(obj.url)} is not a URL", "url"
+        return Evidence(url=obj.url.strip(), contains=obj.contains), None, None
+    if obj.path is None or not obj.path.strip():
+        return None, "evidence needs a path (or a url)", "path"
+    if obj.line is not None and obj.lines is not None:
+        return None, "give either line or lines, not both", "lines"
+    start = end = None
+    if obj.line is not None:
+        if obj.line < 1:
+            return None, "line numbers start at 1", "line"
+        start = end = obj.line
+    elif obj.lines is not None:
+        m = _RANGE.match(str(obj.lines))
+        if m is None:
+            return None, f"lines {str(obj.lines)[:40]!r} must be START-END, e.g. 18-24", "lines"
+        numbers = _line_numbers(m.group(1), m.group(2))
+        if isinstance(numbers, str):
+            return None, numbers, "lines"
+        start, end = numbers
+        problem = _check_range(start, end)
+        if problem:
+            return None, problem, "lines"
+    if obj.symbol is not None and start is not None:
+        return None, "give either a symbol or lines, not both", "symbol"
+    return Evidence(path=obj.path.strip(), start=start, end=end, symbol=obj.symbol, contains=obj.contains), None, None

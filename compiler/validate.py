@@ -1,0 +1,356 @@
+"""Stage 2: plain data -> validated work items, every problem a located diagnostic.
+
+The fields are declared in compiler/fields.py. Two paths read them:
+
+- the fast path (``plain_item``): a mapping whose keys are all declared fields of kinds it knows,
+  each of exactly its type, becomes an Item without pydantic; it decides nothing else and returns
+  None for anything it is not sure of;
+- the input model (compiler/input_model.py, pydantic) validates every other item, and this module
+  turns its errors into the project's diagnostics, in our words: one bad item never hides the
+  others, and no pydantic text reaches a user.
+
+A differential property test (tests/test_fields.py) holds the fast path to the input model: every
+item it accepts, the input model accepts with the same result and no diagnostic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from compiler import fields
+from compiler.diagnostics import Diagnostic, Location, did_you_mean
+from compiler.display import clip, kind_of, quoted
+from compiler.load import Document, plan_shape
+from compiler.references import EvidenceFields, parse_object, parse_reference
+from compiler.sourcemap import Path
+from compiler.values import Evidence, Item, Plan
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+_ITEM_KEYS = fields.names(fields.ITEM_FIELDS)
+_ITEM_ALIASES = fields.aliases(fields.ITEM_FIELDS)
+_EVIDENCE_KEYS = fields.names(fields.EVIDENCE_FIELDS)
+# The five commitments are the Item's own attributes; any other declared item field is an option.
+COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
+_OPTIONS = tuple(f for f in fields.ITEM_FIELDS if f.name not in COMMITMENTS)
+
+# What pydantic calls each kind of type it expects, in our words.
+_EXPECTED = {
+    "string_type": "text",
+    "list_type": "a list",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "model_type": "a mapping",
+    "dict_type": "a mapping",
+}
+
+
+def _expected(error: dict[str, Any]) -> str:
+    kind = error["type"]
+    if kind in _EXPECTED:
+        return _EXPECTED[kind]
+    if kind in ("literal_error", "enum"):
+        choices = (error.get("ctx") or {}).get("expected", "")
+        return f"one of {choices}" if choices else "one of its values"
+    if kind.startswith("greater_than") or kind.startswith("less_than"):
+        limit = (error.get("ctx") or {})
+        bound = limit.get("ge", limit.get("gt", limit.get("le", limit.get("lt", ""))))
+        words = {"greater_than_equal": "at least", "greater_than": "more than", "less_than_equal": "at most",
+                 "less_than": "less than"}
+        return f"{words.get(kind, kind)} {bound}"
+    return "a value of its field's type"  # never pydantic's own sentence
+
+
+def _at(data: Any, loc: tuple[Any, ...]) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc).replace(".[", "[")
+
+
+class _Collector:
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.out: list[Diagnostic] = []
+
+    def loc(self, path: Path, *, key: bool = False) -> Location:
+        smap = self.doc.source_map
+        pos = smap.key(path) if key else smap.value(path)
+        return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
+
+    def add(self, code: str, message: str, item: str | None, path: Path, *, key: bool = False,
+            hint: str | None = None) -> None:
+        self.out.append(Diagnostic(code, message, item, self.loc(path, key=key), hint=hint))
+
+    def pydantic(self, err: ValidationError, raw: Any, base: Path, label: str, item: str | None,
+                 keys: tuple[str, ...], rename: dict[str, str] | None = None) -> None:
+        for e in err.errors(include_url=False, include_input=False):
+            value = _at(raw, tuple(e["loc"]))
+            loc = tuple(e["loc"])
+            if rename and loc and loc[0] in rename:
+                loc = (rename[loc[0]], *loc[1:])
+            kind = e["type"]
+            if kind == "extra_forbidden":
+                name = str(loc[-1])
+                hint = did_you_mean(name, keys)
+                self.add("EP010", f"{label} has unknown field {quoted(name)}{hint}", item, (*base, *loc), key=True)
+            elif kind == "missing" and loc == ("id",):
+                self.add("EP012", f"{label} has no id", item, base)
+            elif kind == "missing":
+                self.add("EP017", f"{label} has no {_field_name(loc)}", item, (*base, *loc[:-1]))
+            else:
+                expected = _expected(dict(e))
+                actual = kind_of(value)
+                # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and
+                # booleans: never turned into text silently, but the fix is one pair of quotes.
+                quote = kind == "string_type" and isinstance(value, (bool, int, float))
+                self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
+                         (*base, *loc), hint="put it in quotes to keep it as text" if quote else None)
+
+
+def _label(raw: Any, index: int) -> tuple[str, str | None]:
+    """How messages name an item: its id when it has a usable one, else 'item N'."""
+    if isinstance(raw, dict):
+        ident = raw.get("id")
+        if isinstance(ident, str) and ident.strip():
+            return clip(ident), ident
+    return f"item {index + 1}", None
+
+
+def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
+    label, item_id = _label(raw, index)
+    if not isinstance(raw, dict):
+        col.add("EP011", f"{label} must be a mapping with id, change, evidence, depends_on and proof,"
+                f" not {kind_of(raw)}", None, base)
+        return None
+    # A key left blank (`proof:` with nothing after it) means the same as a missing one, so it
+    # gets the rule's own message ("a has no proof command"), not a type error about null.
+    data = {k: v for k, v in raw.items() if v is not None or k not in _ITEM_KEYS}
+    ok = True
+    used: dict[str, str] = {}  # a field's name -> the key the file gave it under (an alias or its own)
+    for alias, name in _ITEM_ALIASES.items():
+        if alias not in data:
+            continue
+        if name in data:
+            col.add("EP013", f"{label} gives both {name} and {alias} (an alias): keep one", item_id,
+                    (*base, alias), key=True)
+            ok = False
+        else:
+            data[name] = data[alias]
+            used[name] = alias
+        del data[alias]
+    dep_key = used.get("depends_on", "depends_on")
+    parts = 1
+    proof = data.get("proof")
+    if isinstance(proof, list) and all(isinstance(c, str) for c in proof):
+        commands = [c.strip() for c in proof if c.strip()]
+        data["proof"], parts = " && ".join(commands), len(commands)
+    from pydantic import ValidationError
+
+    from compiler.input_model import WorkItem
+
+    try:
+        model = WorkItem.model_validate(data)
+    except ValidationError as err:
+        # Locations and messages use the file's own key (dependencies, when the alias was used).
+        col.pydantic(err, data, base, label, item_id, _ITEM_KEYS, rename=used)
+        return None
+    item = _finish(model, data, index, base, col, label, item_id, dep_key, parts)
+    return item if ok else None
+
+
+def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: _Collector, label: str,
+            item_id: str | None, dep_key: str = "depends_on", parts: int = 1) -> Item | None:
+    """A validated model -> an Item: the empty-id rule and the evidence references."""
+    ok = True
+    if not model.id.strip():
+        col.add("EP012", f"{label} has an empty id", None, (*base, "id"))
+        ok = False
+    evidence: list[Evidence] = []
+    for j, entry in enumerate(model.evidence):
+        epath = (*base, "evidence", j)
+        if isinstance(entry, str):
+            ev, problem = parse_reference(entry)
+            if problem:
+                col.add("EP014", f"{label}: {problem}", item_id, epath)
+                ok = False
+            elif ev is not None:
+                evidence.append(ev)
+        elif isinstance(entry, dict):
+            from pydantic import ValidationError
+
+            from compiler.input_model import EvidenceObject
+
+            try:
+                obj = EvidenceObject.model_validate(entry)
+            except ValidationError as err:
+                col.pydantic(err, entry, epath, f"{label} evidence {j + 1}", item_id, _EVIDENCE_KEYS)
+                ok = False
+                continue
+            ev, problem, field = parse_object(cast(EvidenceFields, obj))
+            if problem:
+                col.add("EP014", f"{label}: {problem}", item_id, (*epath, field) if field in entry else epath)
+                ok = False
+            elif ev is not None:
+                evidence.append(ev)
+        else:
+            col.add("EP011", f"{label}: evidence[{j}] must be text or a mapping, not {kind_of(entry)}", item_id,
+                    epath)
+            ok = False
+    if not ok:
+        return None
+    options = tuple((f.name, getattr(model, f.name)) for f in _OPTIONS if f.name in data)
+    return Item(model.id, model.change, tuple(evidence), tuple(model.depends_on), model.proof, index, dep_key, parts,
+                options)
+
+
+def _strip_compiled(entry: Any) -> Any:
+    """A compiled file's items carry output-only facts (their wave, where a symbol was found):
+    dropped on the way back in."""
+    if not isinstance(entry, dict):
+        return entry
+    out = {k: v for k, v in entry.items() if k not in fields.COMPILED_ITEM_KEYS}
+    if isinstance(out.get("evidence"), list):
+        out["evidence"] = [
+            {k: v for k, v in ev.items() if k not in fields.COMPILED_EVIDENCE_KEYS} if isinstance(ev, dict) else ev
+            for ev in out["evidence"]
+        ]
+    return out
+
+
+# --- the fast path ----------------------------------------------------------------------------------
+
+# An option's value, by its kind, when it is plainly valid as it stands. A kind that is not here
+# is not the fast path's to decide: an item that gives such a field goes to the input model.
+_PLAIN_OPTIONS: dict[str, Callable[[Any], bool]] = {
+    "text": lambda value: type(value) is str,
+    "optional-text": lambda value: type(value) is str,
+    "ids": lambda value: type(value) is list and all(type(v) is str for v in value),
+    "optional-line": lambda value: type(value) is int and value >= 1,
+}
+# The keys the fast path decides: the five commitments (checked below) and the options it can.
+PLAIN_KEYS = frozenset((*COMMITMENTS, *(f.name for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)))
+_PLAIN_OPTION_CHECKS = tuple((f.name, _PLAIN_OPTIONS[f.kind]) for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)
+_COMMITMENT_KEYS = frozenset(COMMITMENTS)
+
+
+def plain_item(raw: Any, index: int) -> Item | None:
+    """The common case, without pydantic: a mapping of exactly-typed declared fields whose
+    evidence is all in the string form or plain objects. Returns None for anything else, which then
+    goes through the input model (the validator of record, and the source of every message)."""
+    if type(raw) is not dict or not raw.keys() <= PLAIN_KEYS:
+        return None
+    ident, change, proof = raw.get("id"), raw.get("change", ""), raw.get("proof", "")
+    evidence, depends_on = raw.get("evidence", []), raw.get("depends_on", [])
+    if (type(ident) is not str or type(change) is not str or type(proof) is not str
+            or type(evidence) is not list or type(depends_on) is not list or not ident.strip()):
+        return None
+    for dep in depends_on:
+        if type(dep) is not str:
+            return None
+    parsed = []
+    for entry in evidence:
+        ev = parse_reference(entry)[0] if type(entry) is str else _plain_evidence(entry)
+        if ev is None:
+            return None
+        parsed.append(ev)
+    options: tuple[tuple[str, Any], ...] = ()
+    if _PLAIN_OPTION_CHECKS and not raw.keys() <= _COMMITMENT_KEYS:  # an option is given: by its kind
+        found = []
+        for name, plain in _PLAIN_OPTION_CHECKS:
+            if name in raw:
+                if not plain(raw[name]):
+                    return None
+                found.append((name, raw[name]))
+        options = tuple(found)
+    return Item(ident, change, tuple(parsed), tuple(depends_on), proof, index, options=options)
+
+# The evidence object's fields, by their kinds, as the fast path takes them.
+_EVIDENCE_KIND_TYPES: dict[str, type | tuple[type, ...]] = {"optional-text": str, "optional-line": int,
+                                                              "optional-lines": (str, int)}
+_EVIDENCE_TYPES = {f.name: _EVIDENCE_KIND_TYPES[f.kind] for f in fields.EVIDENCE_FIELDS}
+
+
+class _Fields:
+    """Attribute access to an evidence mapping, as parse_object expects of a validated model."""
+
+    __slots__ = tuple(f.name for f in fields.EVIDENCE_FIELDS)
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        for key in self.__slots__:
+            setattr(self, key, entry.get(key))
+
+
+def _plain_evidence(entry: Any) -> Evidence | None:
+    """The object form without pydantic, when every field has exactly its type (else None)."""
+    if type(entry) is not dict:
+        return None
+    for key, value in entry.items():
+        expected = _EVIDENCE_TYPES.get(key)
+        if expected is None or value is None or type(value) is bool or not isinstance(value, expected):
+            return None
+    return parse_object(_Fields(entry))[0]  # type: ignore[arg-type]
+
+
+# --- the plan ---------------------------------------------------------------------------------------
+
+_PLAN_KEYS = fields.names(fields.PLAN_FIELDS)
+_COMPILED_KEYS = _PLAN_KEYS + fields.COMPILED_PLAN_KEYS
+_PLAN_TEXT = tuple(f.name for f in fields.PLAN_FIELDS if f.kind == "optional-text")
+
+
+def build_plan(doc: Document) -> Plan:
+    """Validate a loaded document. Bad items become diagnostics; only a non-plan raises."""
+    meta, raw_items, items_path = plan_shape(doc)
+    col = _Collector(doc)
+    compiled = isinstance(meta.get("format"), str) and meta["format"].startswith("evidence-plan")
+    allowed = _COMPILED_KEYS if compiled else _PLAN_KEYS
+    for key in meta:
+        if key not in allowed:
+            col.add("EP010", f"unknown plan field {quoted(key)}{did_you_mean(key, allowed)}", None, (key,), key=True)
+    text_meta: dict[str, str | None] = {}
+    for key in _PLAN_TEXT:
+        value = meta.get(key)
+        if value is not None and not isinstance(value, str):
+            col.add("EP011", f"plan field {key} must be text, not {kind_of(value)}", None, (key,))
+            value = None
+        text_meta[key] = value
+
+    if compiled:
+        raw_items = [_strip_compiled(entry) for entry in raw_items]
+    items: list[Item] = []
+    id_indexes: list[tuple[str, int]] = []
+    for index, raw in enumerate(raw_items):
+        item = plain_item(raw, index)
+        if item is not None:
+            items.append(item)
+            id_indexes.append((item.id, index))
+            continue
+        _, ident = _label(raw, index)
+        if ident is not None:
+            id_indexes.append((ident, index))
+        # Anything unusual: the input model validates it and says where it is wrong.
+        item = _item(raw, index, (*items_path, index), col)
+        if item is not None:
+            items.append(item)
+    return Plan(
+        name=text_meta["plan"],
+        goal=text_meta["goal"],
+        root=text_meta["root"],
+        items=tuple(items),
+        item_count=len(raw_items),
+        known_ids=frozenset([ident for ident, _ in id_indexes]),
+        id_indexes=tuple(id_indexes),
+        items_path=items_path,
+        diagnostics=tuple(col.out),
+    )
