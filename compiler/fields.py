@@ -99,11 +99,16 @@ PLAN_FIELDS: tuple[Field, ...] = (
     Field("items", "items", "the work items"),
 )
 
-# Keys that only a compiled evidence-plan.json holds: read past when it is read back as a plan.
+# What only a compiled evidence-plan.json holds (compiler/output_model.py describes the whole
+# document): read past when it is read back as a plan.
 COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary",
                       "critical_path")
-COMPILED_ITEM_KEYS = ("wave",)
-COMPILED_EVIDENCE_KEYS = ("resolved_lines",)
+COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
+    Field("wave", "optional-line", "1-based; absent when the plan is blocked", default=None),
+)
+COMPILED_EVIDENCE_FIELDS: tuple[Field, ...] = (
+    Field("resolved_lines", "optional-lines", "where the symbol was found, when evidence was verified", default=None),
+)
 
 
 def names(fields: tuple[Field, ...]) -> tuple[str, ...]:
@@ -130,3 +135,7 @@ def markdown_table() -> str:
                 "none" if f.default is None else f"`{f.default!r}`" if f.default != "" else "empty")
             lines.append(f"| {where} | {name} | {default} | {f.description} |")
     return "\n".join(lines) + "\n"
+
+
+COMPILED_ITEM_KEYS = names(COMPILED_ITEM_FIELDS)
+COMPILED_EVIDENCE_KEYS = names(COMPILED_EVIDENCE_FIELDS)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from compiler import fields
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.fields import FORMAT
 from compiler.load import DEFAULT_LIMITS, Limits, load
@@ -38,26 +39,43 @@ class IssueOut(_Strict):
     item: str | None = Field(description="the item's id, or null for a plan-level problem")
     location: LocationOut | None
     related: list[RelatedOut] = Field(default_factory=list, description="secondary places, e.g. each edge of a cycle")
+    hint: str | None = Field(default=None, description="how to fix it, where that is not plain from the message")
 
 
-class EvidenceOut(_Strict):
-    path: str | None = None
-    line: int | None = Field(default=None, ge=1)
-    lines: str | None = Field(default=None, pattern=r"^\d+-\d+$")
-    symbol: str | None = None
-    resolved_lines: str | None = Field(default=None, pattern=r"^\d+-\d+$",
-                                       description="where the symbol was found, when evidence was verified")
-    contains: str | None = None
-    url: str | None = None
+_CONFIG = ConfigDict(extra="forbid", strict=True)
+# The five commitments are always written; every other field only when the item gives it.
+_COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
+_OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str}
 
 
-class ItemOut(_Strict):
-    id: str
-    change: str
-    evidence: list[EvidenceOut]
-    depends_on: list[str]
-    proof: str
-    wave: int | None = Field(default=None, ge=1, description="1-based; absent when the plan is blocked")
+def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:
+    """A field as the output writes it, by its kind: normalized (lines as START-END)."""
+    options: dict[str, Any] = {"description": field.description} if described else {}
+    if field.kind == "optional-line":
+        annotation: Any = int | None
+        options["ge"] = 1
+    elif field.kind == "optional-lines":
+        annotation = str | None
+        options["pattern"] = r"^\d+-\d+$"
+    else:
+        annotation = _OUT_KINDS[field.kind]
+    return annotation, (Field(**options) if required else Field(default=None, **options))
+
+
+# Made from the field declarations (compiler/fields.py). The input's own fields are described in
+# the plan file's schema; here only what the output adds is.
+EvidenceOut: Any = create_model(  # type: ignore[call-overload]  # fields as keywords, from the declarations
+    "EvidenceOut", __config__=_CONFIG,
+    **{f.name: _out(f, described=False) for f in fields.EVIDENCE_FIELDS},
+    **{f.name: _out(f) for f in fields.COMPILED_EVIDENCE_FIELDS},
+)
+_OUT_KINDS["evidence"] = list[EvidenceOut]
+ItemOut: Any = create_model(  # type: ignore[call-overload]  # fields as keywords, from the declarations
+    "ItemOut", __config__=_CONFIG,
+    **{f.name: _out(f, required=f.name in _COMMITMENTS, described=f.name not in _COMMITMENTS)
+       for f in fields.ITEM_FIELDS},
+    **{f.name: _out(f) for f in fields.COMPILED_ITEM_FIELDS},
+)
 
 
 class SummaryOut(_Strict):
@@ -102,13 +120,26 @@ def read_compiled(path: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
     try:
         CompiledPlan.model_validate(data)
     except ValidationError as err:
-        first = err.errors(include_url=False, include_input=False)[0]
-        path_ = tuple(first["loc"])
-        pos = doc.source_map.value(path_)
-        where = ".".join(str(p) for p in path_) or "document"
-        raise PlanInputError(Diagnostic(
-            "EP011", f"evidence-plan.json does not match its schema at {where}: {first['msg']}", None,
-            Location(doc.name, *pos) if pos else Location(doc.name),
-            hint="regenerate it with evidence-plan compile",
-        )) from None
+        # Keys this version does not know are a later version's additions: read past them (the
+        # format's versioning rule, compiler/fields.py). Anything else is refused, in our words.
+        errors = [e for e in err.errors(include_url=False, include_input=False) if e["type"] != "extra_forbidden"]
+        if errors:
+            raise _not_compiled(doc, errors[0]) from None
     return data
+
+
+def _not_compiled(doc: Any, error: Any) -> PlanInputError:
+    from compiler.display import kind_of
+    from compiler.validate import expected_words, value_at
+
+    path = tuple(error["loc"])
+    pos = doc.source_map.value(path)
+    where = ".".join(str(p) for p in path) or "document"
+    problem = ("is missing" if error["type"] == "missing" else
+               f"must be {expected_words(dict(error))}, not {kind_of(value_at(doc.data, path))}")
+    return PlanInputError(Diagnostic(
+        "EP011", f"evidence-plan.json does not match its schema at {where}: {problem}", None,
+        Location(doc.name, *pos) if pos else Location(doc.name),
+        hint="regenerate it with evidence-plan compile",
+    ))
+

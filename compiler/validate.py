@@ -49,8 +49,11 @@ _EXPECTED = {
 }
 
 
-def _expected(error: dict[str, Any]) -> str:
+def expected_words(error: dict[str, Any]) -> str:
+    """What a pydantic error says was expected, in our words (never pydantic's sentence)."""
     kind = error["type"]
+    if kind == "union":
+        return str(error["words"])
     if kind in _EXPECTED:
         return _EXPECTED[kind]
     if kind in ("literal_error", "enum"):
@@ -65,7 +68,8 @@ def _expected(error: dict[str, Any]) -> str:
     return "a value of its field's type"  # never pydantic's own sentence
 
 
-def _at(data: Any, loc: tuple[Any, ...]) -> Any:
+def value_at(data: Any, loc: tuple[Any, ...]) -> Any:
+    """The value at a path of keys and indexes, or None where there is none."""
     for part in loc:
         try:
             data = data[part]
@@ -94,8 +98,8 @@ class _Collector:
 
     def pydantic(self, err: ValidationError, raw: Any, base: Path, label: str, item: str | None,
                  keys: tuple[str, ...], rename: dict[str, str] | None = None) -> None:
-        for e in err.errors(include_url=False, include_input=False):
-            value = _at(raw, tuple(e["loc"]))
+        for e in _unions_joined(err.errors(include_url=False, include_input=False), raw):
+            value = value_at(raw, tuple(e["loc"]))
             loc = tuple(e["loc"])
             if rename and loc and loc[0] in rename:
                 loc = (rename[loc[0]], *loc[1:])
@@ -109,13 +113,34 @@ class _Collector:
             elif kind == "missing":
                 self.add("EP017", f"{label} has no {_field_name(loc)}", item, (*base, *loc[:-1]))
             else:
-                expected = _expected(dict(e))
+                expected = expected_words(dict(e))
                 actual = kind_of(value)
                 # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and
                 # booleans: never turned into text silently, but the fix is one pair of quotes.
                 quote = kind == "string_type" and isinstance(value, (bool, int, float))
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
                          (*base, *loc), hint="put it in quotes to keep it as text" if quote else None)
+
+
+def _unions_joined(errors: list[Any], raw: Any) -> list[dict[str, Any]]:
+    """pydantic reports a value that fits no member of a union (``str | int``) once per member,
+    each at the field's path plus the member's name (``lines.str``, ``lines.int``): one error at
+    the field's own path, expecting any of them."""
+    out: list[dict[str, Any]] = []
+    for error in errors:
+        loc = tuple(error["loc"])
+        member = loc and type(loc[-1]) is str and type(value_at(raw, loc[:-1])) is not dict
+        if member and out and out[-1]["loc"] == loc[:-1] and out[-1].get("union"):
+            out[-1]["expected"].append(expected_words(dict(error)))
+        elif member:
+            out.append({**error, "loc": loc[:-1], "union": True, "expected": [expected_words(dict(error))]})
+        else:
+            out.append(dict(error))
+    for error in out:
+        if error.pop("union", False):
+            error["type"] = "union"
+            error["words"] = " or ".join(dict.fromkeys(error.pop("expected")))
+    return out
 
 
 def _label(raw: Any, index: int) -> tuple[str, str | None]:
@@ -239,7 +264,7 @@ _PLAIN_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "optional-line": lambda value: type(value) is int and value >= 1,
 }
 # The keys the fast path decides: the five commitments (checked below) and the options it can.
-PLAIN_KEYS = frozenset((*COMMITMENTS, *(f.name for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)))
+PLAIN_KEYS = frozenset((*COMMITMENTS, *_ITEM_ALIASES, *(f.name for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)))
 _PLAIN_OPTION_CHECKS = tuple((f.name, _PLAIN_OPTIONS[f.kind]) for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)
 _COMMITMENT_KEYS = frozenset(COMMITMENTS)
 
@@ -252,6 +277,11 @@ def plain_item(raw: Any, index: int) -> Item | None:
         return None
     ident, change, proof = raw.get("id"), raw.get("change", ""), raw.get("proof", "")
     evidence, depends_on = raw.get("evidence", []), raw.get("depends_on", [])
+    depends_key = "depends_on"
+    if "dependencies" in raw:  # the alias: alone it is depends_on; beside it, the input model's to refuse
+        if "depends_on" in raw:
+            return None
+        depends_on, depends_key = raw["dependencies"], "dependencies"
     if (type(ident) is not str or type(change) is not str or type(proof) is not str
             or type(evidence) is not list or type(depends_on) is not list or not ident.strip()):
         return None
@@ -273,7 +303,7 @@ def plain_item(raw: Any, index: int) -> Item | None:
                     return None
                 found.append((name, raw[name]))
         options = tuple(found)
-    return Item(ident, change, tuple(parsed), tuple(depends_on), proof, index, options=options)
+    return Item(ident, change, tuple(parsed), tuple(depends_on), proof, index, depends_key, options=options)
 
 # The evidence object's fields, by their kinds, as the fast path takes them.
 _EVIDENCE_KIND_TYPES: dict[str, type | tuple[type, ...]] = {"optional-text": str, "optional-line": int,

@@ -7,7 +7,7 @@ Each case runs as
 
 from the case folder, so the case folder *is* the repository root: evidence such as
 ``app/accounts.py:18-23`` is the file tests/cases/<name>/app/accounts.py. Every file in the folder
-other than the plan, expected.txt and args.txt is evidence (a case folder needs exactly one
+other than the plan, the expected.* files and args.txt is evidence (a case folder needs exactly one
 plan.yaml or plan.json at its top). Evidence may be anything a repository holds, including a
 symlink (git stores it as mode 120000).
 
@@ -28,6 +28,9 @@ A case listed in ``KNOWN_BUGS`` below shows a bug: its expected.txt says what th
 be, and the test is a strict xfail (it starts failing loudly once the bug is fixed: then delete
 the entry).
 
+A case may also hold expected.json and expected.md: the artifacts that ``compile -o out`` writes
+for it, run from a copy of the folder (so their relative paths are the same on every machine).
+
 To add a case: create the folder, the plan and the evidence files it cites, then run
 
     EVIDENCE_PLAN_UPDATE_CASES=1 python -m pytest tests/test_cases.py
@@ -39,8 +42,10 @@ something when the expectations were checked by a person, not recorded.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -127,6 +132,37 @@ def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     assert code == expected_code
     # stderr holds only the summary line of `check --format text`
     assert err.splitlines() == [_summary(expected_code, expected_lines)]
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_case_compiles_to_what_render_reads(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """compile writes both artifacts (unless the plan cannot be read), its JSON matches the
+    output model, and render reads it back to the same Markdown. A case folder may state the
+    artifacts it expects, as expected.json and expected.md (written like expected.txt)."""
+    from compiler.output_model import CompiledPlan
+
+    name = _plan_name(case)
+    copy = tmp_path / case.name  # a copy, so that the artifacts' relative paths are the same anywhere
+    shutil.copytree(case, copy, symlinks=True)
+    monkeypatch.chdir(copy)
+    monkeypatch.setenv("NO_COLOR", "1")
+    out_dir = copy / "out"
+    options = _arguments(case, name)[3:-1]
+    code = main(["compile", *options, name, "-o", "out"])
+    capsys.readouterr()
+    if code == 2:
+        assert not out_dir.exists() or not list(out_dir.iterdir())
+        return
+    compiled, markdown = out_dir / "evidence-plan.json", out_dir / "evidence-plan.md"
+    CompiledPlan.model_validate(json.loads(compiled.read_text(encoding="utf-8")))
+    assert main(["render", str(compiled), "-o", str(out_dir / "again.md")]) == 0, capsys.readouterr()
+    assert (out_dir / "again.md").read_text(encoding="utf-8") == markdown.read_text(encoding="utf-8")
+    for artifact, expected in ((compiled, case / "expected.json"), (markdown, case / "expected.md")):
+        if UPDATE and expected.exists():
+            expected.write_bytes(artifact.read_bytes())
+        if expected.exists():
+            assert artifact.read_text(encoding="utf-8") == expected.read_text(encoding="utf-8"), expected.name
 
 
 def _plural(n: int, word: str) -> str:

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from compiler.cli import main
 from compiler.compile import compile_plan
 from compiler.emit import build_output, dumps
+from compiler.output_model import CompiledPlan
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -189,6 +190,7 @@ def test_output_is_deterministic_and_the_same_from_yaml_and_json(data: dict[str,
     from_json = build_output(compile_plan(str(json_path), verify_evidence=False), folder)
     assert dumps(from_json) == dumps(build_output(compile_plan(str(json_path), verify_evidence=False), folder))
     assert without_locations(json.loads(first)) == without_locations(from_json)
+    CompiledPlan.model_validate(from_json)  # what compile writes, the output model describes
 
 
 @settings(PROFILE, max_examples=25)
@@ -314,6 +316,24 @@ def test_damaged_plans_never_crash_check(case: tuple[str, bytes], tmp_path: Path
     path = tmp_path / f"damaged{suffix}"
     path.write_bytes(content)
     _check_survives(capsys, "check", "--no-verify-evidence", str(path))
+
+
+@settings(PROFILE, max_examples=150)
+@given(case=mutations())
+def test_whatever_compile_writes_render_reads(case: tuple[str, bytes], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Blocked plans too: every document compile writes matches the output model, and render
+    reads it (a blocked plan's hints once made render refuse what compile had just written)."""
+    name, content = case
+    path = tmp_path / ("damaged.json" if name.endswith(".json") else "damaged.yaml")
+    path.write_bytes(content)
+    code = main(["compile", "--no-verify-evidence", str(path), "-o", str(tmp_path / "out")])
+    capsys.readouterr()
+    if code in (0, 1):
+        compiled = tmp_path / "out" / "evidence-plan.json"
+        CompiledPlan.model_validate(json.loads(compiled.read_text(encoding="utf-8")))
+        assert main(["render", str(compiled)]) == 0, capsys.readouterr()
+        capsys.readouterr()
 
 
 @settings(PROFILE, max_examples=100)
