@@ -636,7 +636,8 @@ STAGES = {
     "compiler.checks": ("run_checks",),
     "compiler.emit": ("build_output", "dumps"),
     "compiler.write": ("write_all_atomic",),
-    "compiler.render": ("view", "render_markdown"),
+    "compiler.view": ("plan_view",),
+    "compiler.markdown": ("page", "render_markdown"),
     "compiler.reporters": ("text",),
 }
 

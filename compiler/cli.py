@@ -145,7 +145,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     """
     from compiler.compile import compile_plan
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
-    from compiler.render import render_pieces
+    from compiler.markdown import render_pieces
 
     try:
         result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits).for_output()
@@ -303,8 +303,8 @@ def render_command(compiled: str, output: str, limits: Limits) -> int:
       evidence-plan render evidence-plan.json > PLAN.md
       evidence-plan render build/evidence-plan.json -o docs/plan.md
     """
+    from compiler.markdown import link_base, render_markdown
     from compiler.output_model import read_compiled
-    from compiler.render import link_base, render_markdown
 
     try:
         document = read_compiled(compiled, limits)
@@ -362,7 +362,7 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
     if kind == "md":
         from compiler.compile import compile_document
         from compiler.emit import build_output
-        from compiler.render import render_markdown
+        from compiler.markdown import render_markdown
 
         try:
             result = compile_document(doc, source, root=root, verify_evidence=not no_verify)
@@ -473,7 +473,7 @@ def schema_command(kind: str) -> int:
       evidence-plan schema > plan.schema.json      # for editor completion and validation
       evidence-plan schema output
     """
-    from compiler.schema import committed
+    from compiler.json_schema import committed
 
     click.echo(committed(kind), nl=False)  # type: ignore[arg-type]
     return EXIT_READY

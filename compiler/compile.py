@@ -127,7 +127,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     repo_root = chosen.path
     repo = None
     if verify_evidence:
-        from compiler.evidence import Repository
+        from compiler.repository import Repository
 
         repo = Repository(repo_root)
     guessed = repo is not None and path == STDIN and root is None and plan.root is None and work_tree(repo_root) is None

@@ -19,8 +19,8 @@ from typing import Any
 
 from compiler.compile import CompileResult, compile_document
 from compiler.display import clip, quoted
-from compiler.evidence import Repository
 from compiler.load import Document, parse_text
+from compiler.repository import Repository
 from compiler.sourcemap import Path
 
 Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
@@ -43,7 +43,7 @@ class FixError(Exception):
 
 def plan_edits(result: CompileResult) -> tuple[list[Edit], list[str]]:
     """The repairs a compiled plan allows, as edits to its document, and their descriptions."""
-    from compiler.evidence import Repository
+    from compiler.repository import Repository
 
     if not result.evidence_verified:
         return _edits(result, None)

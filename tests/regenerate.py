@@ -25,7 +25,7 @@ README_SECTIONS = {"codes": "compiler.codes", "fields": "compiler.fields"}
 
 
 def schemas() -> dict[Path, str]:
-    from compiler.schema import FILES, generate
+    from compiler.json_schema import FILES, generate
 
     return {REPO / "schemas" / name: generate(kind) for kind, name in FILES.items()}  # type: ignore[arg-type]
 
@@ -36,7 +36,7 @@ def outputs() -> dict[Path, str]:
 
     from compiler.compile import compile_plan
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
-    from compiler.render import render_markdown
+    from compiler.markdown import render_markdown
 
     cwd = os.getcwd()
     os.chdir(REPO)
@@ -81,7 +81,7 @@ def golden() -> dict[Path, str]:
 
     from compiler.compile import compile_plan
     from compiler.emit import build_output, dumps
-    from compiler.render import render_markdown
+    from compiler.markdown import render_markdown
 
     out: dict[Path, str] = {}
     folder = REPO / "tests" / "golden"

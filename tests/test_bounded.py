@@ -25,9 +25,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import evidence, suggest, symbols
+from compiler import repository as evidence
+from compiler import suggest, symbols
 from compiler.compile import CompileResult, compile_plan
-from compiler.evidence import Repository
+from compiler.repository import Repository
 
 T = TypeVar("T")
 Within = Callable[[float, Callable[[], Any]], Any]  # the conftest fixture

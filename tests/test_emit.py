@@ -93,7 +93,7 @@ def test_a_text_that_fails_to_be_made_changes_nothing(tmp_path: Path) -> None:
 
 def test_a_result_for_output_drops_the_parsed_values_and_emits_the_same(repo: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler.render import render_markdown
+    from compiler.markdown import render_markdown
 
     monkeypatch.chdir(repo)
     for plan in ("examples/duplicate-email/plan.yaml", "examples/blocked/plan.yaml"):

@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-import compiler.evidence as evidence_module
+import compiler.repository as evidence_module
 from compiler.checks.items import split_commands
 from compiler.compile import CompileResult, compile_plan, find_root
 from compiler.diagnostics import Diagnostic, PlanInputError
 from compiler.emit import build_output
-from compiler.evidence import Repository
+from compiler.repository import Repository
 
 Row = tuple[str, str | None, int | None, int | None]
 Within = Callable[[float, Callable[[], Any]], Any]  # the conftest fixture

@@ -228,7 +228,7 @@ def test_a_field_declared_once_is_validated_written_and_read_back(tmp_path: Path
     # `schema` prints the committed files: the schemas made from the declarations say it too.
     generated = subprocess.run(
         [sys.executable, "-c", NEWCOMER.split("from compiler.cli")[0]
-         + "from compiler.schema import generate\nprint(generate('input'))\nprint(generate('output'))"],
+         + "from compiler.json_schema import generate\nprint(generate('input'))\nprint(generate('output'))"],
         capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(REPO)}, check=True).stdout
     assert generated.count('"owner"') == 2 and "who does it" in generated
     for forced in (False, True):

@@ -131,7 +131,7 @@ def test_compile_grows_linearly(tmp_path: Path, shape: str) -> None:
 def test_emit_and_markdown_grow_linearly(tmp_path: Path, shape: str) -> None:
     from compiler.compile import compile_plan
     from compiler.emit import build_output, dumps
-    from compiler.render import render_markdown
+    from compiler.markdown import render_markdown
 
     documents = {}
     for n in (1_000, 10_000):
@@ -163,7 +163,7 @@ def test_a_chain_of_100000_items_compiles_and_renders_without_recursion(tmp_path
     """No stage recurses along the chain: every wave, the critical path, the JSON and the Markdown."""
     from compiler.compile import compile_plan
     from compiler.emit import build_output, dumps
-    from compiler.render import render_markdown
+    from compiler.markdown import render_markdown
 
     n = 100_000
     assert n > sys.getrecursionlimit() * 10

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from compiler.diagnostics import Diagnostic, Location
 
 if TYPE_CHECKING:
-    from compiler.evidence import Repository
     from compiler.load import Document
+    from compiler.repository import Repository
     from compiler.values import Item, Plan
 
 

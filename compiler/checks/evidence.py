@@ -1,6 +1,6 @@
 """Rules about evidence against the repository: each cited fact must be there, as cited.
 
-Verification is offline and read-only (see compiler/evidence.py for the safety rules). Every
+Verification is offline and read-only (see compiler/repository.py for the safety rules). Every
 finding points at the evidence entry in the plan (or at its ``lines``/``contains``/``symbol``
 field), and names the item.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from compiler import evidence, symbols
+from compiler import repository, symbols
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic
 from compiler.display import clip, quoted
-from compiler.evidence import Repository
+from compiler.repository import Repository
 from compiler.values import Evidence
 
 
@@ -64,7 +64,7 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     if ev.symbol is not None:
         if facts.mapped is not None:
             return Finding("EP207", f"{label} cites {ref}, but {path} is too large to search for symbols"
-                           f" (over {evidence.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
+                           f" (over {repository.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
         found = symbol_range(ev, repo)
         if found is None and repo.too_large_to_parse(ev.path):
             return Finding("EP207", f"{label} cites {ref}, but {path} is too large to search for {clip(ev.symbol)}"

@@ -1,8 +1,9 @@
-"""Stage 6: evidence-plan.json -> Markdown for people, through a jinja2 template.
+"""Stage 6: a compiled plan as Markdown, through a jinja2 template (templates/plan.md.j2).
 
-The JSON is the source of truth: everything here reads the compiled document, never the plan.
-Text from the plan is escaped for the place it lands in (Markdown text, code spans, table cells,
-link targets, Mermaid labels), so no plan can break the page or the graph.
+The page shows the view of compiler/view.py; this module escapes each piece of plan text for the
+place it lands in (Markdown text, code spans, table cells, link targets; the graph's labels are
+compiler/mermaid.py's), so that no plan can break the page: checked with cmark-gfm, GitHub's
+renderer. The template gets finished rows, by name, and does no work beyond placing them.
 """
 
 from __future__ import annotations
@@ -11,22 +12,13 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from compiler.display import UNSAFE, escape
 from compiler.paths import leaves_root, relative_posix
 
 TEMPLATE = "plan.md.j2"
-# Mermaid (and GitHub's renderer) give up on large graphs: past this many items, or past what
-# Mermaid 11 draws by default (500 edges, 50,000 characters of text, limits a diagram cannot
-# raise), the graph is left out with a sentence that says so.
-MAX_GRAPH_ITEMS = 300
-MERMAID_MAX_EDGES = 500
-MERMAID_MAX_TEXT = 50_000
-
-# Past this many items, the critical path is shown by its ends.
-MAX_PATH_SHOWN = 12
 
 # Markdown's inline punctuation, and # (a heading's closing sequence eats "Title #").
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
@@ -46,7 +38,16 @@ _HTTP = re.compile(r"https?://", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # Between the evidence lines of an item: the template writes the first line's "  - ".
 EVIDENCE_SEPARATOR = "\n  - "
-Row = tuple[str, str, str, str, str]  # an item's title, change, evidence, dependencies, proof
+
+
+class Row(NamedTuple):
+    """One item as the page shows it, each part escaped for where it lands."""
+
+    title: str
+    change: str
+    evidence: str  # the evidence lines, joined into one list body
+    depends_on: str
+    proof: str
 
 
 def md(text: Any) -> str:
@@ -89,23 +90,6 @@ def code(text: Any) -> str:
 def cell(text: str) -> str:
     """Already-escaped Markdown, made safe inside a table cell (pipes split cells, even in code)."""
     return text.replace("|", "\\|") if "|" in text else text
-
-
-def mermaid(text: Any) -> str:
-    """A quoted Mermaid label: control characters escaped, and quotes, angle brackets,
-    backticks, ``#``, ``&`` and ``%`` as entity codes, so that no plan text is Mermaid syntax
-    (``%%{init: ...}%%`` inside a label is a directive to Mermaid, wherever it stands)."""
-    s = escape(str(text))
-    for char, entity in _MERMAID_ENTITIES:
-        s = s.replace(char, entity)
-    return s
-
-
-# Mermaid marks entities internally with "ﬂ°" and "¶ß" and decodes what looks like one, so those
-# two become visible escapes first. Then "#": the entities themselves start with it. A backslash
-# (Mermaid reads "\n" as a line break) and ":" (its `style ...:...#...;` pass eats a ";") too.
-_MERMAID_ENTITIES = (("°", "\\u00b0"), ("¶", "\\u00b6"), ("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"),
-                     (">", "#gt;"), ("`", "#96;"), ("&", "#amp;"), ("%", "#37;"), ("\\", "#92;"), (":", "#58;"))
 
 
 def _href(path: str) -> str:
@@ -179,15 +163,13 @@ def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
 
 
 def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> Iterator[Row]:
-    """Each item as (title, change, evidence, dependencies, proof), each part escaped for where it
-    lands and the evidence lines joined into one list body: the template's loop runs once per
-    item, so it gets finished fragments and no work beyond placing them.
+    """Each item as a Row: the template's loop runs once per item, so it gets finished fragments.
 
     Yielded as the template reads them: a large plan's rows are never all held at once (their
     text, in the rendered page, is enough)."""
     for item in items:
         deps = item.get("depends_on")
-        yield (
+        yield Row(
             code(item["id"]),
             md(item["change"]) if item.get("change") else "_none_",
             EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
@@ -196,74 +178,27 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
         )
 
 
-def flowchart(items: list[dict[str, Any]], index: dict[str, int],
-              waves: list[list[str]]) -> tuple[str | None, str | None]:
-    """The Mermaid flowchart of the items (a subgraph per wave when there are waves, an edge per
-    dependency), or None and why it is left out: more items than MAX_GRAPH_ITEMS, or more than
-    Mermaid draws (MERMAID_MAX_EDGES, MERMAID_MAX_TEXT)."""
-    if len(items) > MAX_GRAPH_ITEMS:
-        return None, f"{len(items):,} items are more than Mermaid draws ({MAX_GRAPH_ITEMS})"
-    edges: set[tuple[int, int]] = set()
-    for n, item in enumerate(items):
-        for dep in item.get("depends_on", []):
-            if dep in index and dep != item["id"]:
-                edges.add((index[dep] + 1, n + 1))
-    if len(edges) > MERMAID_MAX_EDGES:
-        return None, f"{len(edges):,} dependencies are more than Mermaid draws ({MERMAID_MAX_EDGES})"
-    lines = ["flowchart LR"]
-    if waves:
-        for w, wave in enumerate(waves, 1):
-            lines.append(f'  subgraph wave{w}["Wave {w}"]')
-            lines += [f'    n{index[i] + 1}["{mermaid(i)}"]' for i in wave if i in index]
-            lines.append("  end")
-    else:
-        lines += [f'  n{n + 1}["{mermaid(item["id"])}"]' for n, item in enumerate(items)]
-    lines += [f"  n{a} --> n{b}" for a, b in sorted(edges)]
-    text = "\n".join(lines) + "\n"
-    if len(text) > MERMAID_MAX_TEXT:
-        return None, f"its text would be longer than Mermaid reads ({MERMAID_MAX_TEXT:,} characters)"
-    return text, None
+def page(document: dict[str, Any], base: str) -> dict[str, Any]:
+    """What the template shows: the view (compiler/view.py), escaped for Markdown."""
+    from compiler.mermaid import flowchart
+    from compiler.view import plan_view
 
-
-def view(document: dict[str, Any], base: str) -> dict[str, Any]:
-    """Everything the template shows: sections of items (computed as the template reads them),
-    graph, issues."""
-    items = document.get("items", [])
-    index: dict[str, int] = {}
-    for n, item in enumerate(items):
-        index.setdefault(item["id"], n)
+    view = plan_view(document)
+    graph, left_out = flowchart(view.graph) if view.graph is not None else (None, view.graph_left_out)
+    headline = " · ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in view.counts if n or w == "item")
+    if document.get("status") == "ready":
+        headline += f" · widest wave {document.get('summary', {}).get('widest_wave', 0)}"
     link = repository_link(base)
-    waves = document.get("waves", [])
-    graph, left_out = flowchart(items, index, waves)
-    sections: Iterator[tuple[str, Iterator[Row]]]  # read once, by the template, as it renders
-    if waves:
-        sections = ((f"Wave {n}", item_rows([items[index[i]] for i in wave if i in index], link))
-                    for n, wave in enumerate(waves, 1))
-    else:
-        sections = iter([("Items", item_rows(items, link))] if items else [])
-    summary = document.get("summary", {})
-    counts = [(summary.get("items", 0), "item")]
-    if document.get("status") == "ready":
-        counts.append((summary.get("waves", 0), "wave"))
-    counts += [(summary.get("errors", 0), "error"), (summary.get("warnings", 0), "warning")]
-    headline = " · ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in counts if n or w == "item")
-    if document.get("status") == "ready":
-        headline += f" · widest wave {summary.get('widest_wave', 0)}"
-    path = document.get("critical_path", [])
-    shown_path = [code(i) for i in (path if len(path) <= MAX_PATH_SHOWN else [*path[:8], *path[-3:]])]
-    if len(path) > MAX_PATH_SHOWN:
-        shown_path.insert(8, "…")
     return {
-        "headline": headline,
         "doc": document,
-        "title": document.get("plan") or "Plan",
-        "item_count": len(items),
-        "sections": sections,
-        "summary": summary,
+        "title": view.title,
+        "headline": headline,
+        "item_count": view.item_count,
         "graph": graph,
         "graph_left_out": left_out,
-        "critical_path": " → ".join(shown_path),
-        "critical_path_length": len(path),
+        "critical_path": " → ".join("…" if i is None else code(i) for i in view.critical_path),
+        "critical_path_length": view.critical_path_length,
+        "sections": ((section.heading, item_rows(section.items, link)) for section in view.sections),
     }
 
 
@@ -287,9 +222,9 @@ def render_pieces(document: dict[str, Any], *, base: str = ".") -> Iterator[str]
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(md=md, code=code, cell=cell, mermaid=mermaid)
+    env.filters.update(md=md, code=code, cell=cell)
     template = env.from_string(read_text("templates", TEMPLATE))
-    return _tidy(_batches(template.generate(**view(document, base))))
+    return _tidy(_batches(template.generate(**page(document, base))))
 
 
 PIECE_CHARACTERS = 1 << 20
