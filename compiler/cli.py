@@ -9,16 +9,18 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
 from compiler import __version__
+from compiler.convert import TARGETS
 from compiler.diagnostics import Diagnostic, PlanInputError
 from compiler.launch import INTERRUPTED
 from compiler.reporters import FORMATS
 
 if TYPE_CHECKING:
+    from compiler.convert import Target
     from compiler.load import Limits
     from compiler.write import Content
 
@@ -95,7 +97,12 @@ def _limit_options(command: Any) -> Any:
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         # Commands return their exit code; make it the process's (and CliRunner's) exit code.
-        code = super().invoke(ctx)
+        # A plan that cannot be read, or is not a plan, is exit 2 for every command, here.
+        try:
+            code = super().invoke(ctx)
+        except PlanInputError as err:
+            _show_input_error(err)
+            code = EXIT_INPUT
         if isinstance(code, int) and code != EXIT_READY:
             ctx.exit(code)
         return code
@@ -147,11 +154,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
     from compiler.markdown import render_pieces
 
-    try:
-        result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits).for_output()
-    except PlanInputError as err:
-        _show_input_error(err)
-        return EXIT_INPUT
+    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits).for_output()
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
     )
@@ -272,19 +275,13 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
             blocked += 1
     ordered = sort_diagnostics(diagnostics) if len(plans) > 1 else tuple(diagnostics)
     fmt = reporters.resolve_format(fmt, dict(os.environ))
+    click.echo(reporters.report(fmt, ordered, _style), nl=False, color=_color())
     if fmt == "text":
-        click.echo(reporters.text(ordered, _style), nl=False, color=_color())
         errors = sum(1 for d in ordered if d.severity == "error")
         warnings = len(ordered) - errors
         ready = len(plans) - blocked - input_errors
         _err(f"{_plural(len(plans), 'plan')}: {ready} ready, {blocked} blocked, {input_errors} unreadable"
              f" ({_plural(errors, 'error')}, {_plural(warnings, 'warning')})")
-    elif fmt == "json":
-        click.echo(reporters.as_json(ordered), nl=False)
-    elif fmt == "github":
-        click.echo(reporters.github(ordered), nl=False)
-    else:
-        click.echo(reporters.sarif(ordered, __version__), nl=False)
     if input_errors:
         return EXIT_INPUT
     return EXIT_BLOCKED if blocked else EXIT_READY
@@ -306,11 +303,7 @@ def render_command(compiled: str, output: str, limits: Limits) -> int:
     from compiler.markdown import link_base, render_markdown
     from compiler.output_model import read_compiled
 
-    try:
-        document = read_compiled(compiled, limits)
-    except PlanInputError as err:
-        _show_input_error(err)
-        return EXIT_INPUT
+    document = read_compiled(compiled, limits)
     json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
     md_dir = "." if output == "-" else os.path.dirname(output) or "."
     markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))
@@ -320,7 +313,7 @@ def render_command(compiled: str, output: str, limits: Limits) -> int:
 @cli.command("convert")
 @click.argument("source", metavar="IN")
 @click.argument("target", metavar="OUT")
-@click.option("--to", "to", type=click.Choice(["yaml", "json", "md"]), default=None,
+@click.option("--to", "to", type=click.Choice(TARGETS), default=None,
               help="Output format; needed when OUT is -, else taken from OUT's extension.")
 @_evidence_options
 @_limit_options
@@ -340,51 +333,23 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
       evidence-plan convert plan.yaml - --to md | less
       evidence-plan convert --no-verify-evidence plan.yaml /tmp/PLAN.md
     """
-    from compiler.convert import dump_json, dump_yaml, plan_data, target_for
-    from compiler.load import load
-    from compiler.validate import build_plan
+    from compiler.convert import convert, target_for
 
-    kind = to or (None if target == "-" else target_for(target))
+    kind = cast("Target | None", to) or (None if target == "-" else target_for(target))
     if kind is None:
         raise click.UsageError(
-            "give --to yaml|json|md when OUT is -" if target == "-"
+            f"give --to {'|'.join(TARGETS)} when OUT is -" if target == "-"
             else f"cannot tell the format of {target!r}: use .yaml, .yml, .json or .md, or --to"
         )
     if to and target != "-" and target_for(target) not in (None, to):
         raise click.UsageError(f"--to {to} disagrees with the extension of {target!r}")
-    try:
-        doc = load(source, limits=limits)
-        plan = build_plan(doc)
-    except PlanInputError as err:
-        _show_input_error(err)
-        return EXIT_INPUT
     out_dir = "." if target == "-" else os.path.dirname(target) or "."
-    if kind == "md":
-        from compiler.compile import compile_document
-        from compiler.emit import build_output
-        from compiler.markdown import render_markdown
-
-        try:
-            result = compile_document(doc, source, root=root, verify_evidence=not no_verify)
-        except PlanInputError as err:
-            _show_input_error(err)
-            return EXIT_INPUT
-        document = build_output(result, out_dir)
-        text = render_markdown(document, base=document["root"])
-    else:
-        if plan.diagnostics:
-            _show_diagnostics(plan.diagnostics)
-            _err(f"{doc.name}: not converted: fix the items above first")
-            return EXIT_BLOCKED
-        root = None
-        if plan.root is not None:
-            from compiler.compile import plan_folder
-            from compiler.paths import relative_posix
-
-            root = relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)
-        data = plan_data(plan, root)
-        text = dump_yaml(data) if kind == "yaml" else dump_json(data)
-    return _output(target, text)
+    converted = convert(source, kind, out_dir, root=root, verify_evidence=not no_verify, limits=limits)
+    if converted.text is None:
+        _show_diagnostics(converted.diagnostics)
+        _err(f"{converted.name}: not converted: fix the items above first")
+        return EXIT_BLOCKED
+    return _output(target, converted.text)
 
 
 @cli.command("fix")
@@ -411,12 +376,9 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
 
     if plan == "-":
         raise click.UsageError("fix edits a file in place: give its path, not -")
+    doc, text = load_with_text(plan, limits=limits)
     try:
-        doc, text = load_with_text(plan, limits=limits)
         outcome = fix_document(doc, text, plan, root=root)
-    except PlanInputError as err:
-        _show_input_error(err)
-        return EXIT_INPUT
     except FixError as err:
         _err(f"{plan}: error: {err}")
         return EXIT_BLOCKED
@@ -480,7 +442,8 @@ def schema_command(kind: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return its exit code; the only place that turns exceptions into codes."""
+    """Run the CLI and return its exit code: the one place that turns click's exits, Ctrl-C, a
+    closed pipe and bugs into codes (a plan's input errors are the command group's, above)."""
     import gc
 
     # One short-lived process that builds millions of objects and few reference cycles: with

@@ -8,18 +8,66 @@ evidence-plan.json, which is the source of truth.
 from __future__ import annotations
 
 import io
+import os
 import re
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
-from compiler.values import Plan
+if TYPE_CHECKING:
+    from compiler.diagnostics import Diagnostic
+    from compiler.load import Limits
+    from compiler.values import Plan
 
 Target = Literal["yaml", "json", "md"]
+TARGETS: tuple[Target, ...] = get_args(Target)
 EXTENSIONS: dict[str, Target] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "md", ".markdown": "md"}
 
 
 def target_for(path: str) -> Target | None:
-    return EXTENSIONS.get(Path(path).suffix.lower())
+    return EXTENSIONS.get(os.path.splitext(path)[1].lower())
+
+
+class Conversion(NamedTuple):
+    """What ``convert`` made: the text, or (a plan whose items do not fit the format) none and
+    the diagnostics that say why."""
+
+    name: str  # the plan's name, as diagnostics call it
+    text: str | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+def convert(source: str, kind: Target, out_dir: str, *, root: str | None = None, verify_evidence: bool = True,
+            limits: Limits | None = None) -> Conversion:
+    """Convert the plan at ``source`` (``-``: stdin) to ``kind``, to be written in ``out_dir``
+    (relative paths in the result are made from there).
+
+    YAML and JSON hold the normalized items, and only a plan whose items are valid converts;
+    Markdown is the rendering of the compiled plan, ready or blocked (evidence is checked against
+    ``root`` unless ``verify_evidence`` is off). Raises ``PlanInputError`` when ``source`` cannot be
+    read or is not a plan.
+    """
+    from compiler.load import DEFAULT_LIMITS, load
+
+    doc = load(source, limits=limits or DEFAULT_LIMITS)
+    if kind == "md":
+        from compiler.compile import compile_document
+        from compiler.emit import build_output
+        from compiler.markdown import render_markdown
+
+        document = build_output(compile_document(doc, source, root=root, verify_evidence=verify_evidence), out_dir)
+        return Conversion(doc.name, render_markdown(document, base=document["root"]))
+    from compiler.validate import build_plan
+
+    plan = build_plan(doc)
+    if plan.diagnostics:
+        return Conversion(doc.name, None, tuple(plan.diagnostics))
+    own_root = None
+    if plan.root is not None:
+        from compiler.compile import plan_folder
+        from compiler.paths import relative_posix
+
+        own_root = relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)
+    data = plan_data(plan, own_root)
+    return Conversion(doc.name, dump_yaml(data) if kind == "yaml" else dump_json(data))
 
 
 def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:

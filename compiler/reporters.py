@@ -164,7 +164,26 @@ def sarif(diagnostics: Sequence[Diagnostic], version: str) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-FORMATS = ("auto", "text", "json", "github", "sarif")
+def _sarif(diagnostics: Sequence[Diagnostic], style: Style) -> str:
+    from compiler import __version__
+
+    return sarif(diagnostics, __version__)
+
+
+# The report formats, each one function of the same shape: diagnostics (and a style, which only
+# text uses) in, the report out. `check --format` offers these and ``auto``.
+REPORTERS: dict[str, Callable[[Sequence[Diagnostic], Style], str]] = {
+    "text": text,
+    "json": lambda diagnostics, style: as_json(diagnostics),
+    "github": lambda diagnostics, style: github(diagnostics),
+    "sarif": _sarif,
+}
+FORMATS = ("auto", *REPORTERS)
+
+
+def report(fmt: str, diagnostics: Sequence[Diagnostic], style: Style = _plain) -> str:
+    """The diagnostics in the report format ``fmt`` (a name of REPORTERS)."""
+    return REPORTERS[fmt](diagnostics, style)
 
 
 def resolve_format(fmt: str, environ: dict[str, str]) -> str:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from compiler import reporters
+from compiler import __version__, reporters
 from compiler.diagnostics import Diagnostic, Location, Note
 
 CYCLE = Diagnostic(
@@ -81,3 +81,13 @@ def test_sarif_lists_rules_results_and_related_locations() -> None:
 )
 def test_auto_format(fmt: str, environ: dict[str, str], expected: str) -> None:
     assert reporters.resolve_format(fmt, environ) == expected
+
+
+def test_every_format_is_one_reporter_and_auto_resolves_to_one() -> None:
+    assert reporters.FORMATS == ("auto", *reporters.REPORTERS)
+    assert reporters.report("text", [CYCLE]) == reporters.text([CYCLE])
+    assert reporters.report("json", [CYCLE]) == reporters.as_json([CYCLE])
+    assert reporters.report("github", [CYCLE]) == reporters.github([CYCLE])
+    assert json.loads(reporters.report("sarif", [CYCLE]))["runs"][0]["tool"]["driver"]["version"] == __version__
+    for environ in ({}, {"GITHUB_ACTIONS": "true"}):
+        assert reporters.resolve_format("auto", environ) in reporters.REPORTERS

@@ -1,0 +1,75 @@
+"""compiler.convert.convert: the library half of `evidence-plan convert`, called from Python."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compiler.convert import TARGETS, convert, target_for
+from compiler.diagnostics import PlanInputError
+
+PLAN = """\
+plan: Small
+root: .
+items:
+  - id: a
+    change: Do a
+    evidence: [README.md:1]
+    proof: pytest
+  - id: b
+    change: Do b
+    evidence: [README.md:1]
+    depends_on: [a]
+    proof: pytest
+"""
+
+
+@pytest.fixture
+def plan(tmp_path: Path) -> Path:
+    (tmp_path / "README.md").write_text("# Small\n")
+    path = tmp_path / "plan.yaml"
+    path.write_text(PLAN)
+    return path
+
+
+def test_every_target_has_an_extension() -> None:
+    assert {target_for(f"x.{kind}") for kind in TARGETS} == set(TARGETS)
+    assert target_for("x.YML") == "yaml" and target_for("x.txt") is None and target_for(".yaml") is None
+
+
+def test_json_holds_the_items_and_the_root_seen_from_the_output_folder(plan: Path, tmp_path: Path) -> None:
+    converted = convert(str(plan), "json", str(tmp_path / "out"))
+    assert converted.name == str(plan) and converted.diagnostics == ()
+    data = json.loads(converted.text or "")
+    assert data["root"] == ".."  # the plan's folder, seen from out/
+    assert [item["id"] for item in data["items"]] == ["a", "b"]
+    assert data["items"][1]["depends_on"] == ["a"]
+
+
+def test_yaml_converts_back_to_the_same_items(plan: Path, tmp_path: Path) -> None:
+    yaml_text = convert(str(plan), "yaml", str(plan.parent)).text or ""
+    again = tmp_path / "again.yaml"
+    again.write_text(yaml_text)
+    assert convert(str(again), "json", str(plan.parent)) == convert(str(plan), "json", str(plan.parent))._replace(
+        name=str(again))
+
+
+def test_markdown_is_the_rendering_of_the_compiled_plan(plan: Path) -> None:
+    text = convert(str(plan), "md", str(plan.parent)).text or ""
+    assert text.startswith("# Small\n\n**Status: ready** · 2 items · 2 waves")
+    assert "[`README.md:1`](README.md#L1)" in text
+
+
+def test_a_plan_whose_items_do_not_fit_is_not_converted_and_says_why(plan: Path) -> None:
+    plan.write_text(PLAN.replace("depends_on: [a]", "depends_on: 3"))
+    converted = convert(str(plan), "yaml", str(plan.parent))
+    assert converted.text is None
+    assert [(d.code, d.item, d.location and d.location.line) for d in converted.diagnostics] == [("EP011", "b", 11)]
+
+
+def test_an_unreadable_plan_raises_the_input_error(tmp_path: Path) -> None:
+    with pytest.raises(PlanInputError) as raised:
+        convert(str(tmp_path / "missing.yaml"), "json", str(tmp_path))
+    assert raised.value.diagnostic.code == "EP001"
