@@ -10,6 +10,19 @@ from typing import Any, TypeVar
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+HOSTILE = REPO / "tests" / "hostile"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test run on a file of the hostile corpus is a hostile test, wherever it is written
+    (the corpus is large and slow by design): it carries the ``hostile`` mark, so the inner loop
+    leaves it out. See pyproject.toml's markers."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if params is not None and any(
+            isinstance(value, Path) and value.is_relative_to(HOSTILE) for value in params.params.values()
+        ):
+            item.add_marker(pytest.mark.hostile)
 
 
 @pytest.fixture

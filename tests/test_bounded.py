@@ -30,6 +30,8 @@ from compiler import suggest, symbols
 from compiler.compile import CompileResult, compile_plan
 from compiler.repository import Repository
 
+pytestmark = pytest.mark.performance  # not in the inner loop: see pyproject.toml's markers
+
 T = TypeVar("T")
 Within = Callable[[float, Callable[[], Any]], Any]  # the conftest fixture
 REPO = Path(__file__).resolve().parent.parent

@@ -1262,6 +1262,7 @@ def test_proof_list_is_joined_in_the_output(std_repo: Path) -> None:
 # --- speed ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.performance
 def test_verification_is_fast(tmp_path: Path) -> None:
     """2,000 files, 4,000 evidence entries: verification costs well under two seconds. Generous
     on purpose (a noisy 2-core machine); the real measurement belongs to the benchmark."""

@@ -103,6 +103,7 @@ def test_waves_of_a_graph_with_a_cycle_raise() -> None:
         waves(build_graph(items({"a": ["b"], "b": ["a"], "c": []})))
 
 
+@pytest.mark.performance
 def test_long_chain_has_no_recursion_limit() -> None:
     n = 100_000
     assert n > sys.getrecursionlimit() * 10
@@ -268,6 +269,7 @@ def test_ep301_without_a_close_name() -> None:
     assert result.diagnostics[0].message == "implementation depends on unknown items: x, y"
 
 
+@pytest.mark.performance
 def test_ep301_did_you_mean_is_bounded() -> None:
     """4,000 items, each depending on an unknown id: difflib compared every unknown id with every
     id (1,000: 1.3-2.8 s, 2,000: 5.7-9.5 s, 4,000: 22-44 s). One suggester over the ids answers

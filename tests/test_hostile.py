@@ -32,6 +32,8 @@ import pytest
 
 from compiler.cli import main
 
+pytestmark = pytest.mark.hostile  # not in the inner loop: see pyproject.toml's markers
+
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 REPO = HOSTILE.parent.parent
 CHECK = ["check", "--format", "text", "--no-verify-evidence"]

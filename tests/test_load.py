@@ -451,6 +451,7 @@ def billion_laughs(levels: int = 9, width: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.hostile
 def test_alias_bomb_is_refused_quickly() -> None:
     start = time.perf_counter()
     d = refused(parse_text, billion_laughs(), "plan.yaml", "yaml")

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.performance  # not in the inner loop: see pyproject.toml's markers
+
 REPO = Path(__file__).resolve().parent.parent
 # The benchmark script, loaded by path (benchmarks/ is not a package): its plan generators and its
 # reading of `python -X importtime` are the ones these smoke tests reduce.
