@@ -72,8 +72,8 @@ MEMORY_TARGET = 4 << 30  # peak RSS at 1,000,000 items
 # Modules that a command must not import: jinja2 only renders; ruamel.yaml reads a valid YAML
 # plan only where libyaml (PyYAML's C parser) is missing: see not_needed().
 NOT_NEEDED = {
-    ("check", "yaml"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml"),
-    ("check", "json"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml"),
+    ("check", "yaml"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml", "pydantic", "pydantic_core", "networkx"),
+    ("check", "json"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml", "pydantic", "pydantic_core", "networkx"),
     ("compile", "json"): ("ruamel", "_ruamel_yaml"),
     ("compile", "yaml"): ("ruamel", "_ruamel_yaml"),
 }
