@@ -176,6 +176,7 @@ def test_random_plans_compile_into_valid_waves(data: dict[str, Any], tmp_path: P
         assert all(wave_of[d] < wave_of[ident] for d in needs), (ident, needs)
         assert wave_of[ident] == 1 + max((wave_of[d] for d in needs), default=0), "as early as possible"
     assert [item.id for item in result.plan.items] == [item["id"] for item in data["items"]], "input order"
+    CompiledPlan.model_validate(build_output(result, folder))  # what compile writes, the output model describes
 
 
 @settings(PROFILE, max_examples=30)
@@ -203,6 +204,7 @@ def test_compiled_json_reads_back_as_the_same_plan(data: dict[str, Any], tmp_pat
     assert main(["compile", "--no-verify-evidence", str(path), "-o", str(out_dir)]) == 0, capsys.readouterr()
     capsys.readouterr()
     original = compile_plan(str(path), verify_evidence=False)
+    CompiledPlan.model_validate_json((out_dir / "evidence-plan.json").read_bytes())
     again = compile_plan(str(out_dir / "evidence-plan.json"), verify_evidence=False)
     assert again.status == "ready"
     assert [i.to_dict() for i in again.plan.items] == [i.to_dict() for i in original.plan.items]
