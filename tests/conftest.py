@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from support import STANDARD_FILES, git_repo
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "hostile"
@@ -29,6 +30,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def repo() -> Path:
     """The repository root (examples/, outputs/, schemas/ ...)."""
     return REPO
+
+
+@pytest.fixture
+def std_repo(tmp_path: Path) -> Path:
+    """The standard repository of the code tables: ``STANDARD_FILES`` (tests/support.py) in a git
+    work tree ``repo``, with a file ``outside.txt`` next to it and a symlink ``link.txt`` inside it
+    that leads there."""
+    root = git_repo(tmp_path / "repo", STANDARD_FILES)
+    (tmp_path / "outside.txt").write_text("secret\n", encoding="utf-8")
+    (root / "link.txt").symlink_to(tmp_path / "outside.txt")
+    return root
 
 
 @pytest.fixture

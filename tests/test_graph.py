@@ -1,12 +1,14 @@
-"""Stage 4: compiler.graph (waves, cycles, critical path) and the dependency and item checks
-(EP1xx, EP3xx) seen through compiler.compile.compile_document.
+"""Stage 4: compiler.graph: building the dependency graph, waves, cycles, the plain-Python
+acyclic check, the critical path, and a compiled plan's waves (examples and a property: any DAG
+compiles to a ready plan with consistent waves).
+
+The dependency checks that use the graph (EP301-EP304) are tests/checks/test_dependencies.py.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import textwrap
 import time
 from itertools import pairwise
 from typing import Any
@@ -15,10 +17,9 @@ import networkx as nx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import compile_yaml
 
-from compiler.checks import dependencies
 from compiler.compile import CompileResult, compile_document
-from compiler.diagnostics import Diagnostic
 from compiler.graph import acyclic, build_graph, critical_path, find_cycles, waves
 from compiler.load import parse_text
 from compiler.values import Item
@@ -31,16 +32,6 @@ def item(ident: str, *deps: str, index: int = 0) -> Item:
 def items(spec: dict[str, list[str]]) -> tuple[Item, ...]:
     """{"a": ["b"]} -> items in that order; a depends on b."""
     return tuple(item(k, *v, index=n) for n, (k, v) in enumerate(spec.items()))
-
-
-def compile_yaml(text: str) -> CompileResult:
-    doc = parse_text(textwrap.dedent(text).lstrip("\n"), "plan.yaml", "yaml")
-    return compile_document(doc, "plan.yaml", verify_evidence=False)
-
-
-def rows(diagnostics: tuple[Diagnostic, ...]) -> list[tuple[str, str | None, int | None, int | None]]:
-    return [(d.code, d.item, d.location.line if d.location else None, d.location.column if d.location else None)
-            for d in diagnostics]
 
 
 DUPLICATE_EMAIL = {
@@ -231,270 +222,7 @@ def test_critical_path(spec: dict[str, list[str]], expected: list[str]) -> None:
     assert critical_path(graph, waves(graph)) == expected
 
 
-# --- dependency checks through compile_document --------------------------------------------------
-
-BASE = """
-items:
-  - id: contract
-    change: Define it
-    evidence: [a.py]
-    proof: make a
-  - id: implementation
-    change: Do it
-    evidence: [b.py]
-    proof: make b
-"""
-
-
-def test_ep301_unknown_dependency_with_did_you_mean() -> None:
-    result = compile_yaml(BASE + "    depends_on: [contrat]\n")
-    (d,) = result.diagnostics
-    assert rows(result.diagnostics) == [("EP301", "implementation", 10, 18)]
-    assert d.message == "implementation depends on unknown items: contrat (did you mean contract?)"
-    assert result.status == "blocked" and result.waves == () and result.critical_path == ()
-
-
-def test_ep301_several_unknown_names_one_diagnostic_at_the_first() -> None:
-    result = compile_yaml(BASE + "    depends_on: [contract, contrat, zebra, implementaton, zebra]\n")
-    assert rows(result.diagnostics) == [("EP301", "implementation", 10, 28), ("EP304", "implementation", 10, 59)]
-    assert result.diagnostics[0].message == (
-        "implementation depends on unknown items: contrat, zebra, implementaton"
-        " (did you mean contract for contrat, implementation for implementaton?)"
-    )
-
-
-def test_ep301_without_a_close_name() -> None:
-    result = compile_yaml(BASE + "    depends_on:\n      - x\n      - y\n")
-    assert rows(result.diagnostics) == [("EP301", "implementation", 11, 9)]
-    assert result.diagnostics[0].message == "implementation depends on unknown items: x, y"
-
-
-@pytest.mark.performance
-def test_ep301_did_you_mean_is_bounded() -> None:
-    """4,000 items, each depending on an unknown id: difflib compared every unknown id with every
-    id (1,000: 1.3-2.8 s, 2,000: 5.7-9.5 s, 4,000: 22-44 s). One suggester over the ids answers
-    the same while its work budget lasts, in plan order, then stops: this plan took 281 s
-    before on a loaded machine, 0.6 s after."""
-    import difflib
-
-    n = 4000
-    ids = [f"step-{k:05d}" for k in range(n)]
-    plan = {"items": [{"id": ident, "change": "c", "evidence": ["a.py"], "proof": "true",
-                       "depends_on": [f"stp-{k:05d}" if k % 2 else f"unknown-{k:05d}-x"]}
-                      for k, ident in enumerate(ids)]}
-    doc = parse_text(json.dumps(plan), "plan.json", "json")
-    started = time.perf_counter()
-    result = compile_document(doc, "plan.json", verify_evidence=False)
-    seconds = time.perf_counter() - started
-    found = [d for d in result.diagnostics if d.code == "EP301"]
-    assert len(found) == n
-    hinted = [d for d in found if "did you mean" in d.message]
-    assert hinted and found[:len(hinted) * 2][1::2] == hinted  # the first typos, in plan order
-    assert hinted[0].message == f"{ids[1]} depends on unknown items: stp-00001 (did you mean step-00001?)"
-    assert difflib.get_close_matches("stp-00001", ids, n=1) == ["step-00001"]
-    assert seconds < 2.0, seconds
-
-
-def test_ep301_through_the_dependencies_alias() -> None:
-    result = compile_yaml(BASE + "    dependencies: [contract, nope]\n")
-    assert rows(result.diagnostics) == [("EP301", "implementation", 10, 30)]
-
-
-def test_ep302_self_dependency() -> None:
-    result = compile_yaml(BASE + "    depends_on: [contract, implementation, implementation]\n")
-    assert [r for r in rows(result.diagnostics) if r[0] == "EP302"] == [("EP302", "implementation", 10, 28)]
-    assert result.diagnostics[0].message == "implementation depends on itself"
-    assert result.status == "blocked"
-
-
-CYCLE = """
-items:
-  - id: a
-    change: x
-    evidence: [a.py]
-    depends_on: [b]
-    proof: p
-  - id: b
-    change: x
-    evidence: [a.py]
-    depends_on:
-      - c
-    proof: p
-  - id: c
-    change: x
-    evidence: [a.py]
-    dependencies: [ok, a]
-    proof: p
-  - id: ok
-    change: x
-    evidence: [a.py]
-    proof: p
-"""
-
-
-def test_ep303_cycle_message_and_one_note_per_edge() -> None:
-    result = compile_yaml(CYCLE)
-    (d,) = result.diagnostics
-    assert rows(result.diagnostics) == [("EP303", "a", 5, 18)]
-    assert d.message == "dependency cycle among: a, b, c (a -> b -> c -> a)"
-    assert [(n.message, n.location.line, n.location.column) for n in d.notes if n.location] == [
-        ("a depends on b", 5, 18),
-        ("b depends on c", 11, 9),
-        ("c depends on a", 16, 24),
-    ]
-    assert result.status == "blocked" and result.waves == ()
-
-
-def test_ep303_two_cycles_two_diagnostics() -> None:
-    result = compile_yaml("""
-        items:
-          - {id: y, change: x, evidence: [a.py], proof: p, depends_on: [x]}
-          - {id: x, change: x, evidence: [a.py], proof: p, depends_on: [y]}
-          - {id: b, change: x, evidence: [a.py], proof: p, depends_on: [a]}
-          - {id: a, change: x, evidence: [a.py], proof: p, depends_on: [b]}
-    """)
-    assert [(d.code, d.item, d.message) for d in result.diagnostics] == [
-        ("EP303", "x", "dependency cycle among: x, y (x -> y -> x)"),
-        ("EP303", "a", "dependency cycle among: a, b (a -> b -> a)"),
-    ]
-    assert rows(result.diagnostics) == [("EP303", "x", 3, 65), ("EP303", "a", 5, 65)]
-
-
-def test_compile_orders_with_one_graph_and_no_separate_cycle_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A plan that is ready after the other checks is ordered by networkx, which finds any cycle
-    as it goes: the plain-Python check that `check` uses does not run as well."""
-    def refuse(*_: object) -> bool:
-        raise AssertionError("acyclic() ran during compile")
-
-    monkeypatch.setattr(dependencies, "acyclic", refuse)
-    with pytest.raises(AssertionError, match="acyclic"):  # what `check` runs, and compile must not
-        compile_document(parse_text(textwrap.dedent(CYCLE), "plan.yaml", "yaml"), "plan.yaml",
-                         verify_evidence=False, order=False)
-    assert compile_yaml(CYCLE).diagnostics[0].message == "dependency cycle among: a, b, c (a -> b -> c -> a)"
-    ready = compile_yaml(BASE + "    depends_on: [contract]\n")
-    assert ready.waves == (("contract",), ("implementation",))
-    assert ready.critical_path == ("contract", "implementation")
-
-
-BLOCKED_WITH_CYCLES = CYCLE + """
-  - id: lost
-    change: x
-    proof: p
-    depends_on: [x, y]
-  - id: x
-    change: x
-    evidence: [a.py]
-    depends_on: [y]
-    proof: p
-  - id: y
-    change: x
-    evidence: [a.py]
-    depends_on: [x]
-    proof: p
-"""
-
-
-@pytest.mark.parametrize("text", [CYCLE, BLOCKED_WITH_CYCLES, BASE])
-def test_check_and_compile_report_the_same_cycles(text: str) -> None:
-    """compile finds cycles while ordering a plan (networkx), check and a plan blocked already
-    without ordering it (a plain topological sort first): the same diagnostics either way."""
-    doc = parse_text(textwrap.dedent(text).lstrip("\n"), "plan.yaml", "yaml")
-    compiled = compile_document(doc, "plan.yaml", verify_evidence=False)
-    checked = compile_document(doc, "plan.yaml", verify_evidence=False, order=False)
-    assert compiled.diagnostics == checked.diagnostics
-    assert checked.waves == () and checked.critical_path == ()
-
-
-def test_a_blocked_plan_still_reports_each_cycle() -> None:
-    result = compile_yaml(BLOCKED_WITH_CYCLES)
-    assert [d.code for d in result.diagnostics].count("EP303") == 2
-    assert "EP101" in [d.code for d in result.diagnostics]
-    assert result.status == "blocked" and result.waves == ()
-
-
-def test_warnings_ep304_and_ep105_leave_the_plan_ready() -> None:
-    result = compile_yaml("""
-        items:
-          - id: a
-            change: x
-            evidence: [a.py:3, {path: a.py, line: 3}, a.py:3-4]
-            proof: p
-          - id: b
-            change: y
-            evidence: [b.py]
-            depends_on: [a, a]
-            proof: p
-    """)
-    assert rows(result.diagnostics) == [("EP105", "a", 4, 24), ("EP304", "b", 9, 21)]
-    assert [d.message for d in result.diagnostics] == ["a cites a.py:3 twice", "b lists dependency a twice"]
-    assert {d.severity for d in result.diagnostics} == {"warning"}
-    assert result.status == "ready"
-    assert result.waves == (("a",), ("b",))
-    assert result.count("warning") == 2 and result.count("error") == 0
-
-
-# --- item checks through compile_document ---------------------------------------------------------
-
-ITEM_CHECKS = [
-    # (the second item's body, code, message, line, column)
-    ("    change: x\n    evidence: []\n    proof: p\n", "EP101", "b has no repository evidence", 8, 15),
-    ("    change: x\n    proof: p\n", "EP101", "b has no repository evidence", 6, 5),
-    ("    change: x\n    evidence: [a.py]\n", "EP102", "b has no proof command", 6, 5),
-    ("    change: x\n    evidence: [a.py]\n    proof: '  '\n", "EP102", "b has no proof command", 9, 12),
-    ("    evidence: [a.py]\n    proof: p\n", "EP103", "b has no change", 6, 5),
-    ("    change: ''\n    evidence: [a.py]\n    proof: p\n", "EP103", "b has no change", 7, 13),
-]
-
-
-@pytest.mark.parametrize(("body", "code", "message", "line", "column"), ITEM_CHECKS)
-def test_item_checks(body: str, code: str, message: str, line: int, column: int) -> None:
-    text = "items:\n  - id: a\n    change: x\n    evidence: [a.py]\n    proof: p\n  - id: b\n" + body
-    result = compile_document(parse_text(text, "plan.yaml", "yaml"), "plan.yaml", verify_evidence=False)
-    (d,) = result.diagnostics
-    assert rows(result.diagnostics) == [(code, "b", line, column)]
-    assert d.message == message
-    assert result.status == "blocked"
-
-
-def test_item_with_nothing_gets_three_errors() -> None:
-    result = compile_yaml("items:\n  - id: a\n")
-    assert rows(result.diagnostics) == [("EP101", "a", 2, 5), ("EP102", "a", 2, 5), ("EP103", "a", 2, 5)]
-
-
-def test_ep104_duplicate_id_names_the_first_line() -> None:
-    result = compile_yaml("""
-        items:
-          - id: a
-            change: x
-            evidence: [a.py]
-            proof: p
-          - id: b
-            change: x
-            evidence: [a.py]
-            proof: p
-          - id: a
-            change: again
-            evidence: [a.py]
-            proof: p
-          - {id: a, change: thrice, evidence: [a.py], proof: p}
-    """)
-    assert rows(result.diagnostics) == [("EP104", "a", 10, 9), ("EP104", "a", 14, 10)]
-    for d in result.diagnostics:
-        assert d.message == "duplicate id a (first defined at line 2)"
-        assert [(n.message, n.location.line, n.location.column) for n in d.notes if n.location] == [
-            ("a first defined here", 2, 9),
-        ]
-
-
-def test_duplicate_ids_do_not_make_phantom_cycles() -> None:
-    # only the first `a` is in the graph; the second one's dependency on b is no edge
-    result = compile_yaml("""
-        items:
-          - {id: a, change: x, evidence: [a.py], proof: p}
-          - {id: b, change: x, evidence: [a.py], proof: p, depends_on: [a]}
-          - {id: a, change: x, evidence: [a.py], proof: p, depends_on: [b]}
-    """)
-    assert [d.code for d in result.diagnostics] == ["EP104"]
+# --- a compiled plan's waves and critical path ------------------------------------------------------
 
 
 def test_ready_plan_waves_and_critical_path() -> None:

@@ -1,7 +1,8 @@
 """Stage 1: compiler.load and compiler.sourcemap.
 
 Loading YAML and JSON into plain data, the position (1-based line, column) of every value and
-key, format detection, and every way a file is refused as input (EP001..EP005, exit 2).
+key, format detection, and every way a file is refused as input (EP001..EP005, exit 2; EP004, a
+document that is no plan, as compiler.validate.build_plan meets it through load.plan_shape).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 from compiler.diagnostics import Diagnostic, PlanInputError
 from compiler.load import DEFAULT_LIMITS, Document, load, parse_text
+from compiler.validate import build_plan
 
 
 def yaml(text: str) -> Document:
@@ -379,6 +381,52 @@ def test_json_same_key_in_sibling_objects_is_not_a_duplicate() -> None:
 def test_json_duplicate_key_in_a_later_object() -> None:
     d = refused(json_doc, '{"x": {"a": 1}, "y": {"a": 1,\n "a": 3}}')
     assert (d.code, d.message, where(d)) == ("EP003", "duplicate key 'a' (first at line 1)", (2, 2))
+
+
+# --- EP004: not a plan (plan_shape, as build_plan calls it) ---------------------------------------
+
+NOT_A_PLAN = [
+    ("42\n", "not a plan: the document is the number 42", (1, 1)),
+    ("just text\n", "not a plan: the document is text", (1, 1)),
+    ("", "not a plan: the file is empty", (1, 1)),
+    ("# nothing but a comment\n", "not a plan: the file holds only comments", (1, 1)),
+    ("- a\n- 2\n", "not a plan: a list of text, the number 2, not of items", (1, 1)),
+    ("plan: x\ngoal: y\n", "not a plan: no items", (1, 1)),
+    ("id: a\nchange: x\n", "not a plan: no items", (1, 1)),
+    ("plan: x\nitems: a, b\n", "not a plan: items must be a list, not text", (2, 8)),
+    ("items:\n  a: 1\n", "not a plan: items must be a list, not a mapping", (2, 3)),
+    pytest.param(
+        "items:\n", "not a plan: items must be a list, not null", (1, None),
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "position"), NOT_A_PLAN)
+def test_ep004_not_a_plan(text: str, message: str, position: tuple[int, int | None]) -> None:
+    with pytest.raises(PlanInputError) as info:
+        build_plan(parse_text(text, "plan.yaml", "yaml"))
+    d = info.value.diagnostic
+    assert (d.code, d.item, d.message) == ("EP004", None, message)
+    assert d.location is not None
+    line, column = position
+    assert d.location.line == line
+    if column is not None:
+        assert d.location.column == column
+    assert d.input_error
+
+
+def test_ep004_single_item_gets_a_hint() -> None:
+    with pytest.raises(PlanInputError) as info:
+        build_plan(yaml("id: a\nchange: x\n"))
+    assert info.value.diagnostic.hint == "a single item? put it in a list under items:"
+
+
+def test_ep004_in_json() -> None:
+    with pytest.raises(PlanInputError) as info:
+        build_plan(json_doc('{"plan": "x",\n "items": {"a": 1}}'))
+    d = info.value.diagnostic
+    assert d.location is not None
+    assert (d.code, d.location.line, d.location.column) == ("EP004", 2, 11)
 
 
 # --- EP005: YAML features that plans refuse ------------------------------------------------------

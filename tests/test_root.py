@@ -1,24 +1,198 @@
-"""How far a plan may move its repository root: a plan's ``root:`` stays inside the git work tree
-that holds it (or its folder, outside git); ``--root`` is the user's choice and is trusted (EP208).
+"""Where the repository root is, and how far a plan may move it (compiler.compile.find_root, with
+compiler/paths.py).
 
-The attack: in CI, a plan from a pull request with ``root: ../../../..`` and evidence such as
-``etc/passwd:1`` with ``contains:`` would make the compiler an oracle that answers questions
-about any file of the runner. (Where the root is found at all is tested in test_evidence.py.)
+Where: by a fixed order, --root, then the plan's ``root:``, then the git work tree holding the
+plan (a ``.git`` folder, or a ``.git`` file in a worktree; git is never run), then the plan's
+folder (the working folder for a plan read from standard input). A root that is not a folder is
+EP006; evidence is resolved against the root, and the output names it relative to itself.
+
+How far: a plan's ``root:`` stays inside the git work tree that holds it (or its folder, outside
+git); ``--root`` is the user's choice and is trusted (EP208). The attack: in CI, a plan from a
+pull request with ``root: ../../../..`` and evidence such as ``etc/passwd:1`` with ``contains:``
+would make the compiler an oracle that answers questions about any file of the runner.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from support import codes, git_repo, make_tree, write_plan
 
 from compiler.cli import main
 from compiler.compile import compile_plan, find_root
-from compiler.diagnostics import Location
+from compiler.diagnostics import Location, PlanInputError
+from compiler.emit import build_output
 from compiler.paths import inside, work_tree
+
+# --- where the root is found ----------------------------------------------------------------------
+
+SIMPLE_ITEMS = """\
+items:
+  - id: a
+    change: c
+    proof: pytest
+    evidence: [marker.txt]
+"""
+
+
+def same(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> dict[str, Path]:
+    """outer/ is a git work tree holding inner/plan.yaml (root: ../sub); other/ is elsewhere."""
+    outer = git_repo(tmp_path / "outer", {"marker.txt": "git\n"})
+    sub = make_tree(outer / "sub", {"marker.txt": "root key\n"})
+    inner = make_tree(outer / "inner", {"marker.txt": "folder\n"})
+    other = make_tree(tmp_path / "other", {"marker.txt": "flag\n"})
+    with_key = write_plan(inner, "root: ../sub\n" + SIMPLE_ITEMS, "with-key.yaml")
+    without_key = write_plan(inner, SIMPLE_ITEMS, "without-key.yaml")
+    nogit = make_tree(tmp_path / "nogit", {"marker.txt": "plain folder\n"})
+    loose = write_plan(nogit, SIMPLE_ITEMS)
+    return {"outer": outer, "sub": sub, "inner": inner, "other": other, "with_key": with_key,
+            "without_key": without_key, "nogit": nogit, "loose": loose}
+
+
+def test_root_flag_beats_root_key(layout: dict[str, Path]) -> None:
+    result = compile_plan(str(layout["with_key"]), root=str(layout["other"]))
+    assert same(result.root, layout["other"])
+    assert result.status == "ready"
+
+
+def test_root_key_beats_git(layout: dict[str, Path]) -> None:
+    assert same(compile_plan(str(layout["with_key"])).root, layout["sub"])
+
+
+def test_git_beats_plan_folder(layout: dict[str, Path]) -> None:
+    assert same(compile_plan(str(layout["without_key"])).root, layout["outer"])
+
+
+def test_plan_folder_when_no_git(layout: dict[str, Path]) -> None:
+    assert same(compile_plan(str(layout["loose"])).root, layout["nogit"])
+
+
+def test_nearest_git_wins(layout: dict[str, Path]) -> None:
+    nested = git_repo(layout["outer"] / "vendor" / "lib", {"marker.txt": "nested\n"})
+    plan = write_plan(nested / "deep" / "er", SIMPLE_ITEMS)
+    assert same(compile_plan(str(plan)).root, nested)
+
+
+def test_git_file_marks_a_worktree(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path / "worktree", {"marker.txt": "x\n", ".git": "gitdir: /elsewhere/.git/worktrees/w\n"})
+    plan = write_plan(tree / "plans", SIMPLE_ITEMS)
+    result = compile_plan(str(plan))
+    assert same(result.root, tree)
+    assert result.status == "ready"
+
+
+def test_git_is_never_run(layout: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"a process was started: {args!r}")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    monkeypatch.setattr(os, "system", refuse)
+    assert same(compile_plan(str(layout["without_key"])).root, layout["outer"])
+
+
+def test_root_flag_is_relative_to_the_working_folder(layout: dict[str, Path], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert same(compile_plan(str(layout["with_key"]), root="other").root, layout["other"])
+
+
+def test_root_key_is_relative_to_the_plan_not_the_working_folder(layout: dict[str, Path],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(layout["other"])
+    assert same(compile_plan(str(layout["with_key"])).root, layout["sub"])
+    monkeypatch.chdir(layout["inner"])
+    assert same(compile_plan("with-key.yaml").root, layout["sub"])
+
+
+def test_stdin_plan_finds_the_root_from_the_working_folder(layout: dict[str, Path],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(layout["inner"])
+    result = compile_plan("-", stdin=io.BytesIO(SIMPLE_ITEMS.encode()))
+    assert same(result.root, layout["outer"])
+    assert result.status == "ready"
+    assert build_output(result, layout["inner"])["root"] == ".."
+
+
+def test_evidence_is_resolved_against_the_root(layout: dict[str, Path]) -> None:
+    (layout["outer"] / "only-at-git-root.txt").write_text("x\n", encoding="utf-8")
+    plan = write_plan(layout["inner"], SIMPLE_ITEMS.replace("marker.txt", "only-at-git-root.txt"), "p.yaml")
+    assert compile_plan(str(plan)).status == "ready"
+    blocked = compile_plan(str(plan), root=str(layout["other"]))
+    assert codes(blocked) == ["EP201"]
+
+
+@pytest.mark.parametrize("how", ["flag-missing", "flag-file", "key-missing", "key-file"])
+def test_root_that_is_not_a_folder_is_ep006(layout: dict[str, Path], how: str) -> None:
+    (layout["inner"] / "a-file").write_text("x\n", encoding="utf-8")
+    target = "nowhere" if how.endswith("missing") else "a-file"
+    root: str | None = None
+    if how.startswith("flag"):
+        plan, root = layout["without_key"], str(layout["inner"] / target)
+    else:
+        plan = write_plan(layout["inner"], f"root: {target}\n" + SIMPLE_ITEMS, "bad-root.yaml")
+    with pytest.raises(PlanInputError) as info:
+        compile_plan(str(plan), root=root)
+    d = info.value.diagnostic
+    assert d.code == "EP006"
+    assert d.input_error
+    assert "is not a folder" in d.message
+    assert target in d.message
+    assert d.location is not None and d.location.file == str(plan)
+    # The plan's root: is pointed at; --root is no place in the plan.
+    assert (d.location.line, d.location.column) == ((1, 7) if how.startswith("key") else (None, None))
+
+
+def test_find_root_directly(layout: dict[str, Path]) -> None:
+    name = str(layout["without_key"])
+    assert same(find_root(name, None, None, name).path, layout["outer"])
+    assert same(find_root(name, "../sub", None, name).path, layout["sub"])
+    assert same(find_root(name, "../sub", str(layout["other"]), name).path, layout["other"])
+
+
+def test_json_root_is_relative(layout: dict[str, Path], tmp_path: Path) -> None:
+    result = compile_plan(str(layout["without_key"]))
+    for out_dir, expected in [(layout["inner"], ".."), (layout["outer"], "."),
+                              (tmp_path / "build", "../outer")]:
+        document = build_output(result, out_dir)
+        assert document["root"] == expected
+        assert not os.path.isabs(document["root"])
+        assert document["evidence_verified"] is True
+    text = json.dumps(build_output(result, layout["inner"]))
+    assert str(tmp_path) not in text  # no absolute path anywhere in the output
+
+
+def test_cli_root_option_and_bad_root(layout: dict[str, Path]) -> None:
+    from click.testing import CliRunner
+
+    from compiler.cli import cli
+
+    runner = CliRunner()
+    plan = str(layout["without_key"])
+    assert runner.invoke(cli, ["check", plan]).exit_code == 0  # the git root has marker.txt
+    (layout["other"] / "marker.txt").unlink()
+    missing = runner.invoke(cli, ["check", "--root", str(layout["other"]), plan])
+    assert missing.exit_code == 1
+    assert "EP201" in missing.output
+    assert runner.invoke(cli, ["check", "--no-verify-evidence", "--root", str(layout["other"]), plan]).exit_code == 0
+    bad = runner.invoke(cli, ["check", "--root", str(layout["inner"] / "nowhere"), plan])
+    assert bad.exit_code == 2
+    assert "EP006" in bad.output
+
+
+# --- how far a plan may move it (EP208) -----------------------------------------------------------
 
 ORACLE = """\
 root: {root}

@@ -1,7 +1,12 @@
-"""Stage 2: compiler.model.build_plan on loaded documents.
+"""Stage 2: compiler.validate.build_plan on loaded documents: the field validation codes
+EP010-EP014 (unknown fields, wrong types, missing ids, conflicting fields, bad evidence), the
+items it makes (``to_input``, ``to_dict``), the shapes of plan files, and one bad item never
+hiding the others.
 
-Every model diagnostic is asserted with its exact code, item and line (and column where the
-place is unambiguous); evidence references parse into ``Evidence`` values that round-trip.
+Every diagnostic is asserted with its exact code, item and line (and column where the place is
+unambiguous). Elsewhere: how evidence references parse into ``Evidence`` values is
+tests/test_references.py; a document that is no plan at all (EP004, compiler.load.plan_shape)
+tests/test_load.py; the checks that run on validated items tests/checks/.
 """
 
 from __future__ import annotations
@@ -9,14 +14,13 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
+from support import rows
 
 from compiler.compile import compile_document
-from compiler.diagnostics import Diagnostic, PlanInputError
+from compiler.diagnostics import Diagnostic
 from compiler.load import Document, parse_text
-from compiler.references import parse_reference
 from compiler.validate import build_plan
 from compiler.values import Evidence, Item, Plan
 
@@ -28,18 +32,6 @@ def doc(text: str, name: str = "plan.yaml") -> Document:
 
 def plan(text: str, name: str = "plan.yaml") -> Plan:
     return build_plan(doc(text, name))
-
-
-Row = tuple[str, str | None, int | None, int | None]
-
-
-def rows(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> list[Row]:
-    """(code, item, line, column) of each diagnostic, in order."""
-    out = []
-    for d in diagnostics:
-        loc = d.location
-        out.append((d.code, d.item, loc.line if loc else None, loc.column if loc else None))
-    return out
 
 
 def only(p: Plan) -> Diagnostic:
@@ -292,74 +284,7 @@ def test_several_bad_evidence_entries_are_all_reported() -> None:
     assert rows(p.diagnostics) == [("EP014", "a", 4, 9), ("EP014", "a", 6, 9), ("EP011", "a", 7, 9)]
 
 
-# --- Evidence parsing ---------------------------------------------------------------------------
-
-STRING_FORMS = [
-    ("app/x.py", Evidence(path="app/x.py"), "app/x.py"),
-    ("app/x.py:18", Evidence(path="app/x.py", start=18, end=18), "app/x.py:18"),
-    ("app/x.py:18-24", Evidence(path="app/x.py", start=18, end=24), "app/x.py:18-24"),
-    ("app/x.py:7-7", Evidence(path="app/x.py", start=7, end=7), "app/x.py:7"),
-    ("app/x.py::create_account", Evidence(path="app/x.py", symbol="create_account"), "app/x.py::create_account"),
-    ("app/x.py::Accounts.create", Evidence(path="app/x.py", symbol="Accounts.create"), "app/x.py::Accounts.create"),
-    ("https://example.org/spec#3", Evidence(url="https://example.org/spec#3"), "https://example.org/spec#3"),
-    ("  docs/api.md:3  ", Evidence(path="docs/api.md", start=3, end=3), "docs/api.md:3"),
-    ("Makefile", Evidence(path="Makefile"), "Makefile"),
-]
-
-
-@pytest.mark.parametrize(("text", "evidence", "ref"), STRING_FORMS)
-def test_string_evidence(text: str, evidence: Evidence, ref: str) -> None:
-    assert parse_reference(text) == (evidence, None)
-    assert evidence.ref() == ref
-    assert evidence.to_input() == ref
-    assert parse_reference(evidence.to_input())[0] == evidence  # type: ignore[arg-type]
-
-
-OBJECT_FORMS = [
-    ({"path": "app/x.py"}, Evidence(path="app/x.py"), "app/x.py"),
-    ({"path": "app/x.py", "line": 18}, Evidence(path="app/x.py", start=18, end=18), "app/x.py:18"),
-    ({"path": "app/x.py", "lines": "18-24"}, Evidence(path="app/x.py", start=18, end=24), "app/x.py:18-24"),
-    ({"path": "app/x.py", "lines": 18}, Evidence(path="app/x.py", start=18, end=18), "app/x.py:18"),
-    ({"path": "app/x.py", "symbol": "f"}, Evidence(path="app/x.py", symbol="f"), "app/x.py::f"),
-    ({"url": "https://example.org"}, Evidence(url="https://example.org"), "https://example.org"),
-    (
-        {"path": "app/x.py", "lines": "18-24", "contains": "def create"},
-        Evidence(path="app/x.py", start=18, end=24, contains="def create"),
-        {"path": "app/x.py", "lines": "18-24", "contains": "def create"},
-    ),
-    (
-        {"path": "app/x.py", "line": 3, "contains": "x = 1"},
-        Evidence(path="app/x.py", start=3, end=3, contains="x = 1"),
-        {"path": "app/x.py", "line": 3, "contains": "x = 1"},
-    ),
-    (
-        {"path": "app/x.py", "symbol": "f", "contains": "return"},
-        Evidence(path="app/x.py", symbol="f", contains="return"),
-        {"path": "app/x.py", "symbol": "f", "contains": "return"},
-    ),
-    # A path that would read back differently as a string keeps the object form.
-    ({"path": "notes:12"}, Evidence(path="notes:12"), {"path": "notes:12"}),
-    ({"path": "https://x.org/a"}, Evidence(path="https://x.org/a"), {"path": "https://x.org/a"}),
-]
-
-
-@pytest.mark.parametrize(("entry", "evidence", "as_input"), OBJECT_FORMS)
-def test_object_evidence(entry: dict[str, Any], evidence: Evidence, as_input: Any) -> None:
-    p = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [entry]}]}), "plan.json", "json"))
-    assert p.diagnostics == ()
-    assert p.items[0].evidence == (evidence,)
-    assert evidence.to_input() == as_input
-    # round trip: what to_input writes reads back to the same evidence
-    again = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [as_input]}]}), "plan.json", "json"))
-    assert again.items[0].evidence == (evidence,)
-
-
-def test_url_evidence_with_contains_round_trips() -> None:
-    entry = {"url": "https://example.org/spec", "contains": "409"}
-    p = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [entry]}]}), "plan.json", "json"))
-    evidence = p.items[0].evidence[0]
-    assert evidence == Evidence(url="https://example.org/spec", contains="409")
-    assert evidence.to_input() == entry
+# --- Items as values --------------------------------------------------------------------------------
 
 
 def test_item_to_input_and_to_dict() -> None:
@@ -426,50 +351,6 @@ def test_compiled_plan_still_rejects_other_unknown_fields() -> None:
     assert rows(p.diagnostics) == [("EP010", None, 5, 1), ("EP010", "a", 7, 22)]
 
 
-NOT_A_PLAN = [
-    ("42\n", "not a plan: the document is the number 42", (1, 1)),
-    ("just text\n", "not a plan: the document is text", (1, 1)),
-    ("", "not a plan: the file is empty", (1, 1)),
-    ("# nothing but a comment\n", "not a plan: the file holds only comments", (1, 1)),
-    ("- a\n- 2\n", "not a plan: a list of text, the number 2, not of items", (1, 1)),
-    ("plan: x\ngoal: y\n", "not a plan: no items", (1, 1)),
-    ("id: a\nchange: x\n", "not a plan: no items", (1, 1)),
-    ("plan: x\nitems: a, b\n", "not a plan: items must be a list, not text", (2, 8)),
-    ("items:\n  a: 1\n", "not a plan: items must be a list, not a mapping", (2, 3)),
-    pytest.param(
-        "items:\n", "not a plan: items must be a list, not null", (1, None),
-    ),
-]
-
-
-@pytest.mark.parametrize(("text", "message", "position"), NOT_A_PLAN)
-def test_ep004_not_a_plan(text: str, message: str, position: tuple[int, int | None]) -> None:
-    with pytest.raises(PlanInputError) as info:
-        build_plan(parse_text(text, "plan.yaml", "yaml"))
-    d = info.value.diagnostic
-    assert (d.code, d.item, d.message) == ("EP004", None, message)
-    assert d.location is not None
-    line, column = position
-    assert d.location.line == line
-    if column is not None:
-        assert d.location.column == column
-    assert d.input_error
-
-
-def test_ep004_single_item_gets_a_hint() -> None:
-    with pytest.raises(PlanInputError) as info:
-        plan("id: a\nchange: x\n")
-    assert info.value.diagnostic.hint == "a single item? put it in a list under items:"
-
-
-def test_ep004_in_json() -> None:
-    with pytest.raises(PlanInputError) as info:
-        plan('{"plan": "x",\n "items": {"a": 1}}', "plan.json")
-    d = info.value.diagnostic
-    assert d.location is not None
-    assert (d.code, d.location.line, d.location.column) == ("EP004", 2, 11)
-
-
 # --- One bad item never hides the others -----------------------------------------------------------
 
 
@@ -520,37 +401,3 @@ def test_invalid_items_ids_are_known_no_cascading_ep301() -> None:
     assert result.diagnostics[1].message == "b depends on unknown items: zz"
     assert result.status == "blocked"
     assert result.waves == ()
-
-
-def test_duplicate_id_of_an_invalid_item_is_still_reported() -> None:
-    result = compile_document(doc("""
-        items:
-          - id: a
-            change: x
-            evidence: [a.py]
-            proof: p
-            colour: red
-          - id: a
-            change: y
-            evidence: [a.py]
-            proof: p
-    """), "plan.yaml", verify_evidence=False)
-    assert rows(result.diagnostics) == [("EP010", "a", 6, 5), ("EP104", "a", 7, 9)]
-
-
-def test_blank_field_means_missing_and_is_located_on_its_own_line() -> None:
-    """`change:` left blank is the same as no change (EP103), located on its own line, not on the
-    next token where ruamel places the empty value."""
-    text = """
-        items:
-          - id: a
-            change:
-            evidence: [a.py]
-            proof: p
-    """
-    doc = parse_text(textwrap.dedent(text).lstrip("\n"), "plan.yaml", "yaml")
-    assert build_plan(doc).diagnostics == ()
-    result = compile_document(doc, "plan.yaml", verify_evidence=False)
-    assert [(d.code, d.item, d.location.line if d.location else None) for d in result.diagnostics] == [
-        ("EP103", "a", 3),
-    ]

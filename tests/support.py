@@ -1,0 +1,196 @@
+"""Helpers shared by the test modules that compile plans: small repositories built in
+``tmp_path`` (which is not inside a git repository: the tests create ``.git`` themselves where
+root discovery matters), one-item plans, the rows of a result's diagnostics, and a recorder of
+every file opened.
+
+Imported by name (``from support import ...``): pytest puts tests/ on ``sys.path`` for its
+conftest.py, which holds the fixture ``std_repo`` built from ``STANDARD_FILES`` below.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import os
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.compile import CompileResult, compile_document, compile_plan
+from compiler.diagnostics import Diagnostic
+from compiler.load import parse_text
+
+Row = tuple[str, str | None, int | None, int | None]
+
+# --- repositories and plans ---------------------------------------------------------------------
+
+
+def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Create ``files`` (relative path -> text or bytes) under ``root``; a path ending in ``/``
+    is a folder. Returns ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        target = root / rel
+        if rel.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+    return root
+
+
+def git_repo(root: Path, files: dict[str, str | bytes] | None = None) -> Path:
+    """A folder that looks like a git work tree (a ``.git`` folder; git is never run)."""
+    make_tree(root, files or {})
+    (root / ".git").mkdir(exist_ok=True)
+    return root
+
+
+def write_plan(folder: Path, text: str, name: str = "plan.yaml") -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def one_item_plan(evidence_yaml: str, proof: str = "pytest") -> str:
+    """A plan with one item ``it``; its evidence list starts on line 6 (entries at column 7)."""
+    return (
+        "items:\n"
+        "  - id: it\n"
+        "    change: c\n"
+        f"    proof: {proof}\n"
+        "    evidence:\n"
+        f"{evidence_yaml}"
+    )
+
+
+def compile_in(root: Path, plan_text: str, **kwargs: Any) -> CompileResult:
+    return compile_plan(str(write_plan(root, plan_text)), **kwargs)
+
+
+def compile_yaml(text: str) -> CompileResult:
+    doc = parse_text(textwrap.dedent(text).lstrip("\n"), "plan.yaml", "yaml")
+    return compile_document(doc, "plan.yaml", verify_evidence=False)
+
+
+PY_SOURCE = '''\
+import functools
+
+LIMIT = 3
+TIMEOUT: int = 5
+
+
+def plain():
+    return 1
+
+
+@functools.cache
+@functools.wraps(plain)
+def decorated():
+    return 2
+
+
+class Accounts:
+    kind = "user"
+
+    @property
+    def create(self):
+        return 3
+
+    class Inner:
+        def deep(self):
+            pass
+
+
+async def fetch():
+    def local():
+        pass
+    return local
+'''
+
+# The standard repository of the code tables: root ``repo`` (a git work tree), with a file
+# ``outside.txt`` next to it and a symlink ``link.txt`` inside it that leads there.
+STANDARD_FILES: dict[str, str | bytes] = {
+    "a.txt": "alpha\nbeta\ngamma\n",
+    "empty.txt": "",
+    "app/accounts.py": PY_SOURCE,
+    "docs/guide.md": "# Guide\n\n## Install steps\n",
+    "data.bin": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
+}
+
+
+# --- results --------------------------------------------------------------------------------------
+
+
+def rows(diagnostics: Sequence[Diagnostic]) -> list[Row]:
+    """(code, item, line, column) of each diagnostic, in order."""
+    return [(d.code, d.item, d.location.line if d.location else None,
+             d.location.column if d.location else None) for d in diagnostics]
+
+
+def codes(result: CompileResult) -> list[str]:
+    return [d.code for d in result.diagnostics]
+
+
+def only(result: CompileResult, code: str) -> Diagnostic:
+    found = [d for d in result.diagnostics if d.code == code]
+    assert len(found) == 1, [(d.code, d.message) for d in result.diagnostics]
+    return found[0]
+
+
+# --- what is opened ----------------------------------------------------------------------------------
+
+
+class OpenRecorder:
+    """Records every path opened through builtins.open, io.open, os.open and pathlib."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.paths: list[str] = []
+        real_open = builtins.open
+        real_os_open = os.open
+        real_read_bytes = Path.read_bytes
+        real_read_text = Path.read_text
+        real_path_open = Path.open
+        recorder = self
+
+        def record(target: Any) -> None:
+            if isinstance(target, (str, bytes, os.PathLike)):
+                recorder.paths.append(os.path.realpath(os.fsdecode(target)))
+
+        def fake_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+            record(file)
+            return real_open(file, *args, **kwargs)
+
+        def fake_os_open(path: Any, *args: Any, **kwargs: Any) -> int:
+            record(path)
+            return real_os_open(path, *args, **kwargs)
+
+        def fake_read_bytes(self: Path) -> bytes:
+            record(self)
+            return real_read_bytes(self)
+
+        def fake_read_text(self: Path, *args: Any, **kwargs: Any) -> str:
+            record(self)
+            return real_read_text(self, *args, **kwargs)
+
+        def fake_path_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+            record(self)
+            return real_path_open(self, *args, **kwargs)
+
+        monkeypatch.setattr(builtins, "open", fake_open)
+        monkeypatch.setattr(io, "open", fake_open)
+        monkeypatch.setattr(os, "open", fake_os_open)
+        monkeypatch.setattr(Path, "read_bytes", fake_read_bytes)
+        monkeypatch.setattr(Path, "read_text", fake_read_text)
+        monkeypatch.setattr(Path, "open", fake_path_open)
+
+    def outside(self, root: Path) -> list[str]:
+        base = os.path.realpath(root)
+        return [p for p in self.paths if p != base and not p.startswith(base + os.sep)]

@@ -1,0 +1,269 @@
+"""compiler/symbols.py: where a file defines ``path::Symbol``, seen through the compiled JSON's
+``resolved_lines``: Python through its ``ast`` (decorators included, methods named with their
+class, a module that does not parse falling back to the heuristic), other files through
+definition-looking lines and Markdown headings, and the did-you-mean of an unknown symbol (EP206).
+
+The plans run against ``std_repo`` (tests/conftest.py), whose app/accounts.py is ``PY_SOURCE``
+(tests/support.py), or a small repository of their own. That symbol lookup stays linear on
+files built to attack it is tests/test_bounded.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import PY_SOURCE, codes, compile_in, git_repo, one_item_plan, only
+
+from compiler.emit import build_output
+from compiler.repository import Repository
+from compiler.symbols import python_symbols
+
+
+def symbol_lines(root: Path, path: str, symbol: str) -> str | None:
+    """The compiled JSON's resolved_lines for ``path::symbol``, or None (asserting no other issue)."""
+    result = compile_in(root, one_item_plan(f"      - {path}::{symbol}\n"))
+    entry = build_output(result, root)["items"][0]["evidence"][0]
+    if result.diagnostics:
+        assert codes(result) == ["EP206"]
+        assert "resolved_lines" not in entry
+        return None
+    lines: str = entry["resolved_lines"]
+    return lines
+
+
+# --- Python -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("symbol", "lines"), [
+    ("LIMIT", "3-3"),  # module-level assignment
+    ("TIMEOUT", "4-4"),  # annotated assignment
+    ("plain", "7-8"),
+    ("decorated", "11-14"),  # the decorators are part of the range
+    ("Accounts", "17-26"),
+    ("Accounts.kind", "18-18"),  # class-level assignment
+    ("Accounts.create", "20-22"),  # method (with its decorator)
+    ("Accounts.Inner", "24-26"),
+    ("Accounts.Inner.deep", "25-26"),
+    ("fetch", "29-32"),  # async def
+    ("local", None),  # a local function is not a definition of the module
+    ("fetch.local", None),
+    ("create", None),  # a method is named with its class
+    ("Nope", None),
+])
+def test_python_symbols(std_repo: Path, symbol: str, lines: str | None) -> None:
+    assert symbol_lines(std_repo, "app/accounts.py", symbol) == lines
+
+
+def test_python_symbol_table_matches_the_source() -> None:
+    lines = PY_SOURCE.splitlines()
+    assert lines[10] == "@functools.cache" and lines[12] == "def decorated():"
+    assert lines[16] == "class Accounts:" and lines[19] == "    @property"
+    symbols = python_symbols(PY_SOURCE)
+    assert symbols is not None
+    assert symbols["decorated"] == (11, 14)
+    assert "fetch.local" not in symbols and "local" not in symbols
+
+
+def test_symbol_did_you_mean(std_repo: Path) -> None:
+    result = compile_in(std_repo, one_item_plan("      - app/accounts.py::decorate\n"
+                                                "      - app/accounts.py::Accounts.Iner.deep\n"
+                                                "      - app/accounts.py::qqqqqqqq\n"))
+    assert [d.message for d in result.diagnostics] == [
+        "it cites app/accounts.py::decorate, but app/accounts.py defines no decorate (did you mean decorated?)",
+        "it cites app/accounts.py::Accounts.Iner.deep, but app/accounts.py defines no Accounts.Iner.deep"
+        " (did you mean Accounts.Inner.deep?)",
+        "it cites app/accounts.py::qqqqqqqq, but app/accounts.py defines no qqqqqqqq",
+    ]
+
+
+BROKEN_PY = "def ok():\n    pass\n\nclass Broken(:\n    def method(self):\n        pass\n"
+
+
+def test_python_that_does_not_parse_falls_back_to_the_heuristic(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"bad.py": BROKEN_PY})
+    assert python_symbols(BROKEN_PY) is None
+    # A top-level definition that parses on its own may get its full range from the parser
+    # (1-2); the heuristic alone gives its one line (1-1). Either way it starts at line 1.
+    assert (symbol_lines(root, "bad.py", "ok") or "").startswith("1-")
+    assert symbol_lines(root, "bad.py", "Broken") == "4-4"
+    assert symbol_lines(root, "bad.py", "method") == "5-5"
+    assert symbol_lines(root, "bad.py", "missing") is None
+
+
+def test_python_that_does_not_parse_dotted_name_falls_back_to_last_component(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"bad.py": BROKEN_PY})
+    assert symbol_lines(root, "bad.py", "Broken.method") == "5-5"
+
+
+def test_symbol_lookup_agrees_with_a_full_parse(std_repo: Path) -> None:
+    """Whatever shortcut finds a symbol, it finds what parsing the whole module finds."""
+    symbols = python_symbols(PY_SOURCE)
+    assert symbols is not None and len(symbols) >= 9
+    repo = Repository(std_repo)
+    assert {name: repo.symbol("app/accounts.py", name) for name in symbols} == symbols
+
+
+MULTILINE_DECORATOR_PY = """\
+import app
+
+
+@app.route(
+    "/x",
+    methods=["GET"],
+)
+def view():
+    return 1
+
+
+@app.one
+@app.two(
+    1,
+)
+class Kept:
+    pass
+"""
+
+
+def test_multiline_decorators_are_part_of_the_range(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"deco.py": MULTILINE_DECORATOR_PY})
+    assert python_symbols(MULTILINE_DECORATOR_PY) == {"view": (4, 9), "Kept": (12, 17)}
+    assert symbol_lines(root, "deco.py", "view") == "4-9"
+    assert symbol_lines(root, "deco.py", "Kept") == "12-17"
+
+
+STRING_DEFINITION_PY = '''\
+TEMPLATE = """
+def fake():
+    pass
+"""
+
+
+def fake():
+    return 2
+'''
+
+
+def test_definition_inside_a_string_is_not_a_symbol(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"tmpl.py": STRING_DEFINITION_PY})
+    assert (python_symbols(STRING_DEFINITION_PY) or {}).get("fake") == (7, 8)
+    assert symbol_lines(root, "tmpl.py", "fake") == "7-8"
+
+
+STRAY_QUOTES_PY = '''\
+QUOTES = '"""'
+"""
+def fake():
+    pass
+"""
+
+
+def fake():
+    return 2
+'''
+
+
+def test_triple_quote_inside_an_ordinary_string_does_not_fool_symbols(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"quotes.py": STRAY_QUOTES_PY})
+    assert (python_symbols(STRAY_QUOTES_PY) or {}).get("fake") == (8, 9)
+    assert symbol_lines(root, "quotes.py", "fake") == "8-9"
+
+
+# --- other files: definition-looking lines and headings ---------------------------------------------
+
+HEURISTIC_FILES: dict[str, str | bytes] = {
+    "web/app.js": (
+        "import x from 'x';\n"
+        "export default function render(props) {\n"
+        "  return props;\n"
+        "}\n"
+        "export const LIMIT = 3;\n"
+        "class Widget extends Base {\n"
+        "  method() {}\n"
+        "}\n"
+        "async function load() {}\n"
+        "let count = 0;\n"
+    ),
+    "srv/main.go": (
+        "package main\n"
+        "\n"
+        "type Server struct {\n"
+        "}\n"
+        "\n"
+        "func (s *Server) Serve() error {\n"
+        "\treturn nil\n"
+        "}\n"
+        "\n"
+        "func main() {\n"
+        "}\n"
+    ),
+    "core/lib.rs": (
+        "pub struct Config {\n"
+        "}\n"
+        "impl Config {\n"
+        "    pub(crate) fn parse() {}\n"
+        "}\n"
+        "enum Mode {}\n"
+        "trait Run {}\n"
+    ),
+    "docs/guide.md": "# Guide\n\nText.\n\n## Install steps\n\n### FAQ ###\n",
+    "conf/settings.toml": "name = \"x\"\nversion = \"1\"\n",
+}
+
+
+@pytest.mark.parametrize(("path", "symbol", "lines"), [
+    ("web/app.js", "render", "2-2"),
+    ("web/app.js", "LIMIT", "5-5"),
+    ("web/app.js", "Widget", "6-6"),
+    ("web/app.js", "load", "9-9"),
+    ("web/app.js", "count", "10-10"),
+    ("web/app.js", "Widget.render", "2-2"),  # dotted: the last component
+    ("web/app.js", "rendr", None),
+    ("srv/main.go", "Server", "3-3"),
+    ("srv/main.go", "Serve", "6-6"),  # a method with a receiver
+    ("srv/main.go", "Server.Serve", "6-6"),
+    ("srv/main.go", "main", "10-10"),
+    ("core/lib.rs", "Config", "1-1"),  # the first definition-looking line wins
+    ("core/lib.rs", "parse", "4-4"),  # pub(crate) fn
+    ("core/lib.rs", "Config.parse", "4-4"),
+    ("core/lib.rs", "Mode", "6-6"),
+    ("core/lib.rs", "Run", "7-7"),
+    ("docs/guide.md", "Guide", "1-1"),
+    ("docs/guide.md", "Install steps", "5-5"),
+    ("docs/guide.md", "FAQ", "7-7"),
+    ("docs/guide.md", "Text", None),
+    ("conf/settings.toml", "version", "2-2"),
+])
+def test_heuristic_symbols(tmp_path: Path, path: str, symbol: str, lines: str | None) -> None:
+    root = git_repo(tmp_path / "repo", HEURISTIC_FILES)
+    assert symbol_lines(root, path, symbol) == lines
+
+
+def test_heuristic_did_you_mean(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", HEURISTIC_FILES)
+    result = compile_in(root, one_item_plan("      - web/app.js::rendr\n"))
+    assert only(result, "EP206").message == (
+        "it cites web/app.js::rendr, but web/app.js defines no rendr (did you mean render?)")
+
+
+# --- resolved_lines in the output -------------------------------------------------------------------
+
+
+def test_resolved_lines_only_for_symbols_and_only_when_verified(std_repo: Path) -> None:
+    plan = one_item_plan(
+        "      - app/accounts.py::Accounts.create\n"
+        "      - a.txt:2\n"
+        "      - {path: app/accounts.py, symbol: decorated, contains: \"@functools.cache\"}\n"
+    )
+    result = compile_in(std_repo, plan)
+    evidence = build_output(result, std_repo)["items"][0]["evidence"]
+    assert evidence == [
+        {"path": "app/accounts.py", "symbol": "Accounts.create", "resolved_lines": "20-22"},
+        {"path": "a.txt", "line": 2},
+        {"path": "app/accounts.py", "symbol": "decorated", "contains": "@functools.cache",
+         "resolved_lines": "11-14"},
+    ]
+    unverified = compile_in(std_repo, plan, verify_evidence=False)
+    document = build_output(unverified, std_repo)
+    assert document["evidence_verified"] is False
+    assert all("resolved_lines" not in ev for ev in document["items"][0]["evidence"])
