@@ -85,20 +85,24 @@ def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
 
 
 # Words that YAML 1.1 readers (PyYAML, many CI tools) take as booleans or null: quote them so
-# that every reader sees the text the plan meant.
-_YAML11_SURPRISES = re.compile(r"^(?:y|n|yes|no|on|off|true|false|null|~)$", re.IGNORECASE)
+# that every reader sees the text the plan meant. (Patterns, compiled on the first dump: the CLI
+# imports this module for TARGETS, and check has no use for them.)
+_YAML11_SURPRISES = r"^(?:y|n|yes|no|on|off|true|false|null|~)$"
 # Characters that YAML readers (ruamel.yaml and libyaml alike) take as line breaks inside a
 # quoted scalar, where they fold into a space: written raw, they would be lost on reading back.
-_READ_AS_BREAKS = re.compile("[\x85\u2028\u2029]")
+_READ_AS_BREAKS = "[\x85\u2028\u2029]"
 
 
 def dump_yaml(data: Any) -> str:
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import SafeRepresenter
 
+    surprises = re.compile(_YAML11_SURPRISES, re.IGNORECASE).match
+    breaks = re.compile(_READ_AS_BREAKS).search
+
     class Representer(SafeRepresenter):  # a subclass: add_representer changes the class it is called on
         def represent_str(self, value: str) -> Any:
-            style = "'" if _YAML11_SURPRISES.match(value) else '"' if _READ_AS_BREAKS.search(value) else None
+            style = "'" if surprises(value) else '"' if breaks(value) else None
             return self.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Representer.add_representer(str, Representer.represent_str)
