@@ -25,7 +25,7 @@ _EVIDENCE_STRING = {
 
 def _annotation(field: fields.Field) -> Any:
     """The pydantic type of a field, by its kind. Kinds whose JSON Schema is not pydantic's own
-    carry it, description included (schema.py replaces the evidence object's placeholder)."""
+    carry it, description included (json_schema.py replaces the evidence object's placeholder)."""
     kind: Kind = field.kind
     if kind == "evidence":
         return Annotated[list[Any], WithJsonSchema({
