@@ -37,13 +37,17 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
                 loc["file"] = source
         return out
 
-    items = [item.to_dict() for item in result.plan.items]
+    # A blocked report lists every item; one that could not be read whole says which of its
+    # keys (as the plan gives them) were not read.
+    every = result.plan.every_item()
+    items = [item.to_dict() if not item.broken else {**item.to_dict(), "invalid": list(item.broken)}
+             for item in every]
     wave_of = result.wave_of()  # empty when blocked: items then carry no wave
     if wave_of:
         for entry in items:
             entry["wave"] = wave_of.get(entry["id"])
     if result.symbol_lines:  # only where evidence was verified and cites symbols
-        by_position = {item.position: entry for item, entry in zip(result.plan.items, items, strict=True)}
+        by_position = {item.position: entry for item, entry in zip(every, items, strict=True)}
         for (position, j), (start, end) in result.symbol_lines.items():
             by_position[position]["evidence"][j]["resolved_lines"] = f"{start}-{end}"
     waves = [list(w) for w in result.waves]
@@ -56,7 +60,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "evidence_verified": result.evidence_verified,
         "status": result.status,
         "summary": {
-            "items": len(result.plan.items),
+            "items": len(items),
             "waves": len(waves),
             "widest_wave": max(map(len, waves), default=0),
             "errors": result.count("error"),

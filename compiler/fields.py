@@ -105,6 +105,8 @@ COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues
                       "critical_path")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked", default=None),
+    Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"
+          " issues); absent when the item was read whole", default=()),
 )
 COMPILED_EVIDENCE_FIELDS: tuple[Field, ...] = (
     Field("resolved_lines", "optional-lines", "where the symbol was found, when evidence was verified", default=None),

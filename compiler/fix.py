@@ -66,7 +66,7 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             notes.append(f"{clip(item.id)}: removed repeated dependency {clip(item.depends_on[j])}")
         repeats = set(repeated(item.evidence))
         for j in sorted(repeats):
-            edits.append(((*base, item.position, "evidence", j), REMOVE))
+            edits.append(((*base, item.position, "evidence", item.evidence_index(j)), REMOVE))
             notes.append(f"{clip(item.id)}: removed repeated evidence {clip(item.evidence[j].ref())}")
         for j, ev in enumerate(item.evidence):
             if j in repeats or repo is None or ev.start is None or ev.end is None:
@@ -74,7 +74,7 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             finding = verify(ev, repo, item.id)
             if finding is None or finding.moved_to is None:
                 continue
-            entry = raw["evidence"][j]
+            entry = raw["evidence"][item.evidence_index(j)]  # entries that could not be read are not in item.evidence
             if not isinstance(entry, dict):
                 continue  # the string form has no contains: nothing moved
             start = finding.moved_to
@@ -87,7 +87,7 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
                 new: Any = start
             else:
                 new = f"{start}-{end}" if end != start else str(start)
-            edits.append(((*base, item.position, "evidence", j, key), new))
+            edits.append(((*base, item.position, "evidence", item.evidence_index(j), key), new))
             notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{start}"
                          + (f"-{end}" if end != start else "") + f" ({quoted(ev.contains or '')} moved)")
     return edits, notes

@@ -169,8 +169,11 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
     text, in the rendered page, is enough)."""
     for item in items:
         deps = item.get("depends_on")
+        title = code(item["id"]) if item["id"] else "_no id_"
+        if item.get("invalid"):  # an item of a blocked plan that could not be read whole
+            title += " · not read: " + ", ".join([code(key) for key in item["invalid"]])
         yield Row(
-            code(item["id"]),
+            title,
             md(item["change"]) if item.get("change") else "_none_",
             EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
             ", ".join([code(d) for d in deps]) if deps else "_nothing_",

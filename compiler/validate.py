@@ -161,7 +161,7 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
     # A key left blank (`proof:` with nothing after it) means the same as a missing one, so it
     # gets the rule's own message ("a has no proof command"), not a type error about null.
     data = {k: v for k, v in raw.items() if v is not None or k not in _ITEM_KEYS}
-    ok = True
+    broken: list[str] = []  # the keys, as the file gives them, that could not be read
     used: dict[str, str] = {}  # a field's name -> the key the file gave it under (an alias or its own)
     for alias, name in _ITEM_ALIASES.items():
         if alias not in data:
@@ -169,7 +169,7 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
         if name in data:
             col.add("EP013", f"{label} gives both {name} and {alias} (an alias): keep one", item_id,
                     (*base, alias), key=True)
-            ok = False
+            broken.append(alias)
         else:
             data[name] = data[alias]
             used[name] = alias
@@ -189,28 +189,42 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
     except ValidationError as err:
         # Locations and messages use the file's own key (dependencies, when the alias was used).
         col.pydantic(err, data, base, label, item_id, _ITEM_KEYS, rename=used)
-        return None
-    item = _finish(model, data, index, base, col, label, item_id, dep_key, parts)
-    return item if ok else None
+        # The rest of the item is still checked, so that one misspelt key does not hide the
+        # item's other problems: the fields that could be read, read again without the others.
+        failed = {e["loc"][0] for e in err.errors(include_url=False, include_input=False) if e["loc"]}
+        broken += [used.get(k, k) for k in data if k in failed or k not in _ITEM_NAMES]
+        try:
+            model = WorkItem.model_validate({k: v for k, v in data.items() if k in _ITEM_NAMES and k not in failed})
+        except ValidationError:
+            return None  # the id itself: nothing to name the item by (its one problem is reported)
+    return _finish(model, data, index, base, col, label, item_id, dep_key, parts, broken)
+
+
+_ITEM_NAMES = frozenset(f.name for f in fields.ITEM_FIELDS)
 
 
 def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: _Collector, label: str,
-            item_id: str | None, dep_key: str = "depends_on", parts: int = 1) -> Item | None:
-    """A validated model -> an Item: the empty-id rule and the evidence references."""
-    ok = True
+            item_id: str | None, dep_key: str = "depends_on", parts: int = 1,
+            broken: list[str] | None = None) -> Item | None:
+    """A validated model -> an Item: the empty-id rule and the evidence references. Evidence
+    entries that cannot be read are reported and left out; the others are still checked."""
+    broken = broken if broken is not None else []
     if not model.id.strip():
         col.add("EP012", f"{label} has an empty id", None, (*base, "id"))
-        ok = False
+        broken.append("id")
     evidence: list[Evidence] = []
+    at: list[int] = []
+    bad = False
     for j, entry in enumerate(model.evidence):
         epath = (*base, "evidence", j)
         if isinstance(entry, str):
             ev, problem = parse_reference(entry)
             if problem:
                 col.add("EP014", f"{label}: {problem}", item_id, epath)
-                ok = False
+                bad = True
             elif ev is not None:
                 evidence.append(ev)
+                at.append(j)
         elif isinstance(entry, dict):
             from pydantic import ValidationError
 
@@ -220,23 +234,26 @@ def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: _Coll
                 obj = EvidenceObject.model_validate(entry)
             except ValidationError as err:
                 col.pydantic(err, entry, epath, f"{label} evidence {j + 1}", item_id, _EVIDENCE_KEYS)
-                ok = False
+                bad = True
                 continue
             ev, problem, field = parse_object(cast(EvidenceFields, obj))
             if problem:
                 col.add("EP014", f"{label}: {problem}", item_id, (*epath, field) if field in entry else epath)
-                ok = False
+                bad = True
             elif ev is not None:
                 evidence.append(ev)
+                at.append(j)
         else:
             col.add("EP011", f"{label}: evidence[{j}] must be text or a mapping, not {kind_of(entry)}", item_id,
                     epath)
-            ok = False
-    if not ok:
-        return None
-    options = tuple((f.name, getattr(model, f.name)) for f in _OPTIONS if f.name in data)
+            bad = True
+    if bad:
+        broken.append("evidence")
+    if "id" in broken:
+        return None  # nothing to name the item by: its problems are reported, and it is checked no further
+    options = tuple((f.name, getattr(model, f.name)) for f in _OPTIONS if f.name in data and f.name not in broken)
     return Item(model.id, model.change, tuple(evidence), tuple(model.depends_on), model.proof, index, dep_key, parts,
-                options)
+                options, tuple(dict.fromkeys(broken)), tuple(at) if len(at) < len(model.evidence) else ())
 
 
 def _strip_compiled(entry: Any) -> Any:
@@ -359,6 +376,7 @@ def build_plan(doc: Document) -> Plan:
     if compiled:
         raw_items = [_strip_compiled(entry) for entry in raw_items]
     items: list[Item] = []
+    unnamed: list[Item] = []
     id_indexes: list[tuple[str, int]] = []
     for index, raw in enumerate(raw_items):
         item = plain_item(raw, index)
@@ -373,6 +391,10 @@ def build_plan(doc: Document) -> Plan:
         item = _item(raw, index, (*items_path, index), col)
         if item is not None:
             items.append(item)
+        else:
+            change = raw.get("change") if isinstance(raw, dict) else None
+            unnamed.append(Item(ident or "", change if isinstance(change, str) else "", (), (), "", index,
+                                broken=("id",)))
     return Plan(
         name=text_meta["plan"],
         goal=text_meta["goal"],
@@ -383,4 +405,5 @@ def build_plan(doc: Document) -> Plan:
         id_indexes=tuple(id_indexes),
         items_path=items_path,
         diagnostics=tuple(col.out),
+        unnamed=tuple(unnamed),
     )

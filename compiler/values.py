@@ -68,6 +68,17 @@ class Item(NamedTuple):
     # The declared fields beyond the five commitments that the item gives, in declaration order
     # (compiler/fields.py): a field that needs no rule of its own is carried here, no edit needed.
     options: tuple[tuple[str, Any], ...] = ()
+    # An item the plan gives with problems in some of its fields is still checked, by what could
+    # be read of it, so that every problem shows in one run: ``broken`` names the keys (as the file
+    # gives them) that could not be read, and the rules about those fields leave them alone.
+    broken: tuple[str, ...] = ()
+    # Where each evidence entry sits in the file's list, when entries that could not be read were
+    # left out (empty: the same places).
+    evidence_at: tuple[int, ...] = ()
+
+    def evidence_index(self, j: int) -> int:
+        """The place in the file's evidence list of the j-th evidence entry that was read."""
+        return self.evidence_at[j] if self.evidence_at else j
 
     def option(self, name: str, default: Any = None) -> Any:
         """The value of an optional field, or ``default`` when the item does not give it."""
@@ -106,3 +117,12 @@ class Plan(NamedTuple):
     id_indexes: tuple[tuple[str, int], ...]  # (id, index) of every item that has one, valid or not
     items_path: Path  # where the item list sits in the document: ("items",) or ()
     diagnostics: tuple[Diagnostic, ...]
+    # The items that could not be read at all (not a mapping, or no usable id): not checked
+    # (their problems are reported), but listed in the compiled report, in their places.
+    unnamed: tuple[Item, ...] = ()
+
+    def every_item(self) -> tuple[Item, ...]:
+        """Every item of the file, in the file's order: the checked ones and the unnamed."""
+        if not self.unnamed:
+            return self.items
+        return tuple(sorted((*self.items, *self.unnamed), key=lambda item: item.position))

@@ -178,19 +178,21 @@ def test_dumps_puts_each_list_element_on_its_own_line() -> None:
 def test_resolved_lines_go_to_the_right_item_when_an_earlier_item_is_invalid(
     write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Symbols are keyed by the item's place in the file, which an invalid item before it shifts
-    away from its place among the valid items."""
+    """Symbols are keyed by the item's place in the file, which an item left unread before it
+    (no usable id) shifts away from its place among the checked items."""
     folder = write("app.py", "x = 1\n\n\ndef f():\n    return 2\n").parent
     (folder / ".git").mkdir()  # the repository root
     write("plan.yaml", """
         items:
+          - {id: 12, change: c, evidence: [app.py], proof: p}
           - {id: bad, change: 12, evidence: [app.py], proof: p}
           - {id: good, change: c, evidence: [app.py:1, app.py::f], proof: p}
     """)
     monkeypatch.chdir(folder)
     document = build_output(compile_plan("plan.yaml"), ".")
-    assert [i["id"] for i in document["items"]] == ["good"]
-    assert document["items"][0]["evidence"] == [
+    assert [(i["id"], i.get("invalid")) for i in document["items"]] == [("", ["id"]), ("bad", ["change"]),
+                                                                        ("good", None)]
+    assert document["items"][2]["evidence"] == [
         {"path": "app.py", "line": 1},
         {"path": "app.py", "symbol": "f", "resolved_lines": "4-5"},
     ]

@@ -18,9 +18,12 @@ from pathlib import Path
 import pytest
 from support import rows
 
-from compiler.compile import compile_document
+from compiler.compile import compile_document, compile_plan
 from compiler.diagnostics import Diagnostic
+from compiler.emit import build_output
 from compiler.load import Document, parse_text
+from compiler.markdown import render_markdown
+from compiler.output_model import CompiledPlan
 from compiler.validate import build_plan
 from compiler.values import Evidence, Item, Plan
 
@@ -223,7 +226,7 @@ def test_ep013_both_depends_on_and_dependencies_points_at_dependencies() -> None
     d = only(p)
     assert rows([d]) == [("EP013", "b", 6, 5)]
     assert d.message == "b gives both depends_on and dependencies (an alias): keep one"
-    assert [i.id for i in p.items] == ["a"]
+    assert [(i.id, i.broken) for i in p.items] == [("a", ()), ("b", ("dependencies",))]
 
 
 def test_dependencies_alias_is_accepted() -> None:
@@ -263,7 +266,9 @@ def test_ep014_bad_evidence(entry: str, message: str, column: int) -> None:
     d = only(p)
     assert rows([d]) == [("EP014", "a", 4, column)]
     assert d.message == message
-    assert p.items == ()  # the item is not used further
+    # The item is still checked by what could be read of it; the entry is left out, and the rule
+    # about items without evidence (EP101) leaves it alone: only() saw one diagnostic.
+    assert [(i.id, i.evidence, i.broken) for i in p.items] == [("a", (), ("evidence",))]
 
 
 def test_ep014_object_line_zero() -> None:
@@ -310,7 +315,7 @@ def test_top_level_list_of_items() -> None:
           depend_on: [a]
     """)
     assert p.items_path == ()
-    assert [i.id for i in p.items] == ["a"]
+    assert [(i.id, i.broken) for i in p.items] == [("a", ()), ("b", ("depend_on",))]
     assert p.item_count == 2
     assert rows(p.diagnostics) == [("EP010", "b", 4, 3)]
 
@@ -365,8 +370,8 @@ def test_two_bad_items_are_both_reported() -> None:
           - id: c
             proof: [1]
     """)
-    assert rows(p.diagnostics) == [("EP010", "a", 4, 5), ("EP011", "c", 8, 12)]
-    assert [i.id for i in p.items] == ["b"]
+    assert rows(p.diagnostics) == [("EP010", "a", 4, 5), ("EP011", "c", 8, 12)]  # no EP102 for c's proof
+    assert [(i.id, i.broken) for i in p.items] == [("a", ("depend_on",)), ("b", ()), ("c", ("proof",))]
     assert p.item_count == 3
 
 
@@ -401,3 +406,79 @@ def test_invalid_items_ids_are_known_no_cascading_ep301() -> None:
     assert result.diagnostics[1].message == "b depends on unknown items: zz"
     assert result.status == "blocked"
     assert result.waves == ()
+
+
+# --- every problem of an item in one run (issue 11) ---------------------------------------------
+
+
+def test_a_misspelt_key_does_not_hide_the_items_missing_evidence(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.py").write_text("a\nb\nc\n", encoding="utf-8")
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n"
+        "  - id: one\n"
+        "    change: Do one\n"
+        "    evidence: [missing.py:1, a.py:9]\n"
+        "    depends: [two]\n"
+        "    proof: pytest\n", encoding="utf-8")
+    result = compile_plan(str(tmp_path / "plan.yaml"))
+    assert rows(result.diagnostics) == [("EP201", "one", 4, 16), ("EP202", "one", 4, 30), ("EP010", "one", 5, 5)]
+    assert [(i.id, i.broken) for i in result.plan.items] == [("one", ("depends",))]
+
+
+def test_one_bad_evidence_entry_does_not_hide_the_others_and_they_keep_their_lines(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.py").write_text("a\nb\nc\n", encoding="utf-8")
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n"
+        "  - id: two\n"
+        "    change: Do two\n"
+        "    evidence:\n"
+        "      - {path: a.py, line: 0}\n"
+        "      - a.py:7\n"
+        "      - {path: a.py, lines: 5-9}\n"
+        "    proof: pytest\n", encoding="utf-8")
+    result = compile_plan(str(tmp_path / "plan.yaml"))
+    # Each at its own entry: the first entry, left out, does not shift the others' places.
+    assert rows(result.diagnostics) == [("EP014", "two", 5, 28), ("EP202", "two", 6, 9), ("EP202", "two", 7, 29)]
+    item = result.plan.items[0]
+    assert [e.ref() for e in item.evidence] == ["a.py:7", "a.py:5-9"] and item.evidence_at == (1, 2)
+
+
+def test_a_blocked_report_lists_every_item_and_flags_the_ones_not_read_whole(tmp_path: Path) -> None:
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n"
+        "  - {id: a, change: x, evidence: [a.py], proof: p}\n"
+        "  - {id: b, change: x, evidence: [a.py], depend_on: [a], proof: p}\n"
+        "  - just a string\n"
+        "  - {change: no id, evidence: [a.py], proof: p}\n"
+        "  - {id: e, change: x, evidence: [a.py, 'a.py:0'], proof: 7}\n", encoding="utf-8")
+    document = build_output(compile_plan(str(tmp_path / "plan.yaml"), verify_evidence=False), str(tmp_path))
+    assert [(i["id"], i.get("invalid")) for i in document["items"]] == [
+        ("a", None), ("b", ["depend_on"]), ("", ["id"]), ("", ["id"]), ("e", ["proof", "evidence"])]
+    assert document["summary"]["items"] == 5
+    assert document["items"][3]["change"] == "no id"
+    assert document["items"][4]["evidence"] == [{"path": "a.py"}]
+    CompiledPlan.model_validate(document)
+    markdown = render_markdown(document, base=".")
+    assert "### `b` · not read: `depend_on`" in markdown
+    assert markdown.count("### _no id_ · not read: `id`") == 2
+
+
+def test_fix_edits_the_entry_meant_when_an_earlier_entry_could_not_be_read(tmp_path: Path) -> None:
+    from compiler.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.py").write_text("one\ntwo\nthree\nfour\n", encoding="utf-8")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "items:\n"
+        "  - id: a\n"
+        "    change: c\n"
+        "    evidence:\n"
+        "      - {path: a.py, line: 0}\n"
+        "      - {path: a.py, line: 1, contains: four}\n"
+        "    proof: p\n", encoding="utf-8")
+    assert main(["fix", str(plan)]) == 1  # the unreadable entry is left for the writer
+    assert plan.read_text(encoding="utf-8").splitlines()[4:6] == [
+        "      - {path: a.py, line: 0}", "      - {path: a.py, line: 4, contains: four}"]

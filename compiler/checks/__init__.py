@@ -25,6 +25,8 @@ class CheckContext(NamedTuple):
     root_hint: str | None = None
 
     def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
+        if item.evidence_at and len(rest) > 1 and rest[0] == "evidence":
+            rest = ("evidence", item.evidence_index(rest[1]), *rest[2:])
         return self.at(item.position, *rest, key=key)
 
     def at(self, index: int, *rest: Any, key: bool = False) -> Location:

@@ -104,7 +104,7 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             if finding is None:
                 continue
             # The field's position in the object form; the entry's own in the string form.
-            entry = (*ctx.plan.items_path, item.position, "evidence", j)
+            entry = (*ctx.plan.items_path, item.position, "evidence", item.evidence_index(j))
             present = [f for f in finding.fields if ctx.doc.source_map.has((*entry, f))]
             hint = ctx.root_hint if finding.code == "EP201" else None
             yield Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]),

@@ -14,7 +14,7 @@ from compiler.display import clip, quoted
 def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP101: every item cites at least one repository fact."""
     for item in ctx.plan.items:
-        if not item.evidence:
+        if not item.evidence and "evidence" not in item.broken:
             yield Diagnostic("EP101", f"{clip(item.id)} has no repository evidence", item.id,
                              ctx.loc(item, "evidence"))
 
@@ -22,14 +22,14 @@ def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
 def no_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP102: every item closes with one exact proof command (located at `proof`, else the item)."""
     for item in ctx.plan.items:
-        if not item.proof.strip():
+        if not item.proof.strip() and "proof" not in item.broken:
             yield Diagnostic("EP102", f"{clip(item.id)} has no proof command", item.id, ctx.loc(item, "proof"))
 
 
 def no_change(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP103: every item states the change it makes."""
     for item in ctx.plan.items:
-        if not item.change.strip():
+        if not item.change.strip() and "change" not in item.broken:
             yield Diagnostic("EP103", f"{clip(item.id)} has no change", item.id, ctx.loc(item, "change"))
 
 
