@@ -60,6 +60,9 @@ class Field(NamedTuple):
     default: Any = REQUIRED  # what an absent field means; lists are given as () and read as []
     alias: str | None = None  # another key for the same field (`dependencies` for `depends_on`)
     schema: dict[str, Any] | None = None  # JSON Schema keywords beyond what the kind says
+    # Keys that writers (people, and agents most of all) use for this field: an unknown key that
+    # is one of them is answered with this field's name, before any spelling is compared.
+    synonyms: tuple[str, ...] = ()
 
     @property
     def required(self) -> bool:
@@ -73,28 +76,32 @@ class Field(NamedTuple):
 # The five commitments of a work item, in the order the output writes them.
 ITEM_FIELDS: tuple[Field, ...] = (
     Field("id", "text", "stable reference, unique in the plan"),
-    Field("change", "text", "the smallest behaviour or contract change", default=""),
+    Field("change", "text", "the smallest behaviour or contract change", default="",
+          synonyms=("summary", "description", "title", "what")),
     Field("evidence", "evidence", "repository facts that justify the change", default=()),
     Field("depends_on", "ids", "ids that must be done first (alias: dependencies)", default=(),
-          alias="dependencies"),
+          alias="dependencies", synonyms=("after", "requires", "needs", "blocked_by")),
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
-          " by &&, with a warning: split the item instead)", default=""),
+          " by &&, with a warning: split the item instead)", default="",
+          synonyms=("test", "verify", "check", "command", "validation")),
 )
 
 # The object form of an evidence entry.
 EVIDENCE_FIELDS: tuple[Field, ...] = (
-    Field("path", "optional-text", "relative to the repository root", default=None),
+    Field("path", "optional-text", "relative to the repository root", default=None, synonyms=("file",)),
     Field("line", "optional-line", "one line, 1-based", default=None, schema={"minimum": 1}),
-    Field("lines", "optional-lines", "START-END (inclusive) or one line", default=None),
+    Field("lines", "optional-lines", "START-END (inclusive) or one line", default=None,
+          synonyms=("line_range", "range")),
     Field("symbol", "optional-text", "a function, class or dotted name", default=None),
-    Field("contains", "optional-text", "text that must appear in the cited lines", default=None),
+    Field("contains", "optional-text", "text that must appear in the cited lines", default=None,
+          synonyms=("text", "quote", "snippet", "match")),
     Field("url", "optional-text", "external evidence (not verified)", default=None),
 )
 
 # The plan file's own fields.
 PLAN_FIELDS: tuple[Field, ...] = (
-    Field("plan", "optional-text", "the plan's name", default=None),
-    Field("goal", "optional-text", "what the plan achieves", default=None),
+    Field("plan", "optional-text", "the plan's name", default=None, synonyms=("title", "name")),
+    Field("goal", "optional-text", "what the plan achieves", default=None, synonyms=("description", "objective")),
     Field("root", "optional-text", "repository root, relative to this file", default=None),
     Field("items", "items", "the work items"),
 )
@@ -116,6 +123,14 @@ COMPILED_EVIDENCE_FIELDS: tuple[Field, ...] = (
 def names(fields: tuple[Field, ...]) -> tuple[str, ...]:
     """The keys a mapping of these fields may hold: each name, and each alias."""
     return tuple(key for f in fields for key in ((f.name, f.alias) if f.alias else (f.name,)))
+
+
+def synonym(key: str, fields: tuple[Field, ...]) -> str | None:
+    """The field that writers often mean by ``key`` (``file`` for ``path``), or None."""
+    for f in fields:
+        if key in f.synonyms:
+            return f.name
+    return None
 
 
 def aliases(fields: tuple[Field, ...]) -> dict[str, str]:

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 _ITEM_KEYS = fields.names(fields.ITEM_FIELDS)
 _ITEM_ALIASES = fields.aliases(fields.ITEM_FIELDS)
-_EVIDENCE_KEYS = fields.names(fields.EVIDENCE_FIELDS)
 # The five commitments are the Item's own attributes; any other declared item field is an option.
 COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
 _OPTIONS = tuple(f for f in fields.ITEM_FIELDS if f.name not in COMMITMENTS)
@@ -97,7 +96,7 @@ class _Collector:
         self.out.append(Diagnostic(code, message, item, self.loc(path, key=key), hint=hint))
 
     def pydantic(self, err: ValidationError, raw: Any, base: Path, label: str, item: str | None,
-                 keys: tuple[str, ...], rename: dict[str, str] | None = None) -> None:
+                 declared: tuple[fields.Field, ...], rename: dict[str, str] | None = None) -> None:
         for e in _unions_joined(err.errors(include_url=False, include_input=False), raw):
             value = value_at(raw, tuple(e["loc"]))
             loc = tuple(e["loc"])
@@ -106,7 +105,7 @@ class _Collector:
             kind = e["type"]
             if kind == "extra_forbidden":
                 name = str(loc[-1])
-                hint = did_you_mean(name, keys)
+                hint = suggest_field(name, declared)
                 self.add("EP010", f"{label} has unknown field {quoted(name)}{hint}", item, (*base, *loc), key=True)
             elif kind == "missing" and loc == ("id",):
                 self.add("EP012", f"{label} has no id", item, base)
@@ -120,6 +119,13 @@ class _Collector:
                 quote = kind == "string_type" and isinstance(value, (bool, int, float))
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
                          (*base, *loc), hint="put it in quotes to keep it as text" if quote else None)
+
+
+def suggest_field(key: str, declared: tuple[fields.Field, ...]) -> str:
+    """' (did you mean X?)' for an unknown key: the field it is a common synonym of, else the
+    closest spelling."""
+    meant = fields.synonym(key, declared)
+    return f" (did you mean {meant}?)" if meant else did_you_mean(key, fields.names(declared))
 
 
 def _unions_joined(errors: list[Any], raw: Any) -> list[dict[str, Any]]:
@@ -188,7 +194,7 @@ def _item(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
         model = WorkItem.model_validate(data)
     except ValidationError as err:
         # Locations and messages use the file's own key (dependencies, when the alias was used).
-        col.pydantic(err, data, base, label, item_id, _ITEM_KEYS, rename=used)
+        col.pydantic(err, data, base, label, item_id, fields.ITEM_FIELDS, rename=used)
         # The rest of the item is still checked, so that one misspelt key does not hide the
         # item's other problems: the fields that could be read, read again without the others.
         failed = {e["loc"][0] for e in err.errors(include_url=False, include_input=False) if e["loc"]}
@@ -233,7 +239,7 @@ def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: _Coll
             try:
                 obj = EvidenceObject.model_validate(entry)
             except ValidationError as err:
-                col.pydantic(err, entry, epath, f"{label} evidence {j + 1}", item_id, _EVIDENCE_KEYS)
+                col.pydantic(err, entry, epath, f"{label} evidence {j + 1}", item_id, fields.EVIDENCE_FIELDS)
                 bad = True
                 continue
             ev, problem, field = parse_object(cast(EvidenceFields, obj))
@@ -364,7 +370,8 @@ def build_plan(doc: Document) -> Plan:
     allowed = _COMPILED_KEYS if compiled else _PLAN_KEYS
     for key in meta:
         if key not in allowed:
-            col.add("EP010", f"unknown plan field {quoted(key)}{did_you_mean(key, allowed)}", None, (key,), key=True)
+            hint = suggest_field(key, fields.PLAN_FIELDS) if not compiled else did_you_mean(key, allowed)
+            col.add("EP010", f"unknown plan field {quoted(key)}{hint}", None, (key,), key=True)
     text_meta: dict[str, str | None] = {}
     for key in _PLAN_TEXT:
         value = meta.get(key)

@@ -482,3 +482,20 @@ def test_fix_edits_the_entry_meant_when_an_earlier_entry_could_not_be_read(tmp_p
     assert main(["fix", str(plan)]) == 1  # the unreadable entry is left for the writer
     assert plan.read_text(encoding="utf-8").splitlines()[4:6] == [
         "      - {path: a.py, line: 0}", "      - {path: a.py, line: 4, contains: four}"]
+
+
+@pytest.mark.parametrize(("text", "line", "column", "message"), [
+    ("title: P\nitems: []\n", 1, 1, "unknown plan field 'title' (did you mean plan?)"),
+    ("description: G\nitems: []\n", 1, 1, "unknown plan field 'description' (did you mean goal?)"),
+    ("items:\n  - id: a\n    summary: x\n", 3, 5, "a has unknown field 'summary' (did you mean change?)"),
+    ("items:\n  - id: a\n    evidence:\n      - {file: a.py}\n", 4, 10,
+     "a evidence 1 has unknown field 'file' (did you mean path?)"),
+    ("items:\n  - id: a\n    evidence:\n      - {path: a.py, line_range: 1-2}\n", 4, 22,
+     "a evidence 1 has unknown field 'line_range' (did you mean lines?)"),
+    ("items:\n  - id: a\n    evidence:\n      - {path: a.py, text: x}\n", 4, 22,
+     "a evidence 1 has unknown field 'text' (did you mean contains?)"),
+])
+def test_the_synonyms_writers_use_suggest_the_field_they_mean(text: str, line: int, column: int,
+                                                               message: str) -> None:
+    d = next(d for d in plan(text).diagnostics if d.code == "EP010")
+    assert (d.location.line, d.location.column, d.message) == (line, column, message)  # type: ignore[union-attr]
