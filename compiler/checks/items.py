@@ -83,6 +83,26 @@ def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
         looks.setdefault(shape, (ident, index))
 
 
+def _id_shape(ident: str) -> str:
+    return ident.casefold().replace("_", "-")
+
+
+def similar_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP108 (warning): ids that differ only in case or in ``-`` against ``_`` name one item twice,
+    or make a dependency easy to get wrong. The same id twice is EP104's, not this rule's."""
+    first: dict[str, tuple[str, int]] = {}
+    for ident, index in ctx.plan.id_indexes:
+        shape = _id_shape(ident)
+        other = first.setdefault(shape, (ident, index))
+        if other[0] == ident:
+            continue
+        where = ctx.at(other[1], "id")
+        yield Diagnostic("EP108", f"id {quoted(ident)} differs from {quoted(other[0])} (line {where.line}) only in"
+                         " case or in - against _", ident, ctx.at(index, "id"),
+                         (Note(f"{clip(other[0])} is defined here", where),),
+                         hint="give them names that differ in words, or make them one item")
+
+
 def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP105 (warning): the same evidence cited twice by one item."""
     for item in ctx.plan.items:
@@ -146,5 +166,6 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 CHECKS = [
-    no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, duplicate_evidence, compound_proof,
+    no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, similar_ids, duplicate_evidence,
+    compound_proof,
 ]

@@ -177,3 +177,27 @@ def test_proof_list_is_joined_in_the_output(std_repo: Path) -> None:
     assert result.plan.items[0].proof == "make && make test"
     assert build_output(result, std_repo)["items"][0]["proof"] == "make && make test"
     assert rows(result.diagnostics) == [("EP107", "it", 5, 7)]
+
+
+def test_ep108_ids_that_differ_only_in_case_or_dash_are_a_warning() -> None:
+    result = compile_yaml("""
+        items:
+          - {id: duration-class, change: x, evidence: [a.py], proof: p}
+          - {id: Duration-Class, change: x, evidence: [a.py], proof: p}
+          - {id: duration_class, change: x, evidence: [a.py], proof: p}
+          - {id: duration-classes, change: x, evidence: [a.py], proof: p}
+    """)
+    assert rows(result.diagnostics) == [("EP108", "Duration-Class", 3, 10), ("EP108", "duration_class", 4, 10)]
+    first = result.diagnostics[0]
+    assert first.severity == "warning" and result.status == "ready"
+    assert first.message == "id 'Duration-Class' differs from 'duration-class' (line 2) only in case or in - against _"
+    assert [(n.location.line, n.location.column) for n in first.notes if n.location] == [(2, 10)]
+
+
+def test_ep108_leaves_the_same_id_twice_to_ep104() -> None:
+    result = compile_yaml("""
+        items:
+          - {id: a, change: x, evidence: [a.py], proof: p}
+          - {id: a, change: y, evidence: [a.py], proof: p}
+    """)
+    assert [d.code for d in result.diagnostics] == ["EP104"]
