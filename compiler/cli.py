@@ -170,14 +170,28 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     _err(_summary(result.document.name, document))
     if result.status == "ready":
         for n, wave in enumerate(result.waves, 1):
-            line = ", ".join(wave)
-            _err(f"  wave {n}: {line if len(line) <= 90 else line[:87] + '...'}")
+            _err(f"  wave {n}: {_ids_line(wave)}")
             if n == 10 and len(result.waves) > 11:
                 _err(f"  ... {len(result.waves) - 10} more waves")
                 break
     _err(f"wrote {json_path}")
     _err(f"wrote {md_path}")
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
+
+
+def _ids_line(ids: Sequence[str], width: int = 90) -> str:
+    """Ids joined by commas, as many whole ones as fit in ``width``, then how many more: an id is
+    never cut in half (the first is shown whole, however long: it is escaped when printed)."""
+    shown: list[str] = []
+    used = 0
+    for n, ident in enumerate(ids):
+        rest = len(ids) - n - 1
+        tail = len(f", ... and {rest} more") if rest else 0
+        if shown and used + 2 + len(ident) + tail > width:
+            return ", ".join(shown) + f", ... and {len(ids) - n} more"
+        shown.append(ident)
+        used += len(ident) + (2 if n else 0)
+    return ", ".join(shown)
 
 
 def _write(files: Mapping[str, Content]) -> bool:

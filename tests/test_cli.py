@@ -630,3 +630,15 @@ def test_broken_pipe_is_quiet(repo: Path) -> None:
     )
     assert proc.stdout == "{\n  \"$sche"
     assert "Traceback" not in proc.stderr
+
+
+def test_compile_summary_never_cuts_an_id_in_half(tmp_path: Path) -> None:
+    ids = [f"wide-item-number-{n:03d}" for n in range(12)]
+    items = "".join(f"  - {{id: {i}, change: c, evidence: [https://example.com], proof: p}}\n" for i in ids)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("items:\n" + items, encoding="utf-8")
+    result = run("compile", "--no-verify-evidence", str(plan))
+    line = next(x for x in result.stderr.splitlines() if x.startswith("  wave 1: "))
+    shown, more = line.removeprefix("  wave 1: ").split(", ... and ")
+    assert all(part in ids for part in shown.split(", "))  # whole ids only
+    assert more == f"{len(ids) - len(shown.split(', '))} more" and len(line) <= 100
