@@ -23,6 +23,7 @@ class Finding(NamedTuple):
     message: str
     fields: tuple[str, ...] = ()  # the object-form fields the problem may be in, first present wins
     moved_to: int | None = None  # contains found at exactly one other line: where (for `fix`)
+    suggested: bool = False  # a missing path with a did-you-mean: then the root is right
 
 
 def _lines_text(n: int) -> str:
@@ -47,7 +48,8 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     if facts.kind == "missing":
         guess = repo.suggest(ev.path)
         hint = f" (did you mean {guess}?)" if guess else ""
-        return Finding("EP201", f"{label} cites {ref}, but {path} does not exist{hint}", ("path",))
+        return Finding("EP201", f"{label} cites {ref}, but {path} does not exist{hint}", ("path",),
+                       suggested=guess is not None)
     if facts.kind in ("special", "unreadable"):
         return Finding("EP207", f"{label} cites {ref}, but {path} cannot be read: {facts.problem}", ("path",))
     if facts.kind == "folder":
@@ -98,17 +100,30 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     repository. Skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return
+    cited = 0  # evidence entries that name a repository path
+    near = False  # a missing path had a near miss in the repository: the root is right
+    out: list[Diagnostic] = []
     for item in ctx.plan.items:
         for j, ev in enumerate(item.evidence):
+            cited += ev.path is not None
             finding = verify(ev, ctx.repo, item.id)
             if finding is None:
                 continue
+            near = near or finding.suggested
             # The field's position in the object form; the entry's own in the string form.
             entry = (*ctx.plan.items_path, item.position, "evidence", item.evidence_index(j))
             present = [f for f in finding.fields if ctx.doc.source_map.has((*entry, f))]
             hint = ctx.root_hint if finding.code == "EP201" else None
-            yield Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]),
-                             hint=hint)
+            out.append(Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]),
+                                  hint=hint))
+    missing = [n for n, d in enumerate(out) if d.code == "EP201"]
+    if cited > 1 and len(missing) == cited and not near and ctx.root_hint is None:
+        # Not one cited path exists: the root is wrong far more often than every path is. Said once.
+        root = clip(str(ctx.repo.root))
+        out[missing[0]] = out[missing[0]]._replace(
+            hint=f"none of the {cited:,} cited paths exists under {root}: is the root right? (--root DIR, or the"
+                 " plan's root: key)")
+    yield from out
 
 
 def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:

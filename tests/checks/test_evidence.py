@@ -353,3 +353,26 @@ def test_verification_is_fast(tmp_path: Path) -> None:
     assert sum(len(item.evidence) for item in verified.plan.items) == 4000
     assert unverified.status == verified.status == "ready", verified.diagnostics[:3]
     assert verified_time - unverified_time < 2.0, (verified_time, unverified_time)
+
+
+def test_when_no_cited_path_exists_one_hint_asks_whether_the_root_is_right(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n"
+        "  - {id: a, change: c, evidence: [src/a.py:1, src/b.py], proof: p}\n"
+        "  - {id: b, change: c, evidence: ['src/c.py::f'], proof: p}\n", encoding="utf-8")
+    result = compile_plan(str(tmp_path / "plan.yaml"))
+    assert rows(result.diagnostics) == [("EP201", "a", 2, 35), ("EP201", "a", 2, 47), ("EP201", "b", 3, 35)]
+    hints = [d.hint for d in result.diagnostics]
+    assert hints[1:] == [None, None]
+    assert hints[0] == (f"none of the 3 cited paths exists under {os.path.realpath(tmp_path)}: is the root right?"
+                        " (--root DIR, or the plan's root: key)")
+
+
+def test_one_existing_path_is_enough_to_trust_the_root(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n  - {id: a, change: c, evidence: [a.py:1, src/b.py, src/c.py], proof: p}\n", encoding="utf-8")
+    result = compile_plan(str(tmp_path / "plan.yaml"))
+    assert [(d.code, d.hint) for d in result.diagnostics] == [("EP201", None), ("EP201", None)]
