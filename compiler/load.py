@@ -327,15 +327,47 @@ def _locate_token(text: str, wanted: set[str] | None = None, depth: int | None =
 _LONG_NUMBER = re.compile(r"-?\d{4300,}")
 
 
+def _unclosed(text: str) -> tuple[str, int] | None:
+    """The innermost bracket that is never closed, and where it opens (one pass, no recursion)."""
+    stack: list[tuple[str, int]] = []
+    for match in JSON_TOKEN.finditer(text):
+        tok = match.group()
+        if tok in ("[", "{"):
+            stack.append((tok, match.start()))
+        elif tok in ("]", "}") and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _json_problem(text: str, err: json.JSONDecodeError) -> tuple[str, str | None, int]:
+    """What went wrong in words people use, the fix, and where (an offset): the habits of other
+    formats (a trailing comma, a comment, single quotes) and a bracket left open, at its opening."""
+    at, rest = err.pos, text[err.pos:]
+    before = text[:at].rstrip()
+    if rest.startswith(("//", "/*")):
+        return "a comment", "JSON has no comments: remove it (a YAML plan may have # comments)", at
+    if rest.startswith("'"):
+        return "a string in single quotes", "JSON strings take double quotes", at
+    if before.endswith(",") and rest[:1] in ("]", "}"):
+        return f"a comma before the closing {rest[0]}", "JSON allows no comma after the last entry: remove it", len(
+            before) - 1
+    if not rest.strip():
+        opened = _unclosed(text)
+        if opened is not None:
+            closing = "]" if opened[0] == "[" else "}"
+            return (f"the {opened[0]} opened here is never closed", f"add the {closing} it needs (or a missing comma"
+                    " or quote before the end)", opened[1])
+    if err.msg.startswith("Invalid control character"):
+        return "a line break or control character inside a string", "is a closing quote missing?", at
+    return err.msg, None, at
+
+
 def _parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
     try:
         data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
-        message, hint = err.msg, None
-        if message.startswith("Invalid control character"):
-            message = "a line break or control character inside a string"
-            hint = "is a closing quote missing?"
-        raise _fail("EP002", f"invalid JSON: {message}", name, (err.lineno, err.colno), hint=hint) from None
+        message, hint, at = _json_problem(text, err)
+        raise _fail("EP002", f"invalid JSON: {message}", name, LineIndex(text).position(at), hint=hint) from None
     except _DuplicateKey as err:
         # The parser stops at the first object that repeats a key, and what follows it may not be
         # JSON at all: the scanner finds where, as far as it can read.

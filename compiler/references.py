@@ -23,6 +23,14 @@ class EvidenceFields(Protocol):
 
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")
+# Line notations of other tools that people paste: a GitHub anchor (path#L10-L20), an L before
+# the number (path:L10), and a compiler's LINE:COLUMN (path:511:7). Each is answered with the
+# reference it means, never read as a path.
+_OTHER_NOTATIONS = (
+    (re.compile(r"^(.+?)#L(\d{1,9})(?:-L?(\d{1,9}))?$"), "a GitHub anchor"),
+    (re.compile(r"^(.+?):L(\d{1,9})(?:-L?(\d{1,9}))?$"), "an L before the line number"),
+    (re.compile(r"^(.+?):(\d{1,9}):(\d{1,9})$"), "LINE:COLUMN"),
+)
 _LINE_SUFFIX = re.compile(r":(-?\d+)(?:-(-?\d+))?$")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
@@ -55,7 +63,7 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     m = _SIMPLE_REFERENCE.fullmatch(text)
     if m is not None:
         path, start, end = m.groups()
-        if path[-1] not in " \t":
+        if path[-1] not in " \t" and "#L" not in path:
             if start is None:
                 return Evidence(path), None
             first = int(start)
@@ -72,6 +80,15 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
         if not path or not symbol:
             return None, f"evidence {quoted(text)} needs both a path and a symbol (path::symbol)"
         return Evidence(path=path, symbol=symbol), None
+    for notation, name in _OTHER_NOTATIONS:
+        other = notation.match(text)
+        if other is not None:
+            path, first, last = other.groups()
+            if name == "LINE:COLUMN":  # a column is not part of a reference: the line is
+                meant = f"{path}:{int(first)}"
+            else:
+                meant = f"{path}:{int(first)}" + (f"-{int(last)}" if last is not None and last != first else "")
+            return None, f"evidence {quoted(text)} is written as {name}: write {quoted(meant)}"
     m = _LINE_SUFFIX.search(text)
     if m is None:
         return Evidence(path=text), None

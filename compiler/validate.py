@@ -118,7 +118,19 @@ class _Collector:
                 # booleans: never turned into text silently, but the fix is one pair of quotes.
                 quote = kind == "string_type" and isinstance(value, (bool, int, float))
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
-                         (*base, *loc), hint="put it in quotes to keep it as text" if quote else None)
+                         (*base, *loc), hint="put it in quotes to keep it as text" if quote else _shape_hint(loc, value))
+
+
+def _shape_hint(loc: tuple[Any, ...], value: Any) -> str | None:
+    """The fix for the shapes people write for a field: one string where a list is meant, and a
+    range as a list of two numbers."""
+    name = loc[-1] if loc else None
+    if name in ("depends_on", "dependencies", "evidence") and isinstance(value, str):
+        return f"a list, even of one: write [{clip(value, 60)}]"
+    if (name == "lines" and isinstance(value, list) and len(value) == 2
+            and all(type(v) is int for v in value)):
+        return f"a range is text: write lines: {value[0]}-{value[1]}"
+    return None
 
 
 def suggest_field(key: str, declared: tuple[fields.Field, ...]) -> str:

@@ -305,9 +305,10 @@ def test_yaml_syntax_error_is_ep002_with_line_and_column(text: str, line: int, c
 
 
 JSON_SYNTAX = [
-    ('{"items": [\n  {"id": "a",}\n]}', "Expecting property name enclosed in double quotes", 2, 14),
-    ('{"items": []', "Expecting ',' delimiter", 1, 13),
-    ('{"items": [\n  {"id": \'a\'}]}', "Expecting value", 2, 10),
+    ('{"items": [\n  {"id": "a",}\n]}', "a comma before the closing }", 2, 13),  # at the comma
+    ('{"items": []', "the { opened here is never closed", 1, 1),  # where it opens
+    ('{"items": [\n  {"id": \'a\'}]}', "a string in single quotes", 2, 10),
+    ('{"items": [\n  // a note\n]}', "a comment", 2, 3),
     ("", "Expecting value", 1, 1),
     ('{"items": []}\n{}', "Extra data", 2, 1),
     ("items: []", "Expecting value", 1, 1),
@@ -320,6 +321,16 @@ def test_json_syntax_error_is_ep002_with_line_and_column(text: str, fragment: st
     assert d.code == "EP002"
     assert d.message == f"invalid JSON: {fragment}"
     assert where(d) == (line, column)
+
+
+@pytest.mark.parametrize(("text", "hint"), [
+    ('{"items": [1,]}', "JSON allows no comma after the last entry: remove it"),
+    ('{"items": [{"id": "a"}\n', "add the ] it needs (or a missing comma or quote before the end)"),
+    ("{'items': []}", "JSON strings take double quotes"),
+    ('/* plan */ {"items": []}', "JSON has no comments: remove it (a YAML plan may have # comments)"),
+])
+def test_json_written_as_other_formats_allow_gets_the_fix(text: str, hint: str) -> None:
+    assert refused(parse_text, text, "plan.json", "json").hint == hint
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])

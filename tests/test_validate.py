@@ -499,3 +499,27 @@ def test_the_synonyms_writers_use_suggest_the_field_they_mean(text: str, line: i
                                                                message: str) -> None:
     d = next(d for d in plan(text).diagnostics if d.code == "EP010")
     assert (d.location.line, d.location.column, d.message) == (line, column, message)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ("src/a.py#L10-L20", "a: evidence 'src/a.py#L10-L20' is written as a GitHub anchor: write 'src/a.py:10-20'"),
+    ("src/a.py#L10", "a: evidence 'src/a.py#L10' is written as a GitHub anchor: write 'src/a.py:10'"),
+    ("src/a.py:L10", "a: evidence 'src/a.py:L10' is written as an L before the line number: write 'src/a.py:10'"),
+    ("src/a.py:L5-L9", "a: evidence 'src/a.py:L5-L9' is written as an L before the line number: write 'src/a.py:5-9'"),
+    ("src/a.py:511:7", "a: evidence 'src/a.py:511:7' is written as LINE:COLUMN: write 'src/a.py:511'"),
+])
+def test_line_notations_of_other_tools_are_answered_with_the_reference_they_mean(entry: str, message: str) -> None:
+    d = only(plan(f"items:\n  - id: a\n    evidence:\n      - {entry}\n"))
+    assert (d.code, d.item, d.location.line, d.location.column, d.message) == (  # type: ignore[union-attr]
+        "EP014", "a", 4, 9, message)
+
+
+@pytest.mark.parametrize(("field", "text", "hint"), [
+    ("depends_on", "depends_on: b", "a list, even of one: write [b]"),
+    ("evidence", "evidence: src/a.py:1", "a list, even of one: write [src/a.py:1]"),
+    ("lines", "evidence: [{path: a.py, lines: [511, 579]}]", "a range is text: write lines: 511-579"),
+])
+def test_shapes_people_write_get_one_message_with_the_fix(field: str, text: str, hint: str) -> None:
+    d = only(plan(f"items:\n  - id: a\n    {text}\n  - id: b\n"))
+    assert (d.code, d.item, d.location.line, d.hint) == ("EP011", "a", 3, hint)  # type: ignore[union-attr]
+    assert field in d.message and "null" not in d.message and ".int" not in d.message

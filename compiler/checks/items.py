@@ -9,6 +9,7 @@ from compiler import ids
 from compiler.checks import CheckContext, repeated
 from compiler.diagnostics import Diagnostic, Note
 from compiler.display import clip, quoted
+from compiler.paths import leaves_root
 
 
 def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -103,6 +104,17 @@ def similar_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
                          hint="give them names that differ in words, or make them one item")
 
 
+def backslash_paths(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP109 (warning): evidence paths use ``/``. A ``\\`` is read as one (the file is found), but
+    the plan keeps it, and links made from it in the Markdown lead nowhere."""
+    for item in ctx.plan.items:
+        for j, ev in enumerate(item.evidence):
+            if ev.path is not None and "\\" in ev.path and not leaves_root(ev.path):  # else EP204 says it
+                meant = ev._replace(path=ev.path.replace("\\", "/")).ref()
+                yield Diagnostic("EP109", f"{clip(item.id)} cites {clip(ev.ref())} with \\ in its path: write"
+                                 f" {clip(meant)}", item.id, ctx.loc(item, "evidence", j, "path"))
+
+
 def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP105 (warning): the same evidence cited twice by one item."""
     for item in ctx.plan.items:
@@ -167,5 +179,5 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 CHECKS = [
     no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, similar_ids, duplicate_evidence,
-    compound_proof,
+    compound_proof, backslash_paths,
 ]

@@ -145,9 +145,9 @@ def cases() -> list[Case]:
         Case("yaml-escape-char.yaml", b"plan: x\nitems:\n  - id: a\x1b[31mb\n", 2,
              "EP002 invalid YAML: the character #x001b", "3:10", what="a terminal escape sequence"),
         # --- JSON syntax ------------------------------------------------------------------------
-        Case("json-trailing-comma-object.json", b'{\n  "items": [],\n}\n', 2, "EP002 invalid JSON", "3:1",
+        Case("json-trailing-comma-object.json", b'{\n  "items": [],\n}\n', 2, "EP002 invalid JSON", "2:14",
              what="trailing comma in an object"),
-        Case("json-trailing-comma-array.json", b('{"items": [' + JSON_ITEM + ",]}\n"), 2, "EP002 invalid JSON", "1:89",
+        Case("json-trailing-comma-array.json", b('{"items": [' + JSON_ITEM + ",]}\n"), 2, "EP002 invalid JSON", "1:88",
              what="trailing comma in an array"),
         Case("json-duplicate-key.json", b('{\n  "items": [\n    {"id": "a",\n     "id": "b"}\n  ]\n}\n'), 2,
              "EP003 duplicate key 'id' (first at line 3)", "4:6", what="a key given twice"),
