@@ -83,11 +83,11 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     for notation, name in _OTHER_NOTATIONS:
         other = notation.match(text)
         if other is not None:
-            path, first, last = other.groups()
+            path, begin, finish = other.groups()
             if name == "LINE:COLUMN":  # a column is not part of a reference: the line is
-                meant = f"{path}:{int(first)}"
+                meant = f"{path}:{int(begin)}"
             else:
-                meant = f"{path}:{int(first)}" + (f"-{int(last)}" if last is not None and last != first else "")
+                meant = f"{path}:{int(begin)}" + (f"-{int(finish)}" if finish is not None and finish != begin else "")
             return None, f"evidence {quoted(text)} is written as {name}: write {quoted(meant)}"
     m = _LINE_SUFFIX.search(text)
     if m is None:
