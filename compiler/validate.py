@@ -117,9 +117,9 @@ class _Collector:
                 # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and
                 # booleans: never turned into text silently, but the fix is one pair of quotes.
                 quote = kind == "string_type" and isinstance(value, (bool, int, float))
-                hint = "put it in quotes to keep it as text" if quote else _shape_hint(loc, value)
+                fix = "put it in quotes to keep it as text" if quote else _shape_hint(loc, value)
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
-                         (*base, *loc), hint=hint)
+                         (*base, *loc), hint=fix)
 
 
 def _shape_hint(loc: tuple[Any, ...], value: Any) -> str | None:
