@@ -42,7 +42,8 @@ for folders of one's own, and the compiler's artifacts (``evidence-plan.json``) 
 files."""
 
 MAX_ENTRIES = 100_000
-"""Files and folders one walk may see (skipped folders' contents are not seen): about 0.1-0.5 s."""
+"""Files and folders one walk may see (skipped folders' contents are not seen): under a second
+(measured: 72,000 entries of /usr/lib in 0.8 s with a warm cache, 2 s cold, 10-30 us an entry)."""
 
 NAMES = "plan.yaml, NAME.plan.yaml, or the same in .yml or .json"
 

@@ -192,3 +192,12 @@ def test_check_dir_and_a_plan_in_it_checks_the_plan_once(tmp_path: Path) -> None
     tree(tmp_path, {"app.py": "def a(): ...\n", "plan.yaml": READY})
     result = CliRunner().invoke(cli, ["check", str(tmp_path), str(tmp_path / "plan.yaml")])
     assert (result.exit_code, result.stderr) == (0, "1 plan: 1 ready, 0 blocked, 0 unreadable (0 errors, 0 warnings)\n")
+
+
+def test_check_dir_never_reads_a_planted_link_to_a_file_outside(tmp_path: Path) -> None:
+    outside = tree(tmp_path / "outside", {"secret.plan.yaml": "root:x:0:0:root:/root:/bin/bash\n"})
+    repo = tree(tmp_path / "repo", {".git/HEAD": "", "app.py": "def a(): ...\n", "plan.yaml": READY})
+    (repo / "evil.plan.yaml").symlink_to(outside / "secret.plan.yaml")
+    result = CliRunner().invoke(cli, ["check", str(repo)])
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert "root:x" not in result.stderr and "evil" not in result.stderr
