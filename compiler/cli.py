@@ -251,7 +251,7 @@ def _summary(name: str, document: dict[str, Any]) -> str:
 
 
 @cli.command("check")
-@click.argument("plans", nargs=-1, required=True, metavar="PLAN...")
+@click.argument("plans", nargs=-1, required=True, metavar="PLAN_OR_DIR...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
               default="auto", show_default=True,
               help="Report format; auto is github under GitHub Actions, else text.")
@@ -262,22 +262,29 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
                   limits: Limits) -> int:
     """Check one or more plans without writing anything (for CI and pre-commit).
 
-    Every file is checked, even after a bad one. The report goes to stdout; with text, a
-    summary line follows on stderr. Exit 0 all ready, 1 any blocked, 2 any unreadable.
+    A folder stands for the plan files under it (plan.yaml, NAME.plan.yaml, or .yml, .json;
+    not searched: symlinks, .git, node_modules, virtual environments and tool caches); a folder
+    with none is exit 2. Every file is checked, even after a bad one. The report goes to stdout;
+    with text, a summary line follows on stderr. Exit 0 all ready, 1 any blocked, 2 any unreadable.
 
     \b
     Examples:
       evidence-plan check plan.yaml
       evidence-plan check --strict plans/*.yaml
+      evidence-plan check .                   # every plan file of the repository
       evidence-plan check --format sarif plan.yaml > evidence-plan.sarif
     """
     from compiler import reporters
     from compiler.compile import compile_plan
     from compiler.diagnostics import sort_diagnostics
+    from compiler.discover import expand
 
-    diagnostics: list[Diagnostic] = []
-    input_errors = blocked = 0
-    for plan in plans:
+    found = expand(plans)
+    diagnostics: list[Diagnostic] = list(found.problems)
+    input_errors, blocked = len(found.problems), 0
+    # What the summary counts: each file checked, and each folder that stood for none.
+    plans = (*found.files, *(d.location.file for d in found.problems if d.location is not None))
+    for plan in found.files:
         try:
             result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits, order=False)
         except PlanInputError as err:

@@ -317,3 +317,103 @@ def test_pre_commit_hook_fails_a_blocked_plan(tmp_path: Path, pre_commit_home: P
     assert not re.search(r"^plan\.yaml:", result.stdout, re.MULTILINE), result.stdout
     for name in NOT_PLANS:
         assert name not in result.stdout
+
+
+# --- 3. the all-plans hook, and what the README says about pinning the hooks ----------------------
+
+# A plan whose evidence holds until the code it cites moves: then EP203, "found at line 4".
+CITING_PLAN = """\
+items:
+  - id: greet
+    change: Say hello
+    evidence: [{path: app.py, line: 1, contains: "def greet"}]
+    proof: python3 -m unittest
+"""
+CODE = "def greet():\n    return 'hello'\n"
+MOVED_CODE = "import os\n\n\ndef greet():\n    return 'hello'\n"
+
+_PLAN_HOOK = r"^evidence-plan\.+"
+_ALL_HOOK = r"^evidence-plan \(all plans\)\.+"
+_MOVED = r"^plan\.yaml:\d+:\d+: error EP203 greet: 'def greet' is not in app\.py:1 \(found at line 4\)$"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return _ok(_run(["git", "-c", "commit.gpgsign=false", *args], cwd=repo)).stdout
+
+
+def _readme_snippets() -> list[str]:
+    """The YAML blocks of the README's pre-commit section, in order."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+
+
+def test_only_the_all_plans_hook_fails_a_commit_that_moves_cited_code(tmp_path: Path, pre_commit_home: Path) -> None:
+    # Both hooks of this repository's manifest, as pre-commit installs them (try-repo, no hook
+    # id: every hook), on what is staged: a code change, no plan.
+    repo = _git_repo(tmp_path / "repo", {"plan.yaml": CITING_PLAN, "app.py": CODE})
+    (repo / "app.py").write_text(MOVED_CODE, encoding="utf-8")
+    _git(repo, "add", "app.py")
+    result = _run([BIN / "pre-commit", "try-repo", REPO, "--verbose"], cwd=repo,
+                  env=_env(PRE_COMMIT_HOME=str(pre_commit_home)), timeout=900, merge_stderr=True)
+    assert result.returncode == 1, result.stdout
+    assert re.search(_PLAN_HOOK + r"\(no files to check\)Skipped$", result.stdout, re.MULTILINE), result.stdout
+    assert re.search(_ALL_HOOK + r"Failed$", result.stdout, re.MULTILINE), result.stdout
+    assert re.search(_MOVED, result.stdout, re.MULTILINE), result.stdout
+    assert _checked(result.stdout) == (1, 0, 1, 0), result.stdout
+
+
+def test_readme_local_hooks_gate_git_commit(tmp_path: Path, pre_commit_home: Path) -> None:
+    # The README's `repo: local` snippet, installed as the git hook, with the development
+    # environment's evidence-plan on PATH (language: system: no environment is built).
+    (local,) = [s for s in _readme_snippets() if "repo: local" in s]
+    repo = _git_repo(tmp_path / "repo", {".pre-commit-config.yaml": local, "plan.yaml": CITING_PLAN, "app.py": CODE})
+    env = _env(PRE_COMMIT_HOME=str(pre_commit_home), PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    _ok(_run([BIN / "pre-commit", "install"], cwd=repo, env=env))
+
+    def commit(message: str) -> subprocess.CompletedProcess[str]:
+        return _run(["git", "-c", "commit.gpgsign=false", "commit", "-m", message], cwd=repo, env=env,
+                    merge_stderr=True)
+
+    (repo / "app.py").write_text(MOVED_CODE, encoding="utf-8")
+    _git(repo, "add", "app.py")
+    refused = commit("code that moves the cited lines")
+    assert refused.returncode == 1, refused.stdout
+    assert re.search(_PLAN_HOOK + r"\(no files to check\)Skipped$", refused.stdout, re.MULTILINE), refused.stdout
+    assert re.search(_ALL_HOOK + r"Failed$", refused.stdout, re.MULTILINE), refused.stdout
+    assert re.search(_MOVED, refused.stdout, re.MULTILINE), refused.stdout
+    assert _git(repo, "rev-list", "--count", "HEAD") == "1\n"  # nothing was committed
+
+    # `fix` moves the cited line to where the code now is; with the plan staged, both hooks run.
+    _ok(_run([BIN / "evidence-plan", "fix", "plan.yaml"], cwd=repo, env=env))
+    _git(repo, "add", "plan.yaml")
+    accepted = commit("code, and the plan that follows it")
+    assert accepted.returncode == 0, accepted.stdout
+    assert re.search(_PLAN_HOOK + r"Passed$", accepted.stdout, re.MULTILINE), accepted.stdout
+    assert re.search(_ALL_HOOK + r"Passed$", accepted.stdout, re.MULTILINE), accepted.stdout
+    assert _git(repo, "rev-list", "--count", "HEAD") == "2\n"
+
+
+def test_readme_rev_is_pinned_by_autoupdate_freeze_to_a_commit_that_installs(
+    tmp_path: Path, pre_commit_home: Path
+) -> None:
+    """What the README tells a user to do with `rev`, against this repository as a remote. The
+    remote is the repository's last commit (what a user would fetch), not the working tree."""
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout: no commit to pin")
+    remote = next(s for s in _readme_snippets() if "repo: local" not in s)
+    assert "https://github.com/OWNER/evidence-plan" in remote
+    import yaml
+
+    assert isinstance(yaml.safe_load(remote)["repos"][0]["rev"], str)  # pre-commit refuses any other
+    config = remote.replace("https://github.com/OWNER/evidence-plan", REPO.as_uri())
+    repo = _git_repo(tmp_path / "repo", {".pre-commit-config.yaml": config, "plan.yaml": CITING_PLAN, "app.py": CODE})
+    env = _env(PRE_COMMIT_HOME=str(pre_commit_home))
+    _ok(_run([BIN / "pre-commit", "autoupdate", "--freeze"], cwd=repo, env=env, merge_stderr=True))
+    head = _ok(_run(["git", "rev-parse", "HEAD"], cwd=REPO)).stdout.strip()
+    pinned = re.findall(r"^\s+rev: (\S+)", (repo / ".pre-commit-config.yaml").read_text(encoding="utf-8"), re.MULTILINE)
+    assert pinned == [head]
+    ran = _run([BIN / "pre-commit", "run", "--all-files", "--verbose"], cwd=repo, env=env, timeout=900,
+               merge_stderr=True)
+    assert ran.returncode == 0, ran.stdout
+    assert re.search(_ALL_HOOK + r"Passed$", ran.stdout, re.MULTILINE), ran.stdout
