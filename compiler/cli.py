@@ -343,6 +343,11 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
         )
     if to and target != "-" and target_for(target) not in (None, to):
         raise click.UsageError(f"--to {to} disagrees with the extension of {target!r}")
+    if _same_file(source, target):
+        _err(f"{target}: error: OUT is the plan itself ({source}): converting over it would drop every comment"
+             " and the layout")
+        _err("  hint: write to another file; to repair a plan in place, use evidence-plan fix")
+        return EXIT_INPUT
     out_dir = "." if target == "-" else os.path.dirname(target) or "."
     converted = convert(source, kind, out_dir, root=root, verify_evidence=not no_verify, limits=limits)
     if converted.text is None:
@@ -350,6 +355,17 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
         _err(f"{converted.name}: not converted: fix the items above first")
         return EXIT_BLOCKED
     return _output(target, converted.text)
+
+
+def _same_file(source: str, target: str) -> bool:
+    """Whether OUT is IN under another name (``./plan.yaml``, a symlink, a hard link): the same
+    file, by device and inode."""
+    if source == "-" or target == "-":
+        return False
+    try:
+        return os.path.samefile(source, target)
+    except (OSError, ValueError):  # OUT does not exist yet (or cannot be looked at): not IN
+        return False
 
 
 @cli.command("fix")

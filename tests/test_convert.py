@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from compiler.cli import cli
 from compiler.convert import TARGETS, convert, target_for
 from compiler.diagnostics import PlanInputError
 
@@ -73,3 +76,59 @@ def test_an_unreadable_plan_raises_the_input_error(tmp_path: Path) -> None:
     with pytest.raises(PlanInputError) as raised:
         convert(str(tmp_path / "missing.yaml"), "json", str(tmp_path))
     assert raised.value.diagnostic.code == "EP001"
+
+
+# --- the command, as a user runs it -----------------------------------------------------------------
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+COMMENTED = """\
+# Why this plan exists: a comment convert cannot keep.
+items:
+  - id: a
+    change: |
+      A block scalar,
+      over two lines.
+    evidence: [README.md:1]
+    proof: pytest
+"""
+
+
+@pytest.mark.parametrize("alias", ["same path", "dot slash", "symlink", "hard link", "other extension link"])
+def test_convert_onto_the_plan_itself_is_refused_and_leaves_it_byte_for_byte(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alias: str) -> None:
+    (tmp_path / "README.md").write_text("# Small\n")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(COMMENTED)
+    monkeypatch.chdir(tmp_path)
+    if alias == "same path":
+        out = "plan.yaml"
+    elif alias == "dot slash":
+        out = "./plan.yaml"
+    elif alias == "symlink":
+        (tmp_path / "link.yaml").symlink_to(plan)
+        out = "link.yaml"
+    elif alias == "hard link":
+        os.link(plan, tmp_path / "hard.yaml")
+        out = "hard.yaml"
+    else:
+        (tmp_path / "plan.json").symlink_to(plan)
+        out = "plan.json"
+    result = run("convert", "plan.yaml", out)
+    assert result.exit_code == 2, result.output
+    assert f"{out}: error: OUT is the plan itself (plan.yaml)" in result.stderr
+    assert "hint: write to another file; to repair a plan in place, use evidence-plan fix" in result.stderr
+    assert plan.read_text() == COMMENTED
+    assert not result.stdout
+
+
+def test_convert_to_a_new_file_beside_the_plan_still_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "README.md").write_text("# Small\n")
+    (tmp_path / "plan.yaml").write_text(COMMENTED)
+    monkeypatch.chdir(tmp_path)
+    result = run("convert", "plan.yaml", "./plan.json")
+    assert result.exit_code == 0, result.output
+    item = json.loads((tmp_path / "plan.json").read_text())["items"][0]
+    assert item["change"] == "A block scalar,\nover two lines.\n"
