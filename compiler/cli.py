@@ -379,7 +379,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
     Moves an evidence entry's line or lines to where its `contains` text now is (when it is
     found exactly once), and removes repeated depends_on and evidence entries. Comments, key
     order, quoting and layout of a YAML plan are kept byte for byte; a JSON plan is rewritten
-    with stable formatting. Never changes what the plan means; never runs anything. Exit 0 when
+    one key per line. Never changes what the plan means; never runs anything. Exit 0 when
     the plan is ready afterwards, 1 when problems remain (listed), 2 input error.
 
     \b

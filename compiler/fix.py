@@ -9,7 +9,8 @@ Two repairs, both meaning-preserving:
 YAML is edited *in place in the text*: only the characters of the changed scalars, and the lines
 of removed entries, change; comments, key order, quoting and layout stay byte for byte. Positions
 come from ruamel.yaml's composed nodes. The edited text is parsed again and must give exactly
-the intended data, or nothing is written. JSON plans are rewritten with stable formatting.
+the intended data, or nothing is written. JSON plans are rewritten in convert's layout (one key
+per line).
 """
 
 from __future__ import annotations
@@ -219,9 +220,9 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
         return FixResult(doc.name, text, text, [], result, left)
     intended = apply_to_data(doc.data, edits)
     if doc.format == "json":
-        from compiler.emit import dumps
+        from compiler.convert import dump_json
 
-        fixed = dumps(intended)
+        fixed = dump_json(intended)  # the layout convert writes: one key per line
     else:
         fixed = apply_to_yaml(text, edits)
     again = parse_text(fixed, doc.name, doc.format)

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compiler.cli import cli
-from compiler.convert import TARGETS, convert, target_for
+from compiler.convert import TARGETS, convert, dump_json, target_for
 from compiler.diagnostics import PlanInputError
 
 PLAN = """\
@@ -132,3 +134,32 @@ def test_convert_to_a_new_file_beside_the_plan_still_works(tmp_path: Path, monke
     assert result.exit_code == 0, result.output
     item = json.loads((tmp_path / "plan.json").read_text())["items"][0]
     assert item["change"] == "A block scalar,\nover two lines.\n"
+
+
+def test_converted_json_has_one_key_per_line_so_diagnostics_have_short_columns(plan: Path, tmp_path: Path) -> None:
+    plan.write_text(PLAN.replace("[README.md:1]", "[{path: README.md, line: 1, contains: Small}]", 1))
+    text = convert(str(plan), "json", str(plan.parent)).text or ""
+    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+    assert '      "evidence": [\n        {\n          "path": "README.md",\n          "line": 1,' in text
+    assert max(map(len, text.splitlines())) < 40
+    broken = tmp_path / "broken.json"
+    broken.write_text(text.replace('"proof": "pytest"', '"proof": ""', 1))
+    result = run("check", str(broken))
+    assert result.exit_code == 1
+    line = next(n for n, row in enumerate(broken.read_text().splitlines(), 1) if '"proof": ""' in row)
+    assert f"{broken}:{line}:16: error EP102 a has no proof command" in result.stdout
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                    max_leaves=12))
+def test_plan_json_is_what_json_dumps_indent_2_writes_for_any_data(data: object) -> None:
+    assert dump_json(data) == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_plan_json_of_deeply_nested_data_needs_no_recursion() -> None:
+    deep: object = "x"
+    for _ in range(5_000):
+        deep = [deep]
+    lines = dump_json(deep).splitlines()  # (json itself cannot read it back: it recurses)
+    assert len(lines) == 10_001 and lines[4_999] == " " * 9_998 + "[" and lines[5_000] == " " * 10_000 + '"x"'
