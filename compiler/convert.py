@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 if TYPE_CHECKING:
@@ -86,7 +87,9 @@ def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
 
 # Words that YAML 1.1 readers (PyYAML, many CI tools) take as booleans or null: quote them so
 # that every reader sees the text the plan meant. (Patterns, compiled on the first dump: the CLI
-# imports this module for TARGETS, and check has no use for them.)
+# imports this module for TARGETS, and check has no use for them.) The rest of YAML 1.1's
+# surprises (base 60 `12:30`, `0b1`, `0x1F`, `012`, `1_000`, `.inf`, `=`, `<<`, dates) are
+# found by asking a YAML 1.1 resolver itself: PyYAML's, see _read_as_non_text.
 _YAML11_SURPRISES = r"^(?:y|n|yes|no|on|off|true|false|null|~)$"
 # Characters that YAML readers (ruamel.yaml and libyaml alike) take as line breaks inside a
 # quoted scalar, where they fold into a space: written raw, they would be lost on reading back.
@@ -97,12 +100,13 @@ def dump_yaml(data: Any) -> str:
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import SafeRepresenter
 
-    surprises = re.compile(_YAML11_SURPRISES, re.IGNORECASE).match
+    words = re.compile(_YAML11_SURPRISES, re.IGNORECASE).match
     breaks = re.compile(_READ_AS_BREAKS).search
+    not_text = _read_as_non_text()
 
     class Representer(SafeRepresenter):  # a subclass: add_representer changes the class it is called on
         def represent_str(self, value: str) -> Any:
-            style = "'" if surprises(value) else '"' if breaks(value) else None
+            style = "'" if words(value) or not_text(value) else '"' if breaks(value) else None
             return self.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Representer.add_representer(str, Representer.represent_str)
@@ -118,6 +122,23 @@ def dump_yaml(data: Any) -> str:
 
 
 _END: Any = object()
+
+
+def _read_as_non_text() -> Callable[[str], bool]:
+    """Whether a YAML 1.1 reader takes this text, written plain, as something else than text: a
+    number, a date, a boolean, null, a merge key or a value key. PyYAML's resolver is YAML 1.1's
+    regular expressions, the ones PyYAML's ``safe_load`` resolves with (ruamel.yaml, reading YAML
+    1.2 as it writes, already quotes what 1.2 would read as a number)."""
+    from yaml.nodes import ScalarNode
+    from yaml.resolver import Resolver
+
+    resolve = Resolver().resolve
+    text = Resolver.DEFAULT_SCALAR_TAG
+
+    def check(value: str) -> bool:
+        return bool(resolve(ScalarNode, value, (True, False)) != text)
+
+    return check
 
 
 def dump_json(data: Any) -> str:

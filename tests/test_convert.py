@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.cli import cli
-from compiler.convert import TARGETS, convert, dump_json, target_for
+from compiler.convert import TARGETS, convert, dump_json, dump_yaml, target_for
 from compiler.diagnostics import PlanInputError
 
 PLAN = """\
@@ -163,3 +163,49 @@ def test_plan_json_of_deeply_nested_data_needs_no_recursion() -> None:
         deep = [deep]
     lines = dump_json(deep).splitlines()  # (json itself cannot read it back: it recurses)
     assert len(lines) == 10_001 and lines[4_999] == " " * 9_998 + "[" and lines[5_000] == " " * 10_000 + '"x"'
+
+
+# YAML 1.1's implicit types (https://yaml.org/type/), as strings a plan may hold: what a YAML 1.1
+# reader would otherwise take for a number, a date, a boolean, null, a merge key or a value key.
+YAML11_LOOKALIKES = st.one_of(
+    st.from_regex(r"\A[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?\Z"),  # base 60: 1:20, 190:20:30
+    st.from_regex(r"\A[-+]?(0b[0-1_]+|0[0-7_]+|0x[0-9a-fA-F_]+|[1-9][0-9_]*|0)\Z"),  # 0b1, 012, 0x1F, 1_000
+    st.from_regex(r"\A[-+]?([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?\Z"),
+    st.from_regex(r"\A[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)\Z"),
+    st.from_regex(r"\A[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?( ?Z)?)?\Z"),
+    st.sampled_from(["~", "null", "Null", "NULL", "=", "<<", "y", "Y", "n", "N", "yes", "No", "ON", "off",
+                     "True", "FALSE", "12:30", "1:20", "190:20:30", "012", "0b1", "0x1F", "1_000", ".inf"]),
+)
+
+
+def read_back(text: str) -> list[object]:
+    """The one value of ``text`` as three readers see it: PyYAML (YAML 1.1), ruamel.yaml (YAML
+    1.2) and this package's own reader."""
+    import yaml
+    from ruamel.yaml import YAML
+
+    from compiler.load import parse_text
+
+    return [yaml.safe_load(text)["k"], YAML(typ="safe", pure=True).load(text)["k"],
+            parse_text(text, "plan.yaml", "yaml").data["k"]]
+
+
+@given(st.one_of(YAML11_LOOKALIKES, st.text(), st.text(alphabet="0123456789:._-+xobeE ~=<>TZ\n\t#'\"", max_size=12)))
+@settings(max_examples=600, deadline=None)
+def test_every_string_written_as_yaml_reads_back_as_the_same_string_in_yaml_1_1_and_1_2(value: str) -> None:
+    assert read_back(dump_yaml({"k": value})) == [value, value, value]
+
+
+@pytest.mark.parametrize("value", ["1:20", "12:30", "190:20:30", "012", "0b1", "0x1F", "1_000", ".inf", "~", "=",
+                                   "<<", "2001-12-14", "no", "on", "null"])
+def test_yaml_1_1_lookalikes_are_quoted(value: str) -> None:
+    assert dump_yaml({"id": value}) == f"id: '{value}'\n"
+
+
+def test_a_converted_plan_with_the_id_12_30_keeps_it_as_text_for_pyyaml(plan: Path, tmp_path: Path) -> None:
+    import yaml
+
+    plan.write_text(PLAN.replace("id: b", "id: '12:30'"))
+    text = convert(str(plan), "yaml", str(plan.parent)).text or ""
+    assert "\n- id: '12:30'\n" in text
+    assert [item["id"] for item in yaml.safe_load(text)["items"]] == ["a", "12:30"]
