@@ -354,7 +354,13 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
         _show_diagnostics(converted.diagnostics)
         _err(f"{converted.name}: not converted: fix the items above first")
         return EXIT_BLOCKED
-    return _output(target, converted.text)
+    code = _output(target, converted.text)
+    if code == EXIT_READY and converted.root_outside is not None:
+        # Written anyway: it is where the evidence is, and OUT is the user's choice.
+        _err(f"{'<stdout>' if target == '-' else target}: warning: root: {converted.root_outside} leads outside"
+             " the repository that holds it: compiled there, it is refused (EP208)")
+        _err("  hint: compile it with --root, or convert into the repository the evidence is in")
+    return code
 
 
 def _same_file(source: str, target: str) -> bool:

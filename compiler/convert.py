@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 if TYPE_CHECKING:
     from compiler.diagnostics import Diagnostic
-    from compiler.load import Limits
+    from compiler.load import Document, Limits
     from compiler.values import Plan
 
 Target = Literal["yaml", "json", "md"]
@@ -34,6 +34,9 @@ class Conversion(NamedTuple):
     name: str  # the plan's name, as diagnostics call it
     text: str | None
     diagnostics: tuple[Diagnostic, ...] = ()
+    # The root written, when it leads out of the git work tree (or folder) that will hold the
+    # output: compiled there, the output is refused (EP208) unless given --root.
+    root_outside: str | None = None
 
 
 def convert(source: str, kind: Target, out_dir: str, *, root: str | None = None, verify_evidence: bool = True,
@@ -61,14 +64,50 @@ def convert(source: str, kind: Target, out_dir: str, *, root: str | None = None,
     plan = build_plan(doc)
     if plan.diagnostics:
         return Conversion(doc.name, None, tuple(plan.diagnostics))
-    own_root = None
-    if plan.root is not None:
-        from compiler.compile import plan_folder
-        from compiler.paths import relative_posix
-
-        own_root = relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)
+    own_root, outside = output_root(doc, plan, source, out_dir, root=root, verify_evidence=verify_evidence)
     data = plan_data(plan, own_root)
-    return Conversion(doc.name, dump_yaml(data) if kind == "yaml" else dump_json(data))
+    return Conversion(doc.name, dump_yaml(data) if kind == "yaml" else dump_json(data),
+                      root_outside=own_root if outside else None)
+
+
+def output_root(doc: Document, plan: Plan, source: str, out_dir: str, *, root: str | None = None,
+                verify_evidence: bool = True) -> tuple[str | None, bool]:
+    """The ``root:`` a converted plan written in ``out_dir`` needs, so that compiled from there
+    its evidence resolves against the root the input's did (``compile``'s discovery: ``root``,
+    else the plan's ``root:``, else the git work tree that holds the plan, else its folder), and
+    whether that root leads out of the work tree (or folder) that holds ``out_dir``.
+
+    None when the output would find that root by itself (no ``root:``, and the output's work
+    tree, or folder outside git, is it): the output stays minimal. A plan's own root refused
+    by EP208 is carried over as it was (relative to ``out_dir``): converting does not make it
+    acceptable, nor fix it. With ``verify_evidence`` off, a root that is not a folder is carried
+    over the same way; with it on, that is the input error ``compile`` gives (EP006)."""
+    from compiler.compile import find_root, plan_folder
+    from compiler.diagnostics import Location, PlanInputError
+    from compiler.load import with_excerpt
+    from compiler.paths import inside, relative_posix, work_tree
+
+    def carried() -> str | None:
+        return None if plan.root is None else relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)
+
+    try:
+        found = find_root(source, plan.root, root, Location(doc.name))
+    except PlanInputError as err:
+        if not verify_evidence:
+            return carried(), False
+        pos = doc.source_map.value(("root",)) if root is None and plan.root is not None else None
+        if pos is None:
+            raise
+        raise with_excerpt(PlanInputError(err.diagnostic._replace(location=Location(doc.name, *pos))),
+                           doc.text) from None
+    if found.refused is not None:
+        return carried(), False
+    target = os.path.abspath(out_dir)
+    boundary = os.path.realpath(work_tree(target) or target)
+    real = os.path.realpath(found.path)
+    if real == boundary:
+        return None, False  # what the output finds by itself
+    return relative_posix(found.path, out_dir), not inside(real, boundary)
 
 
 def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:

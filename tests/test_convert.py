@@ -7,9 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import git_repo, write_plan
 
 from compiler.cli import cli
 from compiler.convert import TARGETS, convert, dump_json, dump_yaml, target_for
@@ -209,3 +211,119 @@ def test_a_converted_plan_with_the_id_12_30_keeps_it_as_text_for_pyyaml(plan: Pa
     text = convert(str(plan), "yaml", str(plan.parent)).text or ""
     assert "\n- id: '12:30'\n" in text
     assert [item["id"] for item in yaml.safe_load(text)["items"]] == ["a", "12:30"]
+
+
+# --- the root a converted plan needs ------------------------------------------------------------------
+
+ROOTLESS = """\
+items:
+  - id: a
+    change: Do a
+    evidence: [app.py:1, app.py::create]
+    proof: pytest
+"""
+
+
+def check(plan: Path, *args: str) -> Result:
+    return run("check", *args, str(plan))
+
+
+def written(path: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads(path.read_text()) if path.suffix == ".json" else yaml.safe_load(
+        path.read_text())
+    return data
+
+
+def test_a_plan_without_root_converted_into_another_folder_points_back_at_its_evidence(tmp_path: Path) -> None:
+    """Outside git the plan's folder is the root: the output, compiled from its own folder, would
+    have looked for app.py there, and every evidence entry would have been missing."""
+    plan = write_plan(tmp_path / "a" / "sub", ROOTLESS)
+    (tmp_path / "a" / "sub" / "app.py").write_text("def create():\n    pass\n")
+    for name in ("plan.json", "plan.yaml"):
+        out = tmp_path / "a" / name
+        result = run("convert", str(plan), str(out))
+        assert result.exit_code == 0, result.output
+        assert "warning" not in result.stderr
+        assert written(out)["root"] == "sub"
+        assert check(out).exit_code == 0, check(out).output
+
+
+def test_a_root_outside_the_outputs_folder_is_written_with_a_warning_that_it_is_refused_there(tmp_path: Path) -> None:
+    """Outside git, a plan's root: may not leave its folder (EP208): a plan converted into a
+    sibling folder gets the root its evidence needs, and the warning says that compiling it
+    there takes --root."""
+    plan = write_plan(tmp_path / "a", ROOTLESS)
+    (tmp_path / "a" / "app.py").write_text("def create():\n    pass\n")
+    out = tmp_path / "b" / "plan.yaml"
+    result = run("convert", str(plan), str(out))
+    assert result.exit_code == 0, result.output
+    assert written(out)["root"] == "../a"
+    assert f"{out}: warning: root: ../a leads outside the repository that holds it" in result.stderr
+    assert check(out, "--root", str(tmp_path / "a")).exit_code == 0
+
+
+def test_a_plan_converted_into_its_own_folder_or_work_tree_gets_no_root(tmp_path: Path) -> None:
+    """The output finds the same root by itself: nothing is written that is not needed."""
+    repo = git_repo(tmp_path / "repo", {"app.py": "def create():\n    pass\n"})
+    plan = write_plan(repo / "plans", ROOTLESS)
+    for out in (repo / "plans" / "plan.json", repo / "elsewhere" / "deep" / "plan.yaml"):
+        assert run("convert", str(plan), str(out)).exit_code == 0
+        assert "root" not in written(out)
+        assert check(out).exit_code == 0
+    outside = write_plan(tmp_path / "loose", ROOTLESS)
+    (tmp_path / "loose" / "app.py").write_text("def create():\n    pass\n")
+    assert run("convert", str(outside), str(tmp_path / "loose" / "plan.json")).exit_code == 0
+    assert "root" not in written(tmp_path / "loose" / "plan.json")
+
+
+def test_the_plans_own_root_is_rewritten_from_the_output_folder_inside_the_work_tree(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo", {"src/app.py": "def create():\n    pass\n"})
+    plan = write_plan(repo / "plans", "root: ../src\n" + ROOTLESS)
+    out = repo / "docs" / "plan.json"
+    assert run("convert", str(plan), str(out)).exit_code == 0
+    assert written(out)["root"] == "../src"  # inside the work tree: no EP208 when compiled there
+    assert check(out).exit_code == 0
+
+
+def test_a_root_given_with_root_option_is_written_for_the_output(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo", {"src/app.py": "def create():\n    pass\n"})
+    plan = write_plan(repo / "plans", ROOTLESS)
+    out = repo / "plans" / "out.yaml"
+    assert run("convert", "--root", str(repo / "src"), str(plan), str(out)).exit_code == 0
+    assert written(out)["root"] == "../src"
+    assert check(out).exit_code == 0
+
+
+def test_output_into_another_repository_keeps_the_root_and_warns_that_it_is_refused_there(tmp_path: Path) -> None:
+    """The root is written anyway (the evidence is there, and OUT is the user's choice), and the
+    warning says what compiling the output there will answer: EP208, unless given --root."""
+    repo = git_repo(tmp_path / "repo", {"app.py": "def create():\n    pass\n"})
+    plan = write_plan(repo, ROOTLESS)
+    out = git_repo(tmp_path / "other") / "plan.json"
+    result = run("convert", str(plan), str(out))
+    assert result.exit_code == 0, result.output
+    assert written(out)["root"] == "../repo"
+    assert (f"{out}: warning: root: ../repo leads outside the repository that holds it: compiled there, it is"
+            " refused (EP208)") in result.stderr
+    assert "EP208" in check(out).stdout and check(out).exit_code == 1
+    assert check(out, "--root", str(repo)).exit_code == 0
+
+
+def test_a_refused_root_is_carried_over_as_it_was_not_made_acceptable(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    (tmp_path / "secret").mkdir()
+    plan = write_plan(repo, "root: ../secret\n" + ROOTLESS)
+    out = repo / "sub" / "plan.json"
+    assert run("convert", str(plan), str(out)).exit_code == 0
+    assert written(out)["root"] == "../../secret"
+    assert "EP208" in check(out).stdout
+
+
+def test_a_root_that_is_no_folder_is_exit_2_at_the_root_key_unless_evidence_is_not_verified(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path, "root: missing\n" + ROOTLESS)
+    result = run("convert", str(plan), str(tmp_path / "out" / "plan.json"))
+    assert result.exit_code == 2
+    assert f"{plan}:1:7: error EP006 the repository root missing is not a folder" in result.stderr
+    result = run("convert", "--no-verify-evidence", str(plan), str(tmp_path / "out" / "plan.json"))
+    assert result.exit_code == 0, result.output
+    assert written(tmp_path / "out" / "plan.json")["root"] == "../missing"
