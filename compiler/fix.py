@@ -3,7 +3,7 @@
 Two repairs, both meaning-preserving:
 
 - an evidence entry whose ``contains`` text moved to exactly one other place in the file gets
-  its ``line``/``lines`` moved there (the range keeps its length);
+  its ``line``/``lines`` shifted whole, so that it covers the same code (see ``moved_range``);
 - repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept).
 
 YAML is edited *in place in the text*: only the characters of the changed scalars, and the lines
@@ -23,6 +23,7 @@ from compiler.display import clip, quoted
 from compiler.load import Document, parse_text
 from compiler.repository import Repository
 from compiler.sourcemap import Path
+from compiler.symbols import heuristic_symbols
 
 Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
 REMOVE = object()
@@ -78,10 +79,12 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             entry = raw["evidence"][j]
             if not isinstance(entry, dict):
                 continue  # the string form has no contains: nothing moved
-            start = finding.moved_to
-            end = start + (ev.end - ev.start)
-            if end > repo.facts(ev.path or "").line_count:
+            found = finding.moved_to
+            heads = ev.end > ev.start and bool(heuristic_symbols([repo.text(ev.path or "", found, found) or ""]))
+            moved = moved_range(ev.start, ev.end, found, repo.facts(ev.path or "").line_count, heads=heads)
+            if moved is None:
                 continue
+            start, end = moved
             key = "line" if "line" in entry else "lines"
             old = entry[key]
             if key == "line" or (isinstance(old, int) and start == end):
@@ -89,9 +92,34 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             else:
                 new = f"{start}-{end}" if end != start else str(start)
             edits.append(((*base, item.position, "evidence", j, key), new))
+            how = ("" if end == start else ", the first line of the range: it defines something" if heads
+                   else f" to line {found}: where it was in the range is not known, so the range is centred on it")
             notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{start}"
-                         + (f"-{end}" if end != start else "") + f" ({quoted(ev.contains or '')} moved)")
+                         + (f"-{end}" if end != start else "") + f" ({quoted(ev.contains or '')} moved{how})")
     return edits, notes
+
+
+def moved_range(start: int, end: int, found: int, line_count: int, *, heads: bool = False) -> tuple[int, int] | None:
+    """Where the range ``start``-``end`` goes when its ``contains`` text left it and is now found
+    (once) at line ``found``: shifted whole, by the distance the text moved, so that it covers
+    the same code and keeps its length. The text was on some line of the old range, but which
+    is recorded nowhere (fix reads the plan and the files as they are now, no history), so:
+
+    - a one-line range moves to the text's line (nothing to guess);
+    - when the text's line defines something (``heads``: ``def``, ``class``, ``NAME =``, a
+      heading: what the symbol finder takes for a definition), the range is taken to start at
+      it, as ranges that cite a definition do;
+    - otherwise the range is centred on the text (it keeps its middle line, the upper one for
+      an even length): a guess never more than half the range off, wherever the text was.
+
+    Kept inside the file (a range centred near its end moves up, still holding the text); None
+    when the file is shorter than the range."""
+    length = end - start + 1
+    if length > line_count:
+        return None
+    new_start = found - (0 if length == 1 or heads else (length - 1) // 2)
+    new_start = max(1, min(new_start, line_count - length + 1))
+    return new_start, new_start + length - 1
 
 
 def _at(data: Any, path: Path) -> Any:

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from compiler.cli import cli
+from compiler.fix import moved_range
 
 SOURCE = "".join(f"# filler line {n}\n" for n in range(1, 11)) + "def create_account(email):\n    return email\n"
 
@@ -57,7 +58,8 @@ def test_fix_updates_only_what_moved_and_keeps_every_other_byte(plan: Path) -> N
     result = run("fix", str(plan))
     assert result.exit_code == 0, result.output
     assert plan.read_text(encoding="utf-8") == FIXED
-    assert "fixed: contract: app.py:3-4 -> app.py:11-12 ('def create_account' moved)" in result.stderr
+    assert ("fixed: contract: app.py:3-4 -> app.py:11-12 ('def create_account' moved, the first line of the range:"
+            " it defines something)") in result.stderr
     assert "fixed: implementation: removed repeated evidence app.py:1" in result.stderr
     assert "fixed: implementation: removed repeated dependency contract" in result.stderr
     assert run("check", str(plan)).exit_code == 0
@@ -86,7 +88,7 @@ def test_what_fix_cannot_repair_is_reported_with_exit_1(write: Callable[..., Pat
             evidence:
               - {path: app.py, line: 5, contains: return email}    # found once, at 12: moved
               - {path: app.py, line: 11, contains: filler line}    # found ten times: ambiguous
-              - {path: app.py, lines: 1-5, contains: return email} # 12-16 would pass the end
+              - {path: app.py, lines: 1-12, contains: nowhere}     # not found at all
               - missing.py
             proof: p
         """)
@@ -96,7 +98,7 @@ def test_what_fix_cannot_repair_is_reported_with_exit_1(write: Callable[..., Pat
     assert result.stderr.count("fixed:") == 1
     assert (f"{plan}:6:44: error EP203 a: 'filler line' is not in app.py:11 (found at lines 1, 2, 3, 4, 5, ...)"
             in result.stderr)
-    assert f"{plan}:7:46: error EP203 a: 'return email' is not in app.py:1-5 (found at line 12)" in result.stderr
+    assert f"{plan}:7:47: error EP203 a: 'nowhere' is not in app.py:1-12" in result.stderr
     assert f"{plan}:8:9: error EP201 a cites missing.py, but missing.py does not exist" in result.stderr
     assert "3 problems left that fix cannot repair" in result.stderr
     assert "{path: app.py, line: 12, contains: return email}    # found once" in plan.read_text(encoding="utf-8")
@@ -160,3 +162,46 @@ def test_fix_on_a_plan_with_aliases_repairs_the_rest_and_names_what_it_leaves(wr
     assert plan.read_text(encoding="utf-8") == ALIASED.replace("line: 1, contains: create_account",
                                                                "line: 11, contains: create_account")
     assert f"{plan}:5:50: error EP203 a: 'return email' is not in app.py:5 (found at line 12)" in result.stderr
+
+
+# --- a moved range covers the same code ------------------------------------------------------------
+
+def numbered(lines: int, **at: str) -> str:
+    """A file of ``lines`` numbered lines, with the given text on some of them (``at={"700": ...}``)."""
+    return "".join(f"{at.get(str(n), f'code line {n}')}\n" for n in range(1, lines + 1))
+
+
+def test_a_range_whose_text_moved_is_shifted_whole_not_restarted_at_the_text(write: Callable[..., Path]) -> None:
+    """The issue's case: 675-683 cited the text on its 5th line (679); 17 lines were inserted
+    above, so the text is at 696 and the code at 692-700. Restarting at the text (696-704)
+    dropped four lines of the code and took in four unrelated ones."""
+    write("big.py", numbered(800, **{"696": "    raise DuplicateEmail(email)"}))
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence:
+              - {path: big.py, lines: 675-683, contains: raise DuplicateEmail}
+            proof: p
+        """)
+    result = run("fix", str(plan))
+    assert result.exit_code == 0, result.output
+    assert "lines: 692-700, contains: raise DuplicateEmail" in plan.read_text(encoding="utf-8")
+    assert ("fixed: a: big.py:675-683 -> big.py:692-700 ('raise DuplicateEmail' moved to line 696: where it was in"
+            " the range is not known, so the range is centred on it)") in result.stderr
+
+
+@pytest.mark.parametrize(("start", "end", "found", "heads", "lines", "expected"), [
+    (675, 683, 696, False, 800, (692, 700)),  # centred: the text keeps the middle line, whichever way it moved
+    (675, 683, 650, False, 800, (646, 654)),
+    (675, 683, 696, True, 800, (696, 704)),  # the text defines something: the range starts at it
+    (18, 23, 29, True, 40, (29, 34)),  # the README's normalize_email
+    (5, 5, 12, False, 12, (12, 12)),  # one line: nothing to guess
+    (3, 4, 11, False, 12, (11, 12)),  # an even length keeps the upper middle line
+    (1, 5, 12, False, 12, (8, 12)),  # centred past the end: moved up, still holding the text
+    (10, 14, 1, False, 12, (1, 5)),  # and past the start
+    (1, 20, 12, False, 12, None),  # the file is shorter than the range
+])
+def test_moved_range_shifts_the_whole_range_and_keeps_it_in_the_file(
+        start: int, end: int, found: int, heads: bool, lines: int, expected: tuple[int, int] | None) -> None:
+    assert moved_range(start, end, found, lines, heads=heads) == expected
