@@ -400,7 +400,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
         raise click.UsageError("fix edits a file in place: give its path, not -")
     doc, text = load_with_text(plan, limits=limits)
     try:
-        outcome = fix_document(doc, text, plan, root=root)
+        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run)
     except FixError as err:
         _err(f"{plan}: error: {err}")
         return EXIT_BLOCKED

@@ -22,7 +22,7 @@ from compiler.compile import CompileResult, compile_document
 from compiler.display import clip, quoted
 from compiler.load import Document, parse_text
 from compiler.repository import Repository
-from compiler.sourcemap import Path
+from compiler.sourcemap import Path, Position, SourceMap
 from compiler.symbols import heuristic_symbols
 
 Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
@@ -234,7 +234,49 @@ def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
     return shared
 
 
-def fix_document(doc: Document, text: str, path: str, *, root: str | None = None) -> FixResult:
+class _OnDisk(SourceMap):
+    """The positions of the file as it is on disk, for the plan as fix would make it: a path of
+    the edited data is read as the path of the same node in the original, which differs only
+    where repeated entries were removed (an index past a removed entry counts it back in).
+    Replaced values keep their place: they start where the old ones did."""
+
+    def __init__(self, original: SourceMap, edits: list[Edit]) -> None:
+        super().__init__({}, {})
+        self._original = original
+        self._removed: dict[Path, list[int]] = {}  # parent path (original indexes) -> removed indexes
+        for edit_path, value in edits:
+            if value is REMOVE:
+                self._removed.setdefault(edit_path[:-1], []).append(edit_path[-1])
+        for indexes in self._removed.values():
+            indexes.sort()
+
+    def _original_path(self, path: Path) -> Path:
+        out: list[Any] = []
+        for part in path:
+            step = part
+            removed = self._removed.get(tuple(out)) if type(part) is int else None
+            for index in removed or ():  # ascending: each removed entry at or before it shifts it on
+                if index > step:
+                    break
+                step += 1
+            out.append(step)
+        return tuple(out)
+
+    def value(self, path: Path) -> Position | None:
+        return self._original.value(self._original_path(path))
+
+    def has(self, path: Path) -> bool:
+        return self._original.has(self._original_path(path))
+
+    def key(self, path: Path) -> Position | None:
+        return self._original.key(self._original_path(path))
+
+
+def fix_document(doc: Document, text: str, path: str, *, root: str | None = None,
+                 dry_run: bool = False) -> FixResult:
+    """The repairs of a plan (``doc``, read from ``text`` at ``path``), the text they make, and the
+    plan compiled after them. Its diagnostics are located in the fixed text, the file as it will
+    be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk."""
     result = compile_document(doc, path, root=root)
     edits, notes = plan_edits(result)
     left: list[str] = []
@@ -256,4 +298,6 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
     again = parse_text(fixed, doc.name, doc.format)
     if again.data != intended:  # the safety net: never write a file that means something else
         raise FixError("the edited file would not read back as intended; nothing was written")
+    if dry_run:
+        again = doc._replace(data=intended, source_map=_OnDisk(doc.source_map, edits))
     return FixResult(doc.name, text, fixed, notes, compile_document(again, path, root=root), left)

@@ -205,3 +205,59 @@ def test_a_range_whose_text_moved_is_shifted_whole_not_restarted_at_the_text(wri
 def test_moved_range_shifts_the_whole_range_and_keeps_it_in_the_file(
         start: int, end: int, found: int, heads: bool, lines: int, expected: tuple[int, int] | None) -> None:
     assert moved_range(start, end, found, lines, heads=heads) == expected
+
+
+# --- fix --dry-run locates what is left in the file on disk ------------------------------------------
+
+SHIFTING = """\
+items:
+  - id: a
+    change: c
+    evidence:
+      - app.py:1
+      - app.py:1        # a repeat: removing it moves the lines below up by one
+      - missing.py
+    depends_on: [b, b, nope]
+    proof: p
+  - id: b
+    change: c
+    evidence: [app.py:2, app.py:2, gone.py]
+    proof: p
+"""
+
+
+def left_problems(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if " error " in line]
+
+
+def test_dry_run_locates_what_is_left_at_the_lines_of_the_file_on_disk(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", SHIFTING)
+    result = run("fix", "--dry-run", str(plan))
+    assert result.exit_code == 1, result.output
+    assert plan.read_text(encoding="utf-8") == SHIFTING
+    assert left_problems(result) == [
+        f"{plan}:7:9: error EP201 a cites missing.py, but missing.py does not exist",
+        f"{plan}:8:24: error EP301 a depends on unknown items: nope",
+        f"{plan}:12:36: error EP201 b cites gone.py, but gone.py does not exist",
+    ]
+    written = run("fix", str(plan))  # once written, the same problems are where the file now has them
+    assert left_problems(written) == [
+        f"{plan}:6:9: error EP201 a cites missing.py, but missing.py does not exist",
+        f"{plan}:7:21: error EP301 a depends on unknown items: nope",
+        f"{plan}:11:26: error EP201 b cites gone.py, but gone.py does not exist",
+    ]
+
+
+def test_dry_run_on_a_json_plan_locates_what_is_left_in_its_own_layout(write: Callable[..., Path]) -> None:
+    """fix would rewrite a one-line JSON plan one key per line; the dry run's problems are still
+    on the one line of the file as it is."""
+    write("app.py", SOURCE)
+    text = json.dumps({"items": [{"id": "a", "change": "c", "evidence": ["app.py:1", "app.py:1", "missing.py"],
+                                  "proof": "p"}]})
+    plan = write("plan.json", text)
+    result = run("fix", "--dry-run", str(plan))
+    assert result.exit_code == 1, result.output
+    column = text.index('"missing.py"') + 1
+    assert left_problems(result) == [f"{plan}:1:{column}: error EP201 a cites missing.py, but missing.py does"
+                                     " not exist"]
