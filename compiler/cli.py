@@ -323,8 +323,10 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
 
     IN is .yaml, .yml or .json (a plan, or a compiled evidence-plan.json); - reads stdin.
     OUT is .yaml, .yml, .json or .md; - writes stdout (then give --to). Items are normalized;
-    every item field is kept, so YAML -> JSON -> YAML gives the same plan. A plan whose items
-    do not fit the format is not converted (exit 1). Never touches the network.
+    every item field is kept, so YAML -> JSON -> YAML gives the same plan, with the root: that
+    OUT needs to find the same evidence. A plan whose items do not fit the format is not
+    converted (exit 1); OUT may not be IN (use fix to edit a plan in place). Never touches the
+    network.
 
     \b
     Examples:

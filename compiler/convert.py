@@ -1,7 +1,8 @@
 """Plans between formats: YAML <-> JSON, and either -> Markdown (through the compiled document).
 
 A converted plan holds the normalized items in the canonical shape (plan, goal, root, items),
-so YAML -> JSON -> YAML keeps every item field. Markdown is an output only: it is derived from
+so YAML -> JSON -> YAML keeps every item field, and with the root its evidence needs seen from
+where it is written (see ``output_root``). Markdown is an output only: it is derived from
 evidence-plan.json, which is the source of truth.
 """
 
