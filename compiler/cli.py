@@ -344,8 +344,10 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
 
     IN is .yaml, .yml or .json (a plan, or a compiled evidence-plan.json); - reads stdin.
     OUT is .yaml, .yml, .json or .md; - writes stdout (then give --to). Items are normalized;
-    every item field is kept, so YAML -> JSON -> YAML gives the same plan. A plan whose items
-    do not fit the format is not converted (exit 1). Never touches the network.
+    every item field is kept, so YAML -> JSON -> YAML gives the same plan, with the root: that
+    OUT needs to find the same evidence. A plan whose items do not fit the format is not
+    converted (exit 1); OUT may not be IN (use fix to edit a plan in place). Never touches the
+    network.
 
     \b
     Examples:
@@ -364,13 +366,35 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
         )
     if to and target != "-" and target_for(target) not in (None, to):
         raise click.UsageError(f"--to {to} disagrees with the extension of {target!r}")
+    if _same_file(source, target):
+        _err(f"{target}: error: OUT is the plan itself ({source}): converting over it would drop every comment"
+             " and the layout")
+        _err("  hint: write to another file; to repair a plan in place, use evidence-plan fix")
+        return EXIT_INPUT
     out_dir = "." if target == "-" else os.path.dirname(target) or "."
     converted = convert(source, kind, out_dir, root=root, verify_evidence=not no_verify, limits=limits)
     if converted.text is None:
         _show_diagnostics(converted.diagnostics)
         _err(f"{converted.name}: not converted: fix the items above first")
         return EXIT_BLOCKED
-    return _output(target, converted.text)
+    code = _output(target, converted.text)
+    if code == EXIT_READY and converted.root_outside is not None:
+        # Written anyway: it is where the evidence is, and OUT is the user's choice.
+        _err(f"{'<stdout>' if target == '-' else target}: warning: root: {converted.root_outside} leads outside"
+             " the repository that holds it: compiled there, it is refused (EP208)")
+        _err("  hint: compile it with --root, or convert into the repository the evidence is in")
+    return code
+
+
+def _same_file(source: str, target: str) -> bool:
+    """Whether OUT is IN under another name (``./plan.yaml``, a symlink, a hard link): the same
+    file, by device and inode."""
+    if source == "-" or target == "-":
+        return False
+    try:
+        return os.path.samefile(source, target)
+    except (OSError, ValueError):  # OUT does not exist yet (or cannot be looked at): not IN
+        return False
 
 
 @cli.command("fix")
@@ -384,7 +408,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
     Moves an evidence entry's line or lines to where its `contains` text now is (when it is
     found exactly once), and removes repeated depends_on and evidence entries. Comments, key
     order, quoting and layout of a YAML plan are kept byte for byte; a JSON plan is rewritten
-    with stable formatting. Never changes what the plan means; never runs anything. Exit 0 when
+    one key per line. Never changes what the plan means; never runs anything. Exit 0 when
     the plan is ready afterwards, 1 when problems remain (listed), 2 input error.
 
     \b
@@ -399,7 +423,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
         raise click.UsageError("fix edits a file in place: give its path, not -")
     doc, text = load_with_text(plan, limits=limits)
     try:
-        outcome = fix_document(doc, text, plan, root=root)
+        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run)
     except FixError as err:
         _err(f"{plan}: error: {err}")
         return EXIT_BLOCKED

@@ -3,13 +3,14 @@
 Two repairs, both meaning-preserving:
 
 - an evidence entry whose ``contains`` text moved to exactly one other place in the file gets
-  its ``line``/``lines`` moved there (the range keeps its length);
+  its ``line``/``lines`` shifted whole, so that it covers the same code (see ``moved_range``);
 - repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept).
 
 YAML is edited *in place in the text*: only the characters of the changed scalars, and the lines
 of removed entries, change; comments, key order, quoting and layout stay byte for byte. Positions
 come from ruamel.yaml's composed nodes. The edited text is parsed again and must give exactly
-the intended data, or nothing is written. JSON plans are rewritten with stable formatting.
+the intended data, or nothing is written. JSON plans are rewritten in convert's layout (one key
+per line).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from compiler.compile import CompileResult, compile_document
 from compiler.display import clip, quoted
 from compiler.load import Document, parse_text
 from compiler.repository import Repository
-from compiler.sourcemap import Path
+from compiler.sourcemap import Path, Position, SourceMap
+from compiler.symbols import heuristic_symbols
 
 Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
 REMOVE = object()
@@ -77,10 +79,12 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             entry = raw["evidence"][item.evidence_index(j)]  # entries that could not be read are not in item.evidence
             if not isinstance(entry, dict):
                 continue  # the string form has no contains: nothing moved
-            start = finding.moved_to
-            end = start + (ev.end - ev.start)
-            if end > repo.facts(ev.path or "").line_count:
+            found = finding.moved_to
+            heads = ev.end > ev.start and bool(heuristic_symbols([repo.text(ev.path or "", found, found) or ""]))
+            moved = moved_range(ev.start, ev.end, found, repo.facts(ev.path or "").line_count, heads=heads)
+            if moved is None:
                 continue
+            start, end = moved
             key = "line" if "line" in entry else "lines"
             old = entry[key]
             if key == "line" or (isinstance(old, int) and start == end):
@@ -88,9 +92,34 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             else:
                 new = f"{start}-{end}" if end != start else str(start)
             edits.append(((*base, item.position, "evidence", item.evidence_index(j), key), new))
+            how = ("" if end == start else ", the first line of the range: it defines something" if heads
+                   else f" to line {found}: where it was in the range is not known, so the range is centred on it")
             notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{start}"
-                         + (f"-{end}" if end != start else "") + f" ({quoted(ev.contains or '')} moved)")
+                         + (f"-{end}" if end != start else "") + f" ({quoted(ev.contains or '')} moved{how})")
     return edits, notes
+
+
+def moved_range(start: int, end: int, found: int, line_count: int, *, heads: bool = False) -> tuple[int, int] | None:
+    """Where the range ``start``-``end`` goes when its ``contains`` text left it and is now found
+    (once) at line ``found``: shifted whole, by the distance the text moved, so that it covers
+    the same code and keeps its length. The text was on some line of the old range, but which
+    is recorded nowhere (fix reads the plan and the files as they are now, no history), so:
+
+    - a one-line range moves to the text's line (nothing to guess);
+    - when the text's line defines something (``heads``: ``def``, ``class``, ``NAME =``, a
+      heading: what the symbol finder takes for a definition), the range is taken to start at
+      it, as ranges that cite a definition do;
+    - otherwise the range is centred on the text (it keeps its middle line, the upper one for
+      an even length): a guess never more than half the range off, wherever the text was.
+
+    Kept inside the file (a range centred near its end moves up, still holding the text); None
+    when the file is shorter than the range."""
+    length = end - start + 1
+    if length > line_count:
+        return None
+    new_start = found - (0 if length == 1 or heads else (length - 1) // 2)
+    new_start = max(1, min(new_start, line_count - length + 1))
+    return new_start, new_start + length - 1
 
 
 def _at(data: Any, path: Path) -> Any:
@@ -205,7 +234,49 @@ def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
     return shared
 
 
-def fix_document(doc: Document, text: str, path: str, *, root: str | None = None) -> FixResult:
+class _OnDisk(SourceMap):
+    """The positions of the file as it is on disk, for the plan as fix would make it: a path of
+    the edited data is read as the path of the same node in the original, which differs only
+    where repeated entries were removed (an index past a removed entry counts it back in).
+    Replaced values keep their place: they start where the old ones did."""
+
+    def __init__(self, original: SourceMap, edits: list[Edit]) -> None:
+        super().__init__({}, {})
+        self._original = original
+        self._removed: dict[Path, list[int]] = {}  # parent path (original indexes) -> removed indexes
+        for edit_path, value in edits:
+            if value is REMOVE:
+                self._removed.setdefault(edit_path[:-1], []).append(edit_path[-1])
+        for indexes in self._removed.values():
+            indexes.sort()
+
+    def _original_path(self, path: Path) -> Path:
+        out: list[Any] = []
+        for part in path:
+            step = part
+            removed = self._removed.get(tuple(out)) if type(part) is int else None
+            for index in removed or ():  # ascending: each removed entry at or before it shifts it on
+                if index > step:
+                    break
+                step += 1
+            out.append(step)
+        return tuple(out)
+
+    def value(self, path: Path) -> Position | None:
+        return self._original.value(self._original_path(path))
+
+    def has(self, path: Path) -> bool:
+        return self._original.has(self._original_path(path))
+
+    def key(self, path: Path) -> Position | None:
+        return self._original.key(self._original_path(path))
+
+
+def fix_document(doc: Document, text: str, path: str, *, root: str | None = None,
+                 dry_run: bool = False) -> FixResult:
+    """The repairs of a plan (``doc``, read from ``text`` at ``path``), the text they make, and the
+    plan compiled after them. Its diagnostics are located in the fixed text, the file as it will
+    be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk."""
     result = compile_document(doc, path, root=root)
     edits, notes = plan_edits(result)
     left: list[str] = []
@@ -219,12 +290,14 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
         return FixResult(doc.name, text, text, [], result, left)
     intended = apply_to_data(doc.data, edits)
     if doc.format == "json":
-        from compiler.emit import dumps
+        from compiler.convert import dump_json
 
-        fixed = dumps(intended)
+        fixed = dump_json(intended)  # the layout convert writes: one key per line
     else:
         fixed = apply_to_yaml(text, edits)
     again = parse_text(fixed, doc.name, doc.format)
     if again.data != intended:  # the safety net: never write a file that means something else
         raise FixError("the edited file would not read back as intended; nothing was written")
+    if dry_run:
+        again = doc._replace(data=intended, source_map=_OnDisk(doc.source_map, edits))
     return FixResult(doc.name, text, fixed, notes, compile_document(again, path, root=root), left)

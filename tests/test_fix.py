@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from compiler.cli import cli
+from compiler.fix import moved_range
 
 SOURCE = "".join(f"# filler line {n}\n" for n in range(1, 11)) + "def create_account(email):\n    return email\n"
 
@@ -57,7 +58,8 @@ def test_fix_updates_only_what_moved_and_keeps_every_other_byte(plan: Path) -> N
     result = run("fix", str(plan))
     assert result.exit_code == 0, result.output
     assert plan.read_text(encoding="utf-8") == FIXED
-    assert "fixed: contract: app.py:3-4 -> app.py:11-12 ('def create_account' moved)" in result.stderr
+    assert ("fixed: contract: app.py:3-4 -> app.py:11-12 ('def create_account' moved, the first line of the range:"
+            " it defines something)") in result.stderr
     assert "fixed: implementation: removed repeated evidence app.py:1" in result.stderr
     assert "fixed: implementation: removed repeated dependency contract" in result.stderr
     assert run("check", str(plan)).exit_code == 0
@@ -86,7 +88,7 @@ def test_what_fix_cannot_repair_is_reported_with_exit_1(write: Callable[..., Pat
             evidence:
               - {path: app.py, line: 5, contains: return email}    # found once, at 12: moved
               - {path: app.py, line: 11, contains: filler line}    # found ten times: ambiguous
-              - {path: app.py, lines: 1-5, contains: return email} # 12-16 would pass the end
+              - {path: app.py, lines: 1-12, contains: nowhere}     # not found at all
               - missing.py
             proof: p
         """)
@@ -96,7 +98,7 @@ def test_what_fix_cannot_repair_is_reported_with_exit_1(write: Callable[..., Pat
     assert result.stderr.count("fixed:") == 1
     assert (f"{plan}:6:44: error EP203 a: 'filler line' is not in app.py:11 (found at lines 1, 2, 3, 4, 5, ...)"
             in result.stderr)
-    assert f"{plan}:7:46: error EP203 a: 'return email' is not in app.py:1-5 (found at line 12)" in result.stderr
+    assert f"{plan}:7:47: error EP203 a: 'nowhere' is not in app.py:1-12" in result.stderr
     assert f"{plan}:8:9: error EP201 a cites missing.py, but missing.py does not exist" in result.stderr
     assert "3 problems left that fix cannot repair" in result.stderr
     assert "{path: app.py, line: 12, contains: return email}    # found once" in plan.read_text(encoding="utf-8")
@@ -160,3 +162,102 @@ def test_fix_on_a_plan_with_aliases_repairs_the_rest_and_names_what_it_leaves(wr
     assert plan.read_text(encoding="utf-8") == ALIASED.replace("line: 1, contains: create_account",
                                                                "line: 11, contains: create_account")
     assert f"{plan}:5:50: error EP203 a: 'return email' is not in app.py:5 (found at line 12)" in result.stderr
+
+
+# --- a moved range covers the same code ------------------------------------------------------------
+
+def numbered(lines: int, **at: str) -> str:
+    """A file of ``lines`` numbered lines, with the given text on some of them (``at={"700": ...}``)."""
+    return "".join(f"{at.get(str(n), f'code line {n}')}\n" for n in range(1, lines + 1))
+
+
+def test_a_range_whose_text_moved_is_shifted_whole_not_restarted_at_the_text(write: Callable[..., Path]) -> None:
+    """The issue's case: 675-683 cited the text on its 5th line (679); 17 lines were inserted
+    above, so the text is at 696 and the code at 692-700. Restarting at the text (696-704)
+    dropped four lines of the code and took in four unrelated ones."""
+    write("big.py", numbered(800, **{"696": "    raise DuplicateEmail(email)"}))
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence:
+              - {path: big.py, lines: 675-683, contains: raise DuplicateEmail}
+            proof: p
+        """)
+    result = run("fix", str(plan))
+    assert result.exit_code == 0, result.output
+    assert "lines: 692-700, contains: raise DuplicateEmail" in plan.read_text(encoding="utf-8")
+    assert ("fixed: a: big.py:675-683 -> big.py:692-700 ('raise DuplicateEmail' moved to line 696: where it was in"
+            " the range is not known, so the range is centred on it)") in result.stderr
+
+
+@pytest.mark.parametrize(("start", "end", "found", "heads", "lines", "expected"), [
+    (675, 683, 696, False, 800, (692, 700)),  # centred: the text keeps the middle line, whichever way it moved
+    (675, 683, 650, False, 800, (646, 654)),
+    (675, 683, 696, True, 800, (696, 704)),  # the text defines something: the range starts at it
+    (18, 23, 29, True, 40, (29, 34)),  # the README's normalize_email
+    (5, 5, 12, False, 12, (12, 12)),  # one line: nothing to guess
+    (3, 4, 11, False, 12, (11, 12)),  # an even length keeps the upper middle line
+    (1, 5, 12, False, 12, (8, 12)),  # centred past the end: moved up, still holding the text
+    (10, 14, 1, False, 12, (1, 5)),  # and past the start
+    (1, 20, 12, False, 12, None),  # the file is shorter than the range
+])
+def test_moved_range_shifts_the_whole_range_and_keeps_it_in_the_file(
+        start: int, end: int, found: int, heads: bool, lines: int, expected: tuple[int, int] | None) -> None:
+    assert moved_range(start, end, found, lines, heads=heads) == expected
+
+
+# --- fix --dry-run locates what is left in the file on disk ------------------------------------------
+
+SHIFTING = """\
+items:
+  - id: a
+    change: c
+    evidence:
+      - app.py:1
+      - app.py:1        # a repeat: removing it moves the lines below up by one
+      - missing.py
+    depends_on: [b, b, nope]
+    proof: p
+  - id: b
+    change: c
+    evidence: [app.py:2, app.py:2, gone.py]
+    proof: p
+"""
+
+
+def left_problems(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if " error " in line]
+
+
+def test_dry_run_locates_what_is_left_at_the_lines_of_the_file_on_disk(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", SHIFTING)
+    result = run("fix", "--dry-run", str(plan))
+    assert result.exit_code == 1, result.output
+    assert plan.read_text(encoding="utf-8") == SHIFTING
+    assert left_problems(result) == [
+        f"{plan}:7:9: error EP201 a cites missing.py, but missing.py does not exist",
+        f"{plan}:8:24: error EP301 a depends on unknown items: nope",
+        f"{plan}:12:36: error EP201 b cites gone.py, but gone.py does not exist",
+    ]
+    written = run("fix", str(plan))  # once written, the same problems are where the file now has them
+    assert left_problems(written) == [
+        f"{plan}:6:9: error EP201 a cites missing.py, but missing.py does not exist",
+        f"{plan}:7:21: error EP301 a depends on unknown items: nope",
+        f"{plan}:11:26: error EP201 b cites gone.py, but gone.py does not exist",
+    ]
+
+
+def test_dry_run_on_a_json_plan_locates_what_is_left_in_its_own_layout(write: Callable[..., Path]) -> None:
+    """fix would rewrite a one-line JSON plan one key per line; the dry run's problems are still
+    on the one line of the file as it is."""
+    write("app.py", SOURCE)
+    text = json.dumps({"items": [{"id": "a", "change": "c", "evidence": ["app.py:1", "app.py:1", "missing.py"],
+                                  "proof": "p"}]})
+    plan = write("plan.json", text)
+    result = run("fix", "--dry-run", str(plan))
+    assert result.exit_code == 1, result.output
+    column = text.index('"missing.py"') + 1
+    assert left_problems(result) == [f"{plan}:1:{column}: error EP201 a cites missing.py, but missing.py does"
+                                     " not exist"]
