@@ -406,6 +406,22 @@ def print_machine(info: dict[str, Any]) -> None:
 
 # --- startup ------------------------------------------------------------------------------------------
 
+# A blocked check (what a person or an agent meets most while writing a plan) against the same
+# plan ready.
+BLOCKED_TARGET = 1.5
+
+
+def blocked_twin(plan: Path) -> Path:
+    """The plan of small_repository with the two commonest mistakes: a misspelt key and a path
+    that does not exist."""
+    text = plan.read_text(encoding="utf-8")
+    assert "depends_on:" in text and "src/module_3.py" in text
+    blocked = plan.with_name("blocked.plan.yaml")
+    blocked.write_text(text.replace("depends_on:", "depend_on:", 1).replace("src/module_3.py", "src/modul_3.py", 1),
+                       encoding="utf-8")
+    return blocked
+
+
 
 def bench_startup(runs: int, results: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -414,6 +430,7 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
         from compiler.load import load  # the JSON twin of the same plan, converted by the library
 
         json_plan.write_text(json.dumps(load(str(plan)).data), encoding="utf-8")
+        blocked = blocked_twin(plan)
         out: dict[str, Any] = {}
         for fmt, path in (("yaml", plan), ("json", json_plan)):
             argv = ["-m", "compiler", "check", str(path)]
@@ -422,7 +439,9 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
             parse = (JSON_LOAD if fmt == "json" else RUAMEL_LOAD).format(path=str(path))
             cases = {"python": [PY, "-c", "pass"], "floor": floor_argv(modules), "check": [PY, *argv],
                      "floor_parse": floor_argv(modules, parse)}
-            timing = measure(cases, runs, repeat_under=1e9)
+            if fmt == "yaml":  # the path a writer meets most: the same plan, blocked
+                cases["check_blocked"] = [PY, "-m", "compiler", "check", str(blocked)]
+            timing = measure(cases, runs, repeat_under=1e9, expect={"check_blocked": 1})
             names = {i.name for i in imports}
             unneeded = [m for m in not_needed("check", fmt) if m in names]
             total_us = sum(i.self_us for i in imports if i.name not in baseline_modules())
@@ -438,6 +457,8 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
                         if i.name not in baseline_modules()][:15],
                 "runs": len(timing["check"].runs),
             }
+            if "check_blocked" in timing:
+                out[fmt]["check_blocked"] = timing["check_blocked"].seconds
     results["startup"] = out
     for fmt, r in out.items():
         print(f"\nstartup: check of a 20-item {fmt.upper()} plan (evidence verified), median of {r['runs']} runs")
@@ -461,6 +482,10 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
         print(f"  the floor + the bare parse     {r['floor_parse']:7.3f} s  (check is "
               f"{r['check'] / r['floor_parse']:.2f}x this; the parse alone is "
               f"{(r['floor_parse'] - r['floor']) / r['floor']:.2f}x the floor)")
+        if "check_blocked" in r:
+            ratio = r["check_blocked"] / r["check"]
+            print(f"  check of it blocked            {r['check_blocked']:7.3f} s  ({ratio:.2f}x the ready check;"
+                  f" target <= {BLOCKED_TARGET}x): a misspelt key and a missing file")
 
 
 # --- scale ---------------------------------------------------------------------------------------------

@@ -341,6 +341,27 @@ def plain_item(raw: Any, index: int) -> Item | None:
         options = tuple(found)
     return Item(ident, change, tuple(parsed), tuple(depends_on), proof, index, depends_key, options=options)
 
+def plain_item_with_unknown_keys(raw: Any, index: int, base: Path, col: _Collector) -> Item | None:
+    """The commonest mistake, decided without pydantic: a plainly valid item but for keys the
+    format does not define (a misspelt ``depend_on``). Reports each as the input model's path
+    does (EP010, with the same did-you-mean) and returns the item as read without them, or None
+    when the rest is not plainly valid either. The differential test holds the two paths to the
+    same diagnostics and the same item (tests/test_fields.py)."""
+    if type(raw) is not dict:
+        return None
+    unknown = [key for key in raw if key not in _ITEM_KEYS]
+    if not unknown or not all(type(key) is str for key in unknown):
+        return None
+    item = plain_item({k: v for k, v in raw.items() if k in _ITEM_KEYS}, index)
+    if item is None:
+        return None
+    label = clip(item.id)
+    for key in unknown:
+        col.add("EP010", f"{label} has unknown field {quoted(key)}{suggest_field(key, fields.ITEM_FIELDS)}", item.id,
+                (*base, key), key=True)
+    return item._replace(broken=tuple(unknown))
+
+
 # The evidence object's fields, by their kinds, as the fast path takes them.
 _EVIDENCE_KIND_TYPES: dict[str, type | tuple[type, ...]] = {"optional-text": str, "optional-line": int,
                                                               "optional-lines": (str, int)}
@@ -400,6 +421,8 @@ def build_plan(doc: Document) -> Plan:
     id_indexes: list[tuple[str, int]] = []
     for index, raw in enumerate(raw_items):
         item = plain_item(raw, index)
+        if item is None:
+            item = plain_item_with_unknown_keys(raw, index, (*items_path, index), col)
         if item is not None:
             items.append(item)
             id_indexes.append((item.id, index))

@@ -126,6 +126,38 @@ def test_every_item_the_fast_path_accepts_the_input_model_accepts_alike(raw: dic
     assert reference == fast, raw
 
 
+_UNKNOWN_KEYS = st.lists(st.sampled_from(["depend_on", "depends", "summary", "file", "title", "status", "Id", "x"]),
+                         unique=True, min_size=1, max_size=3)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_raw_items(), _UNKNOWN_KEYS, st.data())
+def test_unknown_keys_beside_a_plain_item_are_reported_alike_on_both_paths(raw: dict[str, Any], unknown: list[str],
+                                                                           data: st.DataObject) -> None:
+    """The fast path's one kind of diagnostic (EP010 for keys the format does not define) is the
+    input model's, to the byte, and so is the item it returns."""
+    for key in unknown:
+        raw[key] = data.draw(_VALUES["text"])
+    doc = parse_text(json.dumps({"items": [raw]}), "plan.json", "json")
+    col = validate._Collector(doc)
+    fast = validate.plain_item_with_unknown_keys(raw, 0, ("items", 0), col)
+    if fast is None:
+        return  # the rest is not plainly valid: not the fast path's to decide
+    reference, diagnostics = _reference_item(raw)
+    assert col.out == diagnostics, raw
+    assert fast == reference, raw
+
+
+def test_the_unknown_key_path_reaches_its_outcome() -> None:
+    raw = {"id": "a", "change": "c", "evidence": ["a.py"], "depend_on": ["b"], "proof": "p"}
+    doc = parse_text(json.dumps({"items": [raw]}), "plan.json", "json")
+    col = validate._Collector(doc)
+    item = validate.plain_item_with_unknown_keys(raw, 0, ("items", 0), col)
+    assert item is not None and item.broken == ("depend_on",) and item.depends_on == ()
+    assert [(d.code, d.message) for d in col.out] == [("EP010", "a has unknown field 'depend_on' (did you mean"
+                                                                " depends_on?)")]
+
+
 def test_the_differential_test_reaches_both_outcomes() -> None:
     """Not a test that passes by deferring: plainly valid items are read by the fast path."""
     assert plain_item({"id": "a", "change": "c", "evidence": ["a.py:1", {"path": "a.py", "line": 2}],

@@ -171,6 +171,28 @@ def test_check_imports_nothing_it_does_not_use(every_field_plan: Path, fmt: str)
     assert not [m for m in not_needed if m in names]
 
 
+def test_a_blocked_check_costs_about_a_ready_one(small_plan: Path) -> None:
+    """The commonest mistakes (a misspelt key, a missing path) are found without pydantic, so the
+    check a writer runs most stays within the benchmark's 1.5x of the ready check."""
+    blocked = bench.blocked_twin(small_plan)
+    names = {i.name for i in bench.import_profile(["-m", "compiler", "check", str(blocked)])}
+    assert "pydantic" not in names and "networkx" not in names
+
+    def run(plan: Path, code: int) -> float:
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "compiler", "check", str(plan)], check=False,
+                              capture_output=True, cwd=REPO, env=ENV)
+        assert proc.returncode == code, proc.stdout[-2000:]
+        return time.perf_counter() - start
+
+    ready, slow = [], []
+    for _ in range(5):  # side by side, so that noise hits both
+        ready.append(run(small_plan, 0))
+        slow.append(run(blocked, 1))
+    ratio = min(slow) / min(ready)
+    assert ratio < bench.BLOCKED_TARGET, f"blocked {min(slow):.3f} s is {ratio:.2f}x the ready {min(ready):.3f} s"
+
+
 # --- growth: 10x the items, well under 20x the time ------------------------------------------------
 
 
