@@ -446,3 +446,10 @@ def test_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
     broken.write_text(_readme_workflow().replace("if: always()", "if: always("), encoding="utf-8")
     proc = subprocess.run([*command, str(broken)], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode != 0, "actionlint accepted a broken expression: it is not checking"
+
+
+def test_step_summary_of_ready_plans_says_there_is_nothing_to_fix() -> None:
+    text = reporters.step_summary([reporters.PlanReport("./plans/a.yaml", "ready", ())], [],
+                                  cwd="/work/repo", base="/work/repo")
+    assert "| `plans/a.yaml` | ready | 0 | 0 |" in text and text.endswith("No problems.\n")
+    assert "| where |" not in text
