@@ -22,6 +22,7 @@ from compiler.reporters import FORMATS
 if TYPE_CHECKING:
     from compiler.convert import Target
     from compiler.load import Limits
+    from compiler.reporters import Context
     from compiler.write import Content
 
 EXIT_READY, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -250,6 +251,22 @@ def _summary(name: str, document: dict[str, Any]) -> str:
     return f"{name}: blocked: {', '.join(parts)}"
 
 
+def _append_step_summary(fmt: str, context: Context, ordered: Sequence[Diagnostic]) -> None:
+    """Under GitHub Actions (the github format), the whole report also goes to the job's summary
+    page: GitHub shows only 10 error annotations of a step. Appended: other steps write there too."""
+    from compiler import reporters
+
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if fmt != "github" or not path:
+        return
+    summary = reporters.step_summary(context.plans, ordered, cwd=context.cwd, base=context.base)
+    try:
+        with open(path, "a", encoding="utf-8", errors="surrogateescape") as out:
+            out.write(summary)
+    except OSError as err:
+        _err(f"{path}: cannot append the step summary: {err.strerror or err}")
+
+
 @cli.command("check")
 @click.argument("plans", nargs=-1, required=True, metavar="PLAN_OR_DIR...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
@@ -281,6 +298,9 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
 
     found = expand(plans)
     diagnostics: list[Diagnostic] = list(found.problems)
+    reports: list[reporters.PlanReport] = [
+        reporters.PlanReport(d.location.file if d.location is not None else "", "unreadable", (d,))
+        for d in found.problems]
     input_errors, blocked = len(found.problems), 0
     # What the summary counts: each file checked, and each folder that stood for none.
     plans = (*found.files, *(d.location.file for d in found.problems if d.location is not None))
@@ -290,13 +310,18 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
         except PlanInputError as err:
             diagnostics.append(err.diagnostic)
             input_errors += 1
+            reports.append(reporters.PlanReport(plan, "unreadable", (err.diagnostic,)))
             continue
         diagnostics.extend(result.diagnostics)
-        if result.status == "blocked" or (strict and result.count("warning")):
-            blocked += 1
+        is_blocked = result.status == "blocked" or bool(strict and result.count("warning"))
+        blocked += is_blocked
+        reports.append(reporters.PlanReport(plan, "blocked" if is_blocked else "ready", tuple(result.diagnostics)))
     ordered = sort_diagnostics(diagnostics) if len(plans) > 1 else tuple(diagnostics)
     fmt = reporters.resolve_format(fmt, dict(os.environ))
-    click.echo(reporters.report(fmt, ordered, _style), nl=False, color=_color())
+    cwd = reporters.working_folder()
+    context = reporters.Context(reports, cwd, reporters.base_folder(os.environ, cwd))
+    click.echo(reporters.report(fmt, ordered, _style, context), nl=False, color=_color())
+    _append_step_summary(fmt, context, ordered)
     if fmt == "text":
         errors = sum(1 for d in ordered if d.severity == "error")
         warnings = len(ordered) - errors

@@ -217,6 +217,7 @@ def test_check_json_format_is_a_list_of_diagnostics(write: Callable[..., Path]) 
     assert json.loads(result.stdout) == [{
         "code": "EP102", "severity": "error", "message": "a has no proof command", "item": "a",
         "location": {"file": str(plan), "line": 5, "column": 12},
+        "plan": str(plan), "plan_status": "blocked",  # which plan, when check is given several
     }]
 
 

@@ -76,8 +76,9 @@ def test_github_report_keeps_one_annotation_per_diagnostic() -> None:
     out = github([HOSTILE])
     assert out.count("\n") == 1 and out.startswith("::error file=plan\\x1b[2J.yaml,line=3,col=5,")
     assert "\r" not in out and "\x1b" not in out
-    # The plan's newline is shown as \n; the one before the note is ours (%0A).
-    assert out.endswith("::a\\n::error::pwned has no proof command%0Ap.yaml:1:1: see\\r::warning::x\n")
+    # The plan's newline is shown as \n; the ones before the note and the hint are ours (%0A).
+    assert out.endswith("::a\\n::error::pwned has no proof command%0Ap.yaml:1:1: see\\r::warning::x"
+                        "%0Ahint: hint\\n::add-mask::s\n")
 
 
 def test_text_report_cuts_long_messages_and_many_notes() -> None:

