@@ -217,11 +217,13 @@ def _names(node: ast.stmt) -> list[str]:
 
 
 # How a name is defined, the better first: a definition directly in its module's or class's body;
-# one inside an if/elif/else, try/except/else/finally or with block of it (``if TYPE_CHECKING:``,
-# ``try: import x except ImportError: def x(): ...``); an ``@overload`` stub (its implementation,
-# when one follows, is the better answer); a re-export ``import x as y`` or ``from m import x as y``
-# (at the import: imports are not followed into other files). Among equals, the first in the file.
-_DIRECT, _IN_BLOCK, _OVERLOAD, _IMPORTED = range(4)
+# a function or class inside an if/elif/else, try/except/else/finally or with block of it (``if
+# TYPE_CHECKING:``, ``try: import x except ImportError: def x(): ...``); an assignment in such a
+# block (``except ImportError: x = None`` stands in for the function); an ``@overload`` stub (its
+# implementation, when one follows, is the better answer); a re-export ``import x as x`` or ``from m
+# import x as y`` (at the import: imports are not followed into other files). Among equals, the
+# first in the file.
+_DIRECT, _IN_BLOCK, _ASSIGNED_IN_BLOCK, _OVERLOAD, _IMPORTED = range(5)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -270,12 +272,14 @@ def _walk(body: list[ast.stmt], offset: int, best: dict[str, tuple[int, int, int
         names = _names(node)
         if not names or (local and not isinstance(node, (*_FUNCTIONS, ast.ClassDef))):
             continue
-        rank = _OVERLOAD if _is_overload(node) else _IN_BLOCK if blocked else _DIRECT
+        defines = isinstance(node, (*_FUNCTIONS, ast.ClassDef))
+        rank = (_OVERLOAD if _is_overload(node) else _DIRECT if not blocked
+                else _IN_BLOCK if defines else _ASSIGNED_IN_BLOCK)
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) + offset
         last = (node.end_lineno or node.lineno) + offset
         for name in names:
             _offer(best, prefix + name, rank, first, last)
-        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):  # methods, nested functions and classes
+        if defines:  # methods, nested functions and classes
             stack.append((prefix + node.name + ".", not isinstance(node, ast.ClassDef), False, iter(node.body)))
 
 

@@ -290,6 +290,13 @@ def test_a_direct_definition_wins_over_one_in_a_block_and_over_a_re_export() -> 
     assert python_symbols(source) == {"Alias": (4, 4), "dumps": (8, 9)}
 
 
+def test_in_a_block_a_function_wins_over_an_assignment_that_stands_in_for_it() -> None:
+    source = ("try:\n    from ctypes import pythonapi\nexcept ImportError:\n    get_buffer = None\n"  # 1-4
+              "else:\n    def get_buffer(obj):\n        return obj\n"  # 5-7
+              "if FAST:\n    LIMIT = 1\nelse:\n    LIMIT = 2\n")  # 8-11: assignments alike: the first
+    assert python_symbols(source) == {"get_buffer": (6, 7), "LIMIT": (9, 9)}
+
+
 def test_blocked_definitions_did_you_mean(tmp_path: Path) -> None:
     root = git_repo(tmp_path / "repo", {"real.py": REAL_PY})
     result = compile_in(root, one_item_plan("      - real.py::only_type\n"
