@@ -191,6 +191,10 @@ def toml_symbols(text: str) -> dict[str, tuple[int, int]] | str:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         return str(err)
+    except RecursionError:  # tomllib reads nested arrays and inline tables by recursion
+        return "its arrays or inline tables are nested too deeply to read"
+    except MemoryError:
+        return "it is too large to read"
     out: dict[str, tuple[int, int]] = {}
     implicit: dict[str, list[int]] = {}  # a table named only by its sub-tables' headers
     ended: set[str] = set()  # such tables whose first run of sub-tables has ended

@@ -98,6 +98,16 @@ def test_toml_that_is_not_toml_is_a_clear_diagnostic(tmp_path: Path) -> None:
         " (Invalid value (at line 2, column 7)); fix the file or cite its lines")
 
 
+def test_toml_nested_too_deeply_for_tomllib_is_a_clear_diagnostic(tmp_path: Path) -> None:
+    """tomllib reads nested arrays by recursion: 5,000 levels raised RecursionError (a traceback)."""
+    root = git_repo(tmp_path / "repo", {"deep.toml": "a = " + "[" * 5000 + "]" * 5000 + "\n"})
+    result = compile_in(root, one_item_plan("      - deep.toml::a\n"))
+    assert rows(result.diagnostics) == [("EP207", "it", 6, 9)]
+    assert result.diagnostics[0].message == (
+        "it cites deep.toml::a, but deep.toml cannot be searched for a: it is not valid TOML (its arrays or"
+        " inline tables are nested too deeply to read); fix the file or cite its lines")
+
+
 def test_toml_over_the_parse_limit_is_not_searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = git_repo(tmp_path / "repo", {"pyproject.toml": PYPROJECT})
     monkeypatch.setattr(symbols, "MAX_PARSE_BYTES", 100)
