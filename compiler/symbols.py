@@ -270,16 +270,16 @@ def _walk(body: list[ast.stmt], offset: int, best: dict[str, tuple[int, int, int
             stack.append((prefix, local, True, itertools.chain.from_iterable(bodies)))
             continue
         names = _names(node)
-        if not names or (local and not isinstance(node, (*_FUNCTIONS, ast.ClassDef))):
-            continue
         defines = isinstance(node, (*_FUNCTIONS, ast.ClassDef))
+        if not names or (local and not defines):
+            continue
         rank = (_OVERLOAD if _is_overload(node) else _DIRECT if not blocked
                 else _IN_BLOCK if defines else _ASSIGNED_IN_BLOCK)
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) + offset
         last = (node.end_lineno or node.lineno) + offset
         for name in names:
             _offer(best, prefix + name, rank, first, last)
-        if defines:  # methods, nested functions and classes
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):  # methods, nested functions and classes
             stack.append((prefix + node.name + ".", not isinstance(node, ast.ClassDef), False, iter(node.body)))
 
 
