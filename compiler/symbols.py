@@ -1,5 +1,6 @@
-"""Where a file defines a name: Python through its ``ast`` (parsing as little as it can), any
-other file through definition-looking lines and Markdown headings.
+"""Where a file defines a name: Python through its ``ast`` (parsing as little as it can; a module
+that does not parse, statement by statement), any other file through definition-looking lines and
+``#`` headings (TOML tables and Markdown sections are compiler/sections.py's).
 
 Every function here is linear in its input: the patterns applied to evidence files are anchored
 or replaced by plain scans, because anyone can write the files a plan cites.

@@ -1,7 +1,8 @@
 """compiler/symbols.py: where a file defines ``path::Symbol``, seen through the compiled JSON's
-``resolved_lines``: Python through its ``ast`` (decorators included, methods named with their
-class, a module that does not parse falling back to the heuristic), other files through
-definition-looking lines and Markdown headings, and the did-you-mean of an unknown symbol (EP206).
+``resolved_lines``: Python through its ``ast`` (decorators included, methods and nested functions
+named with what holds them, definitions in if/try/with blocks, overloads, re-exports, a module that
+does not parse read statement by statement), other files through definition-looking lines, and
+the did-you-mean of an unknown symbol (EP206). TOML and Markdown are tests/test_sections.py's.
 
 The plans run against ``std_repo`` (tests/conftest.py), whose app/accounts.py is ``PY_SOURCE``
 (tests/support.py), or a small repository of their own. That symbol lookup stays linear on
