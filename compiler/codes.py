@@ -52,7 +52,7 @@ _ALL = [
     Code("EP204", "outside-root", "error", "absolute path, `..` escape or symlink leading outside the repository root; the file is never opened"),
     Code("EP205", "folder-with-lines", "error", "a folder cited with lines, a symbol or contains (a folder alone is valid evidence)"),
     Code("EP206", "unknown-symbol", "error", "`path::symbol` names no definition in the file, with a did-you-mean among its symbols"),
-    Code("EP207", "unreadable-evidence", "error", "cited file cannot be read as text: binary cited by line, not a regular file, not permitted, or too large to search for a symbol"),
+    Code("EP207", "unreadable-evidence", "error", "cited file cannot be read as text: binary cited by line, not a regular file, not permitted, too large to search for a symbol, or a TOML file cited by symbol that is not valid TOML"),
     Code("EP208", "plan-root-outside", "error", "a plan's `root:` leads outside the git work tree that holds the plan (or its folder when there is none); its evidence is not checked. `--root` on the command line is trusted"),
     Code("EP301", "unknown-dependency", "error", "`X depends on unknown items: a, b`, with a did-you-mean where an id is close"),
     Code("EP302", "self-dependency", "error", "an item depends on itself"),

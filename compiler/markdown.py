@@ -36,6 +36,7 @@ _SAFE_PATH = re.compile(r"[A-Za-z0-9/._-]*")
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*")
 _HTTP = re.compile(r"https?://", re.IGNORECASE)
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_RESOLVED = re.compile(r"([1-9][0-9]{0,9})-([1-9][0-9]{0,9})")  # a symbol's resolved_lines, START-END
 # Between the evidence lines of an item: the template writes the first line's "  - ".
 EVIDENCE_SEPARATOR = "\n  - "
 
@@ -133,8 +134,9 @@ def repository_link(base: str) -> Callable[[str], str]:
 
 def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
     """One evidence entry as Markdown: its reference as a code span, linked to the cited lines
-    (a URL only when it is http or https: other schemes are shown, never linked; a path only
-    when it stays inside the repository), then the text it must contain."""
+    (a symbol's to the lines it resolved to, ``#L511-L579``; a URL only when it is http or https:
+    other schemes are shown, never linked; a path only when it stays inside the repository), then
+    the text it must contain."""
     if "url" in ev:
         text = ev["url"]
         target = _url_target(text) if _HTTP.match(text) else ""
@@ -145,8 +147,12 @@ def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
         elif "lines" in ev:
             start, _, end = str(ev["lines"]).partition("-")
             text, anchor = f"{path}:{ev['lines']}", f"#L{start}-L{end}"
-        elif "symbol" in ev:
+        elif "symbol" in ev:  # linked to the lines it resolved to, when evidence was verified
             text, anchor = f"{path}::{ev['symbol']}", ""
+            resolved = _RESOLVED.fullmatch(str(ev.get("resolved_lines", "")))
+            if resolved is not None:
+                start, end = resolved.groups()
+                anchor = f"#L{start}" if start == end else f"#L{start}-L{end}"
         else:
             text, anchor = path, ""
         # A path outside the repository (absolute, or climbing out with ..) is reported as

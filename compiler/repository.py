@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from compiler import sections
 from compiler import symbols as _symbols
 from compiler.paths import is_absolute, leaves_root
 from compiler.symbols import (
@@ -34,6 +35,7 @@ from compiler.symbols import (
     lookup_symbol,
     python_symbol_fast,
     python_symbols,
+    python_symbols_by_statement,
     string_spans,
 )
 
@@ -94,7 +96,8 @@ class FileFacts:
     chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
     symbols: dict[str, tuple[int, int]] | None = field(default=None)
     found: dict[str, tuple[int, list[int]]] | None = None  # needle -> (limit, lines): find, remembered
-    parsed: bool = False  # symbols came from Python's ast (else from the heuristic)
+    parsed: bool = False  # symbols are exact names (Python's ast, TOML, Markdown), not the heuristic's
+    not_parsed: str | None = None  # why a file of a structured kind (TOML) gave no symbols
 
 
 def unsafe_reason(path: str) -> str | None:
@@ -361,14 +364,21 @@ class Repository:
             if self.too_large_to_parse(path):
                 return None
         table = self.symbols(path)
-        return lookup_symbol(table, name, python and facts.parsed)
+        if path.endswith(sections.TOML_SUFFIXES):  # tool."evidence-plan" is tool.evidence-plan
+            name = ".".join(sections.symbol_key(name))
+        return lookup_symbol(table, name, facts.parsed)
 
     def too_large_to_parse(self, path: str) -> bool:
-        """A Python file held in memory but over MAX_PARSE_BYTES: symbols only from its top-level
-        statements, never from a parse of the whole file."""
+        """A Python or TOML file held in memory but over MAX_PARSE_BYTES: Python's symbols only
+        from its top-level statements, never from a parse of the whole file; TOML's none."""
         facts = self.facts(path)
-        return (facts.kind == "file" and facts.lines is not None and path.endswith((".py", ".pyi"))
-                and facts.size > _symbols.MAX_PARSE_BYTES)
+        return (facts.kind == "file" and facts.lines is not None
+                and path.endswith((".py", ".pyi", *sections.TOML_SUFFIXES)) and facts.size > _symbols.MAX_PARSE_BYTES)
+
+    def not_parsed(self, path: str) -> str | None:
+        """Why a file whose symbols come from its syntax alone has none: not valid TOML."""
+        self.symbols(path)
+        return self.facts(path).not_parsed
 
     def symbols(self, path: str) -> dict[str, tuple[int, int]]:
         """Definitions in a file: dotted name -> (first line, last line). A Python file too large to
@@ -376,10 +386,25 @@ class Repository:
         facts = self.facts(path)
         if facts.symbols is None:
             text = self._whole_text(facts) if facts.lines is not None else ""
-            parse = path.endswith((".py", ".pyi")) and not self.too_large_to_parse(path)
-            found = python_symbols(text) if parse else None
+            lines = facts.lines or []
+            found: dict[str, tuple[int, int]] | None = None
+            if self.too_large_to_parse(path):
+                found = {} if path.endswith(sections.TOML_SUFFIXES) else None
+            elif path.endswith((".py", ".pyi")):
+                found = python_symbols(text)
+                if found is None and facts.lines is not None:  # does not parse: statement by statement
+                    facts.spans = facts.spans if facts.spans is not None else string_spans(text)
+                    facts.symbols = python_symbols_by_statement(lines, facts.spans)
+                    return facts.symbols  # not parsed: a dotted name may still fall back to its last part
+            elif path.endswith(sections.TOML_SUFFIXES):
+                table = sections.toml_symbols(text)
+                if isinstance(table, str):
+                    facts.not_parsed, table = f"it is not valid TOML ({table})", {}
+                found = table
+            elif path.lower().endswith(sections.MARKDOWN_SUFFIXES):
+                found = sections.markdown_symbols(lines)
             facts.parsed = found is not None
-            facts.symbols = found if found is not None else heuristic_symbols(facts.lines or [])
+            facts.symbols = found if found is not None else heuristic_symbols(lines)
         return facts.symbols
 
     # --- the whole tree, for suggestions ------------------------------------------------------------

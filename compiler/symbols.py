@@ -1,5 +1,6 @@
-"""Where a file defines a name: Python through its ``ast`` (parsing as little as it can), any
-other file through definition-looking lines and Markdown headings.
+"""Where a file defines a name: Python through its ``ast`` (parsing as little as it can; a module
+that does not parse, statement by statement), any other file through definition-looking lines and
+``#`` headings (TOML tables and Markdown sections are compiler/sections.py's).
 
 Every function here is linear in its input: the patterns applied to evidence files are anchored
 or replaced by plain scans, because anyone can write the files a plan cites.
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
+from collections.abc import Iterator
 
 MAX_PARSE_BYTES = 1 << 20
 """Python files up to this size are parsed whole when a symbol is not found more cheaply: ``ast``
@@ -164,7 +167,7 @@ def python_symbol_fast(
     the middle of a bracket cannot parse, so any doubt returns ``_UNSURE`` and the caller parses
     the whole file. So does a statement of more than ``limit`` characters, never parsed here.
     """
-    top, *rest = name.split(".")
+    top = name.split(".", 1)[0]
     where = definitions.find(top)
     if where is None:
         return _UNSURE
@@ -191,20 +194,17 @@ def python_symbol_fast(
         tree = ast.parse("\n".join(lines[start:stop]))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _UNSURE
-    if len(tree.body) != 1:
+    if len(tree.body) != 1 or _names(tree.body[0]) != [top]:
         return _UNSURE
-    node: ast.stmt = tree.body[0]
-    if _names(node) != [top]:
+    # What the whole module's walk would give, for the names this statement defines: the first
+    # direct definition of a module wins over any other (see python_symbols), unless it is an
+    # overload stub, whose implementation comes in a later statement.
+    best: dict[str, tuple[int, int, int]] = {}
+    _walk(tree.body, start, best)
+    found = best.get(name)
+    if found is None or best[top][0] != _DIRECT:
         return _UNSURE
-    for part in rest:
-        if not isinstance(node, ast.ClassDef):
-            return _UNSURE
-        inner = [n for n in node.body if part in _names(n)]
-        if not inner:
-            return _UNSURE
-        node = inner[0]
-    first_line = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-    return first_line + start, (node.end_lineno or node.lineno) + start
+    return found[1], found[2]
 
 
 def _names(node: ast.stmt) -> list[str]:
@@ -217,25 +217,124 @@ def _names(node: ast.stmt) -> list[str]:
     return []
 
 
+# How a name is defined, the better first: a definition directly in its module's or class's body;
+# a function or class inside an if/elif/else, try/except/else/finally or with block of it (``if
+# TYPE_CHECKING:``, ``try: import x except ImportError: def x(): ...``); an assignment in such a
+# block (``except ImportError: x = None`` stands in for the function); an ``@overload`` stub (its
+# implementation, when one follows, is the better answer); a re-export ``import x as x`` or ``from m
+# import x as y`` (at the import: imports are not followed into other files). Among equals, the
+# first in the file.
+_DIRECT, _IN_BLOCK, _ASSIGNED_IN_BLOCK, _OVERLOAD, _IMPORTED = range(5)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _block_bodies(node: ast.stmt) -> list[list[ast.stmt]]:
+    if isinstance(node, ast.If):  # an elif is an If in the orelse
+        return [node.body, node.orelse]
+    if isinstance(node, (ast.Try, ast.TryStar)):
+        return [node.body, *(handler.body for handler in node.handlers), node.orelse, node.finalbody]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [node.body]
+    return []
+
+
+def _is_overload(node: ast.stmt) -> bool:
+    """``@overload``, ``@typing.overload``, ``@typing_extensions.overload`` (any ``x.overload``)."""
+    return isinstance(node, _FUNCTIONS) and any(
+        (isinstance(d, ast.Name) and d.id == "overload") or (isinstance(d, ast.Attribute) and d.attr == "overload")
+        for d in node.decorator_list)
+
+
+def _walk(body: list[ast.stmt], offset: int, best: dict[str, tuple[int, int, int]]) -> None:
+    """Offer every name that ``body`` defines to ``best`` (name -> (rank, first, last line)), in
+    source order: functions, classes and methods (dotted, ``Class.method``, ``outer.inner``),
+    module and class assignments (not a function's locals), definitions in blocks, ``as`` imports.
+    Iterative: deeply nested code does not recurse here."""
+    # (prefix, inside a function, inside a block, the statements left)
+    stack: list[tuple[str, bool, bool, Iterator[ast.stmt]]] = [("", False, False, iter(body))]
+    while stack:
+        prefix, local, blocked, nodes = stack[-1]
+        node = next(nodes, None)
+        if node is None:
+            stack.pop()
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if not local:
+                for alias in node.names:  # `import x as x`, `from m import a as b`; not `import numpy as np`
+                    reexport = isinstance(node, ast.ImportFrom) or alias.name.rsplit(".", 1)[-1] == alias.asname
+                    if alias.asname and reexport:
+                        _offer(best, prefix + alias.asname, _IMPORTED, alias.lineno + offset,
+                               (alias.end_lineno or alias.lineno) + offset)
+            continue
+        bodies = _block_bodies(node)
+        if bodies:
+            stack.append((prefix, local, True, itertools.chain.from_iterable(bodies)))
+            continue
+        names = _names(node)
+        defines = isinstance(node, (*_FUNCTIONS, ast.ClassDef))
+        if not names or (local and not defines):
+            continue
+        rank = (_OVERLOAD if _is_overload(node) else _DIRECT if not blocked
+                else _IN_BLOCK if defines else _ASSIGNED_IN_BLOCK)
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) + offset
+        last = (node.end_lineno or node.lineno) + offset
+        for name in names:
+            _offer(best, prefix + name, rank, first, last)
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):  # methods, nested functions and classes
+            stack.append((prefix + node.name + ".", not isinstance(node, ast.ClassDef), False, iter(node.body)))
+
+
+def _offer(best: dict[str, tuple[int, int, int]], name: str, rank: int, first: int, last: int) -> None:
+    known = best.get(name)
+    if known is None or rank < known[0]:
+        best[name] = (rank, first, last)
+
+
 def python_symbols(text: str) -> dict[str, tuple[int, int]] | None:
-    """Functions, classes, methods and assignments of a Python module, with dotted names.
-    None when the file does not parse (the heuristic takes over)."""
+    """Functions, classes, methods, nested functions, assignments and ``as`` imports of a Python
+    module, with dotted names. None when the file does not parse (see python_symbols_by_statement)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    out: dict[str, tuple[int, int]] = {}
-    stack: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
-    while stack:  # iterative: deeply nested code does not recurse here
-        prefix, body = stack.pop()
-        for node in body:
-            names = _names(node)
-            if isinstance(node, ast.ClassDef):  # methods and class attributes; not locals
-                stack.append((prefix + node.name + ".", node.body))
-            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-            end = node.end_lineno or node.lineno
-            for name in names:
-                out.setdefault(prefix + name, (start, end))
+    best: dict[str, tuple[int, int, int]] = {}
+    _walk(tree.body, 0, best)
+    return {name: (first, last) for name, (_, first, last) in best.items()}
+
+
+# A column-0 line that goes on the statement before it rather than starting one.
+_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
+
+
+def python_symbols_by_statement(lines: list[str], spans: list[tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """The symbols of a module that does not parse: each top-level statement (from a column-0 line
+    outside strings to the next; decorators, ``elif``/``else``/``except``/``finally`` go with theirs)
+    parsed alone, so one broken function loses only its own ranges; a statement that does not
+    parse gives its definition-looking lines (heuristic_symbols), after all that parsed."""
+    starts: list[int] = []
+    offset, decorating = 0, False
+    for n, line in enumerate(lines):
+        if _TOP_LEVEL_START.match(line) and not _inside(spans, offset) and not _CONTINUES.match(line):
+            if not decorating:  # the definition after decorators is their statement
+                starts.append(n)
+            decorating = line.startswith("@")
+        offset += len(line) + 1
+    best: dict[str, tuple[int, int, int]] = {}
+    broken: list[tuple[int, int]] = []
+    for k, first in enumerate(starts):
+        stop = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        try:
+            tree = ast.parse("\n".join(lines[first:stop]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            broken.append((first, stop))
+            continue
+        _walk(tree.body, first, best)
+    out = {name: (first, last) for name, (_, first, last) in best.items()}
+    if starts and starts[0] > 0:
+        broken.insert(0, (0, starts[0]))
+    for first, stop in broken:
+        for name, (a, b) in heuristic_symbols(lines[first:stop]).items():
+            out.setdefault(name, (a + first, b + first))
     return out
 
 
@@ -278,9 +377,11 @@ def heuristic_symbols(text: str | list[str]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def lookup_symbol(symbols: dict[str, tuple[int, int]], name: str, python: bool) -> tuple[int, int] | None:
+def lookup_symbol(symbols: dict[str, tuple[int, int]], name: str, exact: bool) -> tuple[int, int] | None:
+    """``name`` in a file's symbols; unless they are ``exact`` (Python that parsed, TOML, Markdown),
+    a dotted name not there is its last part (``Accounts.create`` -> ``create``)."""
     if name in symbols:
         return symbols[name]
-    if not python and "." in name:  # the heuristic has no nesting: Accounts.create -> create
+    if not exact and "." in name:  # the heuristic has no nesting: Accounts.create -> create
         return symbols.get(name.rsplit(".", 1)[1])
     return None

@@ -131,6 +131,27 @@ def test_heading_symbol_in_a_file_of_long_headings(tmp_path: Path) -> None:
     assert seconds < 1.0, seconds
 
 
+SECTION_FILES: dict[str, str | bytes] = {
+    "quotes.toml": 'a = ["' + '\\\"' * 150_000 + '"]\n[b]\n',
+    "tables.toml": "".join(f"[t{k}]\nk = 1\n" for k in range(30_000)),
+    "doc.md": "# h\n```\n" * 200_000 + "## Last\n",
+    "broken.py": "".join(f"x{k} = (\n" for k in range(90_000)),  # under 1 MiB: parsed, statement by statement
+}
+
+
+@pytest.mark.parametrize(("path", "symbol"), [
+    ("quotes.toml", "b"), ("tables.toml", "t29999"), ("doc.md", "h"), ("broken.py", "x89999")])
+def test_sections_and_broken_python_on_hostile_files(tmp_path: Path, path: str, symbol: str) -> None:
+    """Sections and the symbols of Python that does not parse are found by scans that stay
+    linear: a TOML string of 150,000 escaped quotes (0.1 s), 30,000 TOML tables (0.5 MB, 1 s, most
+    of it tomllib's own reading), Markdown of 400,000 heading and fence lines (1 s), a module
+    of 90,000 statements that do not parse, each parsed alone (0.9 s)."""
+    root = repository(tmp_path / "repo", {path: SECTION_FILES[path]})
+    seconds, result = timed(lambda: compile_items(root, [item("i", f"{path}::{symbol}", f"{path}::nope")]))
+    assert [d.code for d in result.diagnostics] == ["EP206"], messages(result)
+    assert seconds < 6.0, seconds
+
+
 def test_definition_patterns_on_hostile_lines(tmp_path: Path) -> None:
     """Long runs of spaces, brackets and colons in definition-looking lines: the expressions for
     definitions and assignments are anchored and stay linear (this guards that they stay so)."""

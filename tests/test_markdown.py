@@ -6,15 +6,18 @@ from __future__ import annotations
 import posixpath
 import re
 from itertools import pairwise
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import compile_in, one_item_plan
 
 from compiler import markdown as render
 from compiler import mermaid as graphs
 from compiler.display import UNSAFE
+from compiler.emit import build_output
 from compiler.markdown import (
     cell,
     code,
@@ -127,12 +130,33 @@ def test_evidence_links() -> None:
 
     assert line({"path": "app/a b.py", "lines": "3-4"}, "../repo") == "[`app/a b.py:3-4`](../repo/app/a%20b.py#L3-L4)"
     assert line({"path": "x.py", "line": 7, "contains": "def f"}) == "[`x.py:7`](x.py#L7) contains `def f`"
-    assert line({"path": "x.py", "symbol": "C.m"}, "..") == "[`x.py::C.m`](../x.py)"
+    assert line({"path": "x.py", "symbol": "C.m"}, "..") == "[`x.py::C.m`](../x.py)"  # not verified
     assert line({"path": "docs/"}, "../r") == "[`docs/`](../r/docs)"  # joined and normalized
     assert line({"url": "https://e.org/a"}) == "[`https://e.org/a`](https://e.org/a)"
     assert line({"url": "javascript://alert(1)"}) == "`javascript://alert(1)`"  # shown, never linked
     assert line({"url": "HTTPS://E.ORG/a"}) == "[`HTTPS://E.ORG/a`](HTTPS://E.ORG/a)"
     assert line({"path": ""}) == "` `"  # nothing to link to
+
+
+def test_symbol_evidence_links_to_its_resolved_lines() -> None:
+    link = repository_link("..")
+    assert evidence_line({"path": "x.py", "symbol": "C.m", "resolved_lines": "511-579"}, link) == (
+        "[`x.py::C.m`](../x.py#L511-L579)")
+    assert evidence_line({"path": "x.py", "symbol": "LIMIT", "resolved_lines": "3-3"}, link) == (
+        "[`x.py::LIMIT`](../x.py#L3)")
+    assert evidence_line({"path": "README.md", "symbol": "Usage", "resolved_lines": "5-9", "contains": "run"},
+                         link) == "[`README.md::Usage`](../README.md#L5-L9) contains `run`"
+    # A hand-written JSON's resolved_lines that are no START-END give no anchor: never raw text.
+    for bad in ("0-1", "1-2)(javascript:x", "x", "", "3"):
+        assert evidence_line({"path": "x.py", "symbol": "C", "resolved_lines": bad}, link) == "[`x.py::C`](../x.py)"
+
+
+def test_symbol_evidence_links_to_its_resolved_lines_in_the_compiled_page(std_repo: Path) -> None:
+    result = compile_in(std_repo, one_item_plan("      - app/accounts.py::Accounts.create\n"
+                                                "      - docs/guide.md::Guide\n"))
+    page = render_markdown(build_output(result, std_repo))
+    assert "[`app/accounts.py::Accounts.create`](app/accounts.py#L20-L22)" in page
+    assert "[`docs/guide.md::Guide`](docs/guide.md#L1-L3)" in page
 
 
 @pytest.mark.parametrize("path", ["javascript:alert(1)", "data:text/html,<b>x</b>", "vbscript:msgbox", "JaVaScRiPt:x"])

@@ -1,7 +1,8 @@
 """compiler/symbols.py: where a file defines ``path::Symbol``, seen through the compiled JSON's
-``resolved_lines``: Python through its ``ast`` (decorators included, methods named with their
-class, a module that does not parse falling back to the heuristic), other files through
-definition-looking lines and Markdown headings, and the did-you-mean of an unknown symbol (EP206).
+``resolved_lines``: Python through its ``ast`` (decorators included, methods and nested functions
+named with what holds them, definitions in if/try/with blocks, overloads, re-exports, a module that
+does not parse read statement by statement), other files through definition-looking lines, and
+the did-you-mean of an unknown symbol (EP206). TOML and Markdown are tests/test_sections.py's.
 
 The plans run against ``std_repo`` (tests/conftest.py), whose app/accounts.py is ``PY_SOURCE``
 (tests/support.py), or a small repository of their own. That symbol lookup stays linear on
@@ -46,8 +47,8 @@ def symbol_lines(root: Path, path: str, symbol: str) -> str | None:
     ("Accounts.Inner", "24-26"),
     ("Accounts.Inner.deep", "25-26"),
     ("fetch", "29-32"),  # async def
-    ("local", None),  # a local function is not a definition of the module
-    ("fetch.local", None),
+    ("local", None),  # a nested function is named with the function that holds it
+    ("fetch.local", "30-31"),
     ("create", None),  # a method is named with its class
     ("Nope", None),
 ])
@@ -62,7 +63,7 @@ def test_python_symbol_table_matches_the_source() -> None:
     symbols = python_symbols(PY_SOURCE)
     assert symbols is not None
     assert symbols["decorated"] == (11, 14)
-    assert "fetch.local" not in symbols and "local" not in symbols
+    assert symbols["fetch.local"] == (30, 31) and "local" not in symbols
 
 
 def test_symbol_did_you_mean(std_repo: Path) -> None:
@@ -169,6 +170,198 @@ def test_triple_quote_inside_an_ordinary_string_does_not_fool_symbols(tmp_path: 
     assert symbol_lines(root, "quotes.py", "fake") == "8-9"
 
 
+# --- Python as it is really written: blocks, overloads, re-exports, nested definitions --------------
+
+REAL_PY = """\
+from __future__ import annotations
+
+import typing
+import typing as t
+import os.path as path
+from typing import TYPE_CHECKING, overload
+from .types import DateTime as DateTime
+from .types import Zone as TimeZone, Plain
+from .types import (
+    Parsed as Parsed,
+)
+
+if TYPE_CHECKING:
+    from .core import Context as Context
+
+    def only_typed() -> int: ...
+elif os.name == "nt":
+    WINDOWS = True
+else:
+    class Fallback:
+        pass
+
+try:
+    import ujson
+except ImportError:
+    def ujson():
+        return None
+finally:
+    CLEANED = True
+
+with open(__file__) as handle:
+    HANDLE_NAME = handle.name
+
+
+@overload
+def convert(value: int) -> int: ...
+@typing.overload
+def convert(value: str) -> str: ...
+def convert(value):
+    def inner():
+        class Local:
+            def method(self):
+                pass
+        return Local
+    hidden = 1
+    return value
+
+
+class Widget:
+    if TYPE_CHECKING:
+        def typed(self) -> int: ...
+    else:
+        typed = None
+
+    @overload
+    def get(self, key: int) -> int: ...
+    @overload
+    def get(self, key: str) -> str: ...
+    def get(self, key):
+        return key
+
+
+@overload
+def stub_only(x: int) -> int: ...
+@overload
+def stub_only(x: str) -> str: ...
+"""
+
+
+@pytest.mark.parametrize(("symbol", "lines"), [
+    ("Context", "14-14"),  # if TYPE_CHECKING:
+    ("only_typed", "16-16"),
+    ("WINDOWS", "18-18"),  # elif
+    ("Fallback", "20-21"),  # else
+    ("ujson", "26-27"),  # try: import x / except ImportError: def x()
+    ("CLEANED", "29-29"),  # finally
+    ("HANDLE_NAME", "32-32"),  # with
+    ("convert", "39-46"),  # the implementation, not the first @overload stub (36)
+    ("convert.inner", "40-44"),  # a function inside a function
+    ("convert.inner.Local", "41-43"),
+    ("convert.inner.Local.method", "42-43"),
+    ("convert.hidden", None),  # a function's local variable is no symbol
+    ("Widget.typed", "51-51"),  # a block inside a class
+    ("Widget.get", "59-60"),  # an overloaded method: its implementation
+    ("stub_only", "63-64"),  # only stubs (a .pyi file): the first
+    ("DateTime", "7-7"),  # re-exports: the import's line, never followed into .types
+    ("TimeZone", "8-8"),  # from m import A as B: B
+    ("Zone", None),
+    ("Plain", None),  # an import without `as` is not a re-export
+    ("Parsed", "10-10"),  # the alias's own line of a parenthesized import
+    ("path", "5-5"),  # import os.path as path
+    ("t", None),  # import typing as t: a short name, not a re-export
+    ("typing", None),
+])
+def test_python_as_it_is_really_written(tmp_path: Path, symbol: str, lines: str | None) -> None:
+    root = git_repo(tmp_path / "repo", {"real.py": REAL_PY})
+    assert REAL_PY.splitlines()[38] == "def convert(value):"
+    assert symbol_lines(root, "real.py", symbol) == lines
+
+
+def test_python_blocks_agree_with_a_full_parse(tmp_path: Path) -> None:
+    """The shortcut that parses one top-level statement gives what the whole module's walk gives,
+    overloads included (there it must look further than the first stub)."""
+    root = git_repo(tmp_path / "repo", {"real.py": REAL_PY})
+    symbols = python_symbols(REAL_PY)
+    assert symbols is not None and symbols["convert"] == (39, 46)
+    repo = Repository(root)
+    assert {name: repo.symbol("real.py", name) for name in symbols} == symbols
+
+
+def test_a_direct_definition_wins_over_one_in_a_block_and_over_a_re_export() -> None:
+    source = ("if TYPE_CHECKING:\n    Alias = int\n"  # 1-2
+              "from m import Alias as Alias\n"  # 3
+              "Alias = str\n"  # 4: the module's own, unconditional definition
+              "try:\n    from fast import dumps as dumps\nexcept ImportError:\n    def dumps(x):\n        pass\n")
+    assert python_symbols(source) == {"Alias": (4, 4), "dumps": (8, 9)}
+
+
+def test_in_a_block_a_function_wins_over_an_assignment_that_stands_in_for_it() -> None:
+    source = ("try:\n    from ctypes import pythonapi\nexcept ImportError:\n    get_buffer = None\n"  # 1-4
+              "else:\n    def get_buffer(obj):\n        return obj\n"  # 5-7
+              "if FAST:\n    LIMIT = 1\nelse:\n    LIMIT = 2\n")  # 8-11: assignments alike: the first
+    assert python_symbols(source) == {"get_buffer": (6, 7), "LIMIT": (9, 9)}
+
+
+def test_blocked_definitions_did_you_mean(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"real.py": REAL_PY})
+    result = compile_in(root, one_item_plan("      - real.py::only_type\n"
+                                            "      - real.py::convert.iner\n"
+                                            "      - real.py::Widget.typd\n"))
+    assert [(d.code, d.item, d.location.line if d.location else None, d.message) for d in result.diagnostics] == [
+        ("EP206", "it", 6, "it cites real.py::only_type, but real.py defines no only_type (did you mean only_typed?)"),
+        ("EP206", "it", 7, "it cites real.py::convert.iner, but real.py defines no convert.iner"
+                           " (did you mean convert.inner?)"),
+        ("EP206", "it", 8, "it cites real.py::Widget.typd, but real.py defines no Widget.typd"
+                           " (did you mean Widget.typed?)"),
+    ]
+
+
+BROKEN_BLOCKS_PY = """\
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .core import Context as Context
+
+try:
+    import simplejson
+except ImportError:
+    def simplejson():
+        return None
+
+
+def broken(:
+    pass
+
+
+@decorated
+class Later:
+    def method(self):
+        pass
+"""
+
+
+@pytest.mark.parametrize(("symbol", "lines"), [
+    ("Context", "4-4"),  # each top-level statement is parsed alone: the block parses
+    ("simplejson", "9-10"),  # try/except is one statement
+    ("Later", "17-20"),  # a class after the broken function keeps its range, decorator included
+    ("Later.method", "19-20"),
+    ("broken", "13-13"),  # the statement that does not parse: its definition-looking line
+    ("Other.broken", "13-13"),  # ... where a dotted name falls back to its last part
+    ("nothere", None),
+])
+def test_python_that_does_not_parse_keeps_what_parses_statement_by_statement(
+        tmp_path: Path, symbol: str, lines: str | None) -> None:
+    root = git_repo(tmp_path / "repo", {"broken.py": BROKEN_BLOCKS_PY})
+    assert python_symbols(BROKEN_BLOCKS_PY) is None
+    assert symbol_lines(root, "broken.py", symbol) == lines
+
+
+def test_python_that_does_not_parse_did_you_mean_points_into_blocks(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo", {"broken.py": BROKEN_BLOCKS_PY})
+    result = compile_in(root, one_item_plan("      - broken.py::Contxt\n      - broken.py::Later.methd\n"))
+    assert [(d.code, d.item, d.location.line if d.location else None, d.message) for d in result.diagnostics] == [
+        ("EP206", "it", 6, "it cites broken.py::Contxt, but broken.py defines no Contxt (did you mean Context?)"),
+        ("EP206", "it", 7, "it cites broken.py::Later.methd, but broken.py defines no Later.methd"
+                           " (did you mean Later.method?)"),
+    ]
+
+
 # --- other files: definition-looking lines and headings ---------------------------------------------
 
 HEURISTIC_FILES: dict[str, str | bytes] = {
@@ -228,9 +421,6 @@ HEURISTIC_FILES: dict[str, str | bytes] = {
     ("core/lib.rs", "Config.parse", "4-4"),
     ("core/lib.rs", "Mode", "6-6"),
     ("core/lib.rs", "Run", "7-7"),
-    ("docs/guide.md", "Guide", "1-1"),
-    ("docs/guide.md", "Install steps", "5-5"),
-    ("docs/guide.md", "FAQ", "7-7"),
     ("docs/guide.md", "Text", None),
     ("conf/settings.toml", "version", "2-2"),
 ])

@@ -69,9 +69,13 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
                            f" (over {repository.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
         found = symbol_range(ev, repo)
         if found is None and repo.too_large_to_parse(ev.path):
+            kind = "TOML" if ev.path.endswith(".toml") else "Python"
             return Finding("EP207", f"{label} cites {ref}, but {path} is too large to search for {clip(ev.symbol)}"
-                           f" (Python over {symbols.MAX_PARSE_BYTES >> 20} MiB is not parsed whole): cite its lines",
+                           f" ({kind} over {symbols.MAX_PARSE_BYTES >> 20} MiB is not parsed whole): cite its lines",
                            ("symbol",))
+        if found is None and (why := repo.not_parsed(ev.path)) is not None:
+            return Finding("EP207", f"{label} cites {ref}, but {path} cannot be searched for {clip(ev.symbol)}:"
+                           f" {clip(why)}; fix the file or cite its lines", ("symbol",))
         if found is None:
             guess = repo.suggest_symbol(ev.path, ev.symbol)
             hint = f" (did you mean {guess}?)" if guess else ""

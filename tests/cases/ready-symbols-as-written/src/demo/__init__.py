@@ -1,0 +1,2 @@
+from .core import convert as convert
+from .types import DateTime as DateTime
