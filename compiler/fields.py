@@ -59,7 +59,12 @@ class Field(NamedTuple):
     description: str
     default: Any = REQUIRED  # what an absent field means; lists are given as () and read as []
     alias: str | None = None  # another key for the same field (`dependencies` for `depends_on`)
-    schema: dict[str, Any] | None = None  # JSON Schema keywords beyond what the kind says
+    # JSON Schema keywords beyond what the kind says; {"x-grammar": NAME} stands for a grammar's
+    # keywords (compiler/input_model.py: GRAMMARS), stated beside the code that reads it.
+    schema: dict[str, Any] | None = None
+    # The checks block an item without it (EP101-EP103): a plan that is valid by the schema is
+    # one the tool does not block on its form, so the schema requires it, and not blank.
+    needed: bool = False
 
     @property
     def required(self) -> bool:
@@ -72,23 +77,28 @@ class Field(NamedTuple):
 
 # The five commitments of a work item, in the order the output writes them.
 ITEM_FIELDS: tuple[Field, ...] = (
-    Field("id", "text", "stable reference, unique in the plan"),
-    Field("change", "text", "the smallest behaviour or contract change", default=""),
-    Field("evidence", "evidence", "repository facts that justify the change", default=()),
+    Field("id", "text", "stable reference, unique in the plan", schema={"x-grammar": "id"}),
+    Field("change", "text", "the smallest behaviour or contract change", default="", schema={"pattern": r"\S"},
+          needed=True),
+    Field("evidence", "evidence", "repository facts that justify the change", default=(), schema={"minItems": 1},
+          needed=True),
     Field("depends_on", "ids", "ids that must be done first (alias: dependencies)", default=(),
           alias="dependencies"),
+    # pattern constrains the text form, contains the list form (each keyword applies to its type).
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
-          " by &&, with a warning: split the item instead)", default=""),
+          " by &&, with a warning: split the item instead)", default="",
+          schema={"pattern": r"\S", "contains": {"type": "string", "pattern": r"\S"}}, needed=True),
 )
 
 # The object form of an evidence entry.
 EVIDENCE_FIELDS: tuple[Field, ...] = (
-    Field("path", "optional-text", "relative to the repository root", default=None),
+    Field("path", "optional-text", "relative to the repository root", default=None, schema={"pattern": r"\S"}),
     Field("line", "optional-line", "one line, 1-based", default=None, schema={"minimum": 1}),
-    Field("lines", "optional-lines", "START-END (inclusive) or one line", default=None),
+    Field("lines", "optional-lines", "START-END (inclusive) or one line", default=None,
+          schema={"x-grammar": "lines"}),
     Field("symbol", "optional-text", "a function, class or dotted name", default=None),
     Field("contains", "optional-text", "text that must appear in the cited lines", default=None),
-    Field("url", "optional-text", "external evidence (not verified)", default=None),
+    Field("url", "optional-text", "external evidence (not verified)", default=None, schema={"x-grammar": "url"}),
 )
 
 # The plan file's own fields.

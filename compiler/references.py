@@ -22,7 +22,8 @@ class EvidenceFields(Protocol):
     url: str | None
 
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
+_URL = re.compile(rf"^{_SCHEME}\S+$")
 _LINE_SUFFIX = re.compile(r":(-?\d+)(?:-(-?\d+))?$")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
@@ -48,6 +49,28 @@ _SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,
 # Line numbers have at most nine digits: no file has a billion lines, and int() refuses
 # numbers of more than 4,300 digits with an exception, not an answer.
 MAX_LINE_DIGITS = 9
+
+
+# The rules above as JSON Schema patterns (schemas/plan.schema.json), for validators of any
+# dialect: ECMA-262 and Python's re read them alike. They end with (?![\s\S]), not $ (Python's $
+# also matches before a final line break), use [0-9] where the code's \d also takes other
+# scripts' digits, and cannot compare two numbers: a reversed range (5-3) passes them.
+_END = r"(?![\s\S])"
+_NUMBER = r"-?[0-9]+"
+_BAD_NUMBER = r"(?:-[0-9]+|0+|[0-9]{10,})"  # below 1, or more than MAX_LINE_DIGITS digits
+_GOOD_NUMBER = r"(?!0+(?![0-9]))[0-9]{1,9}(?![0-9])"
+URL_PATTERN = rf"^\s*{_SCHEME}\S+\s*{_END}"
+REFERENCE_PATTERN = (
+    rf"^(?!\s*{_END})"  # not blank
+    rf"(?:\s*{_SCHEME}\S+\s*{_END}"  # a URL, or:
+    r"|(?!\s*::)"  # path::symbol needs a path
+    rf"(?!(?:(?!::)[\s\S])*::\s*{_END})"  # ... and a symbol
+    # without ::, a :LINE or :START-END suffix needs a path and line numbers from 1
+    rf"(?!(?![\s\S]*::)(?:\s*:{_NUMBER}(?:-{_NUMBER})?\s*{_END}"
+    rf"|[\s\S]*:(?:{_BAD_NUMBER}(?:-{_NUMBER})?|{_NUMBER}-{_BAD_NUMBER})\s*{_END})))"
+)
+LINES_PATTERN = rf"^\s*{_GOOD_NUMBER}\s*(?:-\s*{_GOOD_NUMBER}\s*)?{_END}"
+MAX_LINES_NUMBER = 10**MAX_LINE_DIGITS - 1  # `lines` given as a number is read as its digits
 
 
 def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
