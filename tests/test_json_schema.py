@@ -457,3 +457,46 @@ def test_a_line_with_a_fraction_is_refused_at_its_place() -> None:
     found = only(result, "EP011")
     assert (found.item, found.location.line, found.location.column) == ("a", 5, 28)
     assert "line must be a whole number, not the number 1.5" in found.message
+
+
+# --- generated items -------------------------------------------------------------------------------
+
+_TEXT = st.sampled_from(["a", "b", "", " ", "two words", "-a", "é", "a€", 1, 1.0, True, None, ["a"]])
+_REF = st.sampled_from(["a.py", "a.py:3", "a.py:0", "a.py:5-3", "a.py:2-4", "::x", "a::f", "", "https://x", ":1"])
+_VALID_OBJECT = {"path": "a.py"}
+_OBJECT = st.fixed_dictionaries({}, optional={
+    "path": st.sampled_from(["a.py", " ", None, 3]), "line": st.sampled_from([None, 0, 1, 2.0, 1.5, True, "3"]),
+    "lines": st.sampled_from([None, "1-2", "0-1", 3, 3.0, 0, "x", 10**10, True]),
+    "symbol": st.sampled_from(["f", None]), "contains": st.sampled_from(["x", None, 1]),
+    "url": st.sampled_from(["https://x", "x", None]), "resolved_lines": st.just("1-2"),
+}).map(lambda changes: {**_VALID_OBJECT, **changes})
+# A valid item with a few fields changed, added or dropped: most are near the boundary.
+_CHANGES = st.dictionaries(st.sampled_from(["id", "change", "proof", "evidence", "depends_on", "dependencies",
+                                            "wave", "owner"]), st.just(None), max_size=3)
+
+
+@st.composite
+def _items(draw: st.DrawFn) -> dict[str, Any]:
+    item: dict[str, Any] = dict(VALID)
+    for key in draw(_CHANGES):
+        if key == "evidence":
+            value: Any = draw(st.lists(_REF | _OBJECT | st.sampled_from([None, 3]), max_size=2) | st.none())
+        elif key == "proof":
+            value = draw(_TEXT | st.lists(_TEXT, max_size=2))
+        elif key in ("depends_on", "dependencies"):
+            value = draw(st.none() | st.lists(_TEXT, max_size=2))
+        elif key in ("wave", "owner"):
+            value = "x"
+        else:
+            value = draw(_TEXT)
+        if draw(st.booleans()) and key in item:
+            del item[key]
+        else:
+            item[key] = value
+    return item
+
+
+@given(_items())
+def test_the_schema_and_the_tool_agree_on_generated_items(item: dict[str, Any]) -> None:
+    tool, schema_says = tool_accepts([item]), schema_accepts([item])
+    assert tool == schema_says or (schema_says and not tool and explained(item)), (item, tool, schema_says)
