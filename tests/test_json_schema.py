@@ -33,7 +33,7 @@ from compiler.checks import CheckContext
 from compiler.checks import items as item_checks
 from compiler.compile import compile_plan
 from compiler.diagnostics import PlanInputError
-from compiler.emit import build_output
+from compiler.emit import build_output, dumps
 from compiler.load import load, parse_text, plan_shape
 from compiler.output_model import read_compiled
 from compiler.validate import build_plan
@@ -121,6 +121,33 @@ GAPS: dict[str, tuple[str, Callable[[Any], bool]]] = {
                      " Python's jsonschema (re) cannot read: beyond ASCII the schema refuses only invisible"
                      " characters (ids.INVISIBLE); EP015 refuses the rest (`a€`, a leading combining mark)",
                      _non_ascii_id_refused),
+}
+
+
+# Beyond one item: what the tool refuses that a schema cannot see, each with a plan that shows it
+# (valid by the schema) and the code the tool gives. JSON Schema validates each value on its own
+# (uniqueItems compares whole items, never one key of them), and sees JSON data, not the text.
+def _plan(*items: tuple[str, list[str]]) -> str:
+    return json.dumps([{"id": ident, "change": "c", "evidence": ["a.py"], "depends_on": deps, "proof": "p"}
+                       for ident, deps in items])
+
+
+CANNOT_SAY: dict[str, tuple[str, str, str]] = {
+    "duplicate ids": ("no keyword compares one key across the items of a list", _plan(("a", []), ("a", [])),
+                      "EP104"),
+    "confusable ids": ("looking alike is a relation between ids, and a fact of Unicode's data",
+                       _plan(("contract", []), ("c\u043entract", [])), "EP016"),
+    "ids of mixed scripts": ("a pattern would need each letter's Unicode script (\\p{Script=...}, u flag only)",
+                             _plan(("\u0430dd", [])), "EP016"),
+    "unknown dependencies": ("a dependency names another item's id: a schema has no reference by value",
+                             _plan(("a", ["b"])), "EP301"),
+    "self-dependencies": ("the same: a value compared with another key of its item", _plan(("a", ["a"])), "EP302"),
+    "dependency cycles": ("a property of the graph of items", _plan(("a", ["b"]), ("b", ["a"])), "EP303"),
+    "a key given twice": ("JSON's data model keeps one of them: the schema sees the last",
+                          '{"items": [], "items": []}', "EP003"),
+    "YAML-only constructs": ("merge keys, tags and aliases are gone once the YAML is data",
+                             "items:\n  - &x {id: a, change: c, evidence: [a.py], proof: p}\n  - {<<: *x, id: b}\n",
+                             "EP005"),
 }
 
 
@@ -412,6 +439,9 @@ def test_every_document_compile_writes_is_valid_by_the_output_schema(plan: Path,
     document = build_output(result, ".")
     errors = [e.message for e in validator("output").iter_errors(document)]
     assert not errors, errors[:3]
+    written = tmp_path / "evidence-plan.json"
+    written.write_text(dumps(document), encoding="utf-8")
+    assert read_compiled(str(written)) == document  # and render reads it
 
 
 def test_the_output_schema_accepts_an_issue_with_a_hint() -> None:
@@ -500,3 +530,22 @@ def _items(draw: st.DrawFn) -> dict[str, Any]:
 def test_the_schema_and_the_tool_agree_on_generated_items(item: dict[str, Any]) -> None:
     tool, schema_says = tool_accepts([item]), schema_accepts([item])
     assert tool == schema_says or (schema_says and not tool and explained(item)), (item, tool, schema_says)
+
+
+@pytest.mark.parametrize("name", CANNOT_SAY)
+def test_what_a_schema_cannot_say_the_tool_still_refuses(name: str) -> None:
+    _, text, code = CANNOT_SAY[name]
+    fmt = "yaml" if text.startswith("items:") else "json"
+    try:
+        doc = parse_text(text, f"plan.{fmt}", fmt)  # type: ignore[arg-type]
+    except PlanInputError as err:
+        assert err.diagnostic.code == code
+        import yaml
+
+        data = json.loads(text) if fmt == "json" else yaml.safe_load(text)  # what a validator would see
+    else:
+        from compiler.compile import compile_document
+
+        data = doc.data
+        assert code in {d.code for d in compile_document(doc, "plan.json", verify_evidence=False).diagnostics}
+    assert schema_accepts(data), name
