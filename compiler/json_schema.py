@@ -18,7 +18,8 @@ def _both(a: str, b: str) -> dict[str, Any]:
     """Valid only when a and b are not both given: a key left blank (null) counts as not given,
     as the tool reads it."""
     given = {"not": {"type": "null"}}
-    return {"not": {"required": [a, b], "properties": {a: given, b: given}}}
+    return {"description": f"give either {a} or {b}, not both",
+            "not": {"required": [a, b], "properties": {a: given, b: given}}}
 
 
 def _item(item: dict[str, Any]) -> None:
@@ -48,6 +49,7 @@ def _evidence(evidence: dict[str, Any]) -> None:
         _both("symbol", "line"),
         _both("symbol", "lines"),
         {
+            "description": "evidence with a url takes no path, line, lines or symbol; without one, it needs a path",
             "if": {"required": ["url"], "properties": {"url": {"not": null}}},
             "then": {"properties": {key: null for key in ("path", "line", "lines", "symbol")}},
             "else": {"required": ["path"], "properties": {"path": {"not": null}}},
