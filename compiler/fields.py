@@ -78,21 +78,21 @@ class Field(NamedTuple):
 # The five commitments of a work item, in the order the output writes them.
 ITEM_FIELDS: tuple[Field, ...] = (
     Field("id", "text", "stable reference, unique in the plan", schema={"x-grammar": "id"}),
-    Field("change", "text", "the smallest behaviour or contract change", default="", schema={"pattern": r"\S"},
+    Field("change", "text", "the smallest behaviour or contract change", default="", schema={"x-grammar": "not-blank"},
           needed=True),
     Field("evidence", "evidence", "repository facts that justify the change", default=(), schema={"minItems": 1},
           needed=True),
     Field("depends_on", "ids", "ids that must be done first (alias: dependencies)", default=(),
           alias="dependencies"),
-    # pattern constrains the text form, contains the list form (each keyword applies to its type).
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
           " by &&, with a warning: split the item instead)", default="",
-          schema={"pattern": r"\S", "contains": {"type": "string", "pattern": r"\S"}}, needed=True),
+          schema={"x-grammar": "command"}, needed=True),
 )
 
 # The object form of an evidence entry.
 EVIDENCE_FIELDS: tuple[Field, ...] = (
-    Field("path", "optional-text", "relative to the repository root", default=None, schema={"pattern": r"\S"}),
+    Field("path", "optional-text", "relative to the repository root", default=None,
+          schema={"x-grammar": "not-blank"}),
     Field("line", "optional-line", "one line, 1-based", default=None, schema={"minimum": 1}),
     Field("lines", "optional-lines", "START-END (inclusive) or one line", default=None,
           schema={"x-grammar": "lines"}),

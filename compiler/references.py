@@ -51,25 +51,30 @@ _SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,
 MAX_LINE_DIGITS = 9
 
 
-# The rules above as JSON Schema patterns (schemas/plan.schema.json), for validators of any
-# dialect: ECMA-262 and Python's re read them alike. They end with (?![\s\S]), not $ (Python's $
-# also matches before a final line break), use [0-9] where the code's \d also takes other
-# scripts' digits, and cannot compare two numbers: a reversed range (5-3) passes them.
-_END = r"(?![\s\S])"
+# The rules above as JSON Schema patterns (schemas/plan.schema.json), read alike by ECMA-262 (with
+# or without the u flag) and by Python's re (which Python's jsonschema uses): they end with
+# (?![\s\S]), not $ (Python's $ also matches before a final line break); a space is what
+# str.strip() removes, spelled out (ECMA-262's \s also takes U+FEFF, and not U+001C-U+001F or
+# U+0085); digits are [0-9]. They cannot compare two numbers: a reversed range (5-3) passes them,
+# and so does a line number in other scripts' digits (a.py:٠), which the code's \d reads.
+SPACE = r"[\t-\r\x1C-\x20\x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+NOT_SPACE = "[^" + SPACE[1:]
+NOT_BLANK = NOT_SPACE  # text with something in it besides spaces (searched: anywhere)
+_S, _END = SPACE + "*", r"(?![\s\S])"
 _NUMBER = r"-?[0-9]+"
 _BAD_NUMBER = r"(?:-[0-9]+|0+|[0-9]{10,})"  # below 1, or more than MAX_LINE_DIGITS digits
 _GOOD_NUMBER = r"(?!0+(?![0-9]))[0-9]{1,9}(?![0-9])"
-URL_PATTERN = rf"^\s*{_SCHEME}\S+\s*{_END}"
+URL_PATTERN = rf"^{_S}{_SCHEME}{NOT_SPACE}+{_S}{_END}"
 REFERENCE_PATTERN = (
-    rf"^(?!\s*{_END})"  # not blank
-    rf"(?:\s*{_SCHEME}\S+\s*{_END}"  # a URL, or:
-    r"|(?!\s*::)"  # path::symbol needs a path
-    rf"(?!(?:(?!::)[\s\S])*::\s*{_END})"  # ... and a symbol
+    rf"^(?!{_S}{_END})"  # not blank
+    rf"(?:{_S}{_SCHEME}{NOT_SPACE}+{_S}{_END}"  # a URL, or:
+    rf"|(?!{_S}::)"  # path::symbol needs a path
+    rf"(?!(?:(?!::)[\s\S])*::{_S}{_END})"  # ... and a symbol
     # without ::, a :LINE or :START-END suffix needs a path and line numbers from 1
-    rf"(?!(?![\s\S]*::)(?:\s*:{_NUMBER}(?:-{_NUMBER})?\s*{_END}"
-    rf"|[\s\S]*:(?:{_BAD_NUMBER}(?:-{_NUMBER})?|{_NUMBER}-{_BAD_NUMBER})\s*{_END})))"
+    rf"(?!(?![\s\S]*::)(?:{_S}:{_NUMBER}(?:-{_NUMBER})?{_S}{_END}"
+    rf"|[\s\S]*:(?:{_BAD_NUMBER}(?:-{_NUMBER})?|{_NUMBER}-{_BAD_NUMBER}){_S}{_END})))"
 )
-LINES_PATTERN = rf"^\s*{_GOOD_NUMBER}\s*(?:-\s*{_GOOD_NUMBER}\s*)?{_END}"
+LINES_PATTERN = rf"^{_S}{_GOOD_NUMBER}{_S}(?:-{_S}{_GOOD_NUMBER}{_S})?{_END}"
 MAX_LINES_NUMBER = 10**MAX_LINE_DIGITS - 1  # `lines` given as a number is read as its digits
 
 

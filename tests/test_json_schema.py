@@ -110,6 +110,12 @@ def _non_ascii_id_refused(item: Any) -> bool:
         not ch.isascii() and unicodedata.category(ch)[0] not in "LNMCZ" for ch in ident)
 
 
+def _other_digits(item: Any) -> bool:
+    """A string reference whose last colon is followed by digits of another script (a.py:٠)."""
+    return any(isinstance(e, str) and ":" in e and any(ch.isdigit() and not ch.isascii() for ch in e.rsplit(":", 1)[1])
+               for e in _evidence_of(item))
+
+
 # Each gap: why JSON Schema cannot say it, and whether an item shows it. Items only: ids unique
 # and unlike each other (EP104, EP016) and dependencies on ids the plan defines (EP301-EP303) are
 # facts about several items, never codes in FORM; duplicate keys and YAML-only constructs are
@@ -121,6 +127,9 @@ GAPS: dict[str, tuple[str, Callable[[Any], bool]]] = {
                      " Python's jsonschema (re) cannot read: beyond ASCII the schema refuses only invisible"
                      " characters (ids.INVISIBLE); EP015 refuses the rest (`a€`, a leading combining mark)",
                      _non_ascii_id_refused),
+    "other scripts' digits": ("the code's \\d reads a.py:٠ as line 0 (and a.py:٣ as line 3), where a pattern's"
+                              " \\d is ASCII in ECMA-262: the schema reads [0-9], so a.py:٠ is a path to it",
+                              _other_digits),
 }
 
 
@@ -282,6 +291,10 @@ MUTATIONS: list[tuple[str, dict[str, Any], bool]] = [
     ("a URL", _with(evidence=["https://example.com/a::"]), True),
     ("a colon in a path", _with(evidence=["a:b.py"]), True),
     ("reversed range", _with(evidence=["app.py:5-3"]), False),
+    ("line 0 in Arabic-Indic digits", _with(evidence=["app.py:\u0660"]), False),
+    ("evidence of only spaces beyond ASCII", _with(evidence=["\u3000\x1c"]), False),
+    ("change of a byte-order mark", _with(change="\ufeff"), True),
+    ("change of U+001C", _with(change="\x1c"), False),
     ("object: line", _with(evidence=[{"path": "app.py", "line": 3}]), True),
     ("object: line 0", _with(evidence=[{"path": "app.py", "line": 0}]), False),
     ("object: line 1.0, a whole number", _with(evidence=[{"path": "app.py", "line": 1.0}]), True),
@@ -380,6 +393,12 @@ def test_the_id_pattern_accepts_what_the_id_grammar_accepts(ident: str) -> None:
         assert pattern or not tool, ident  # beyond ASCII the pattern is wider (GAPS), never narrower
 
 
+def test_a_space_to_the_patterns_is_what_str_strip_removes() -> None:
+    space = re.compile(references.SPACE)
+    for cp in range(0x110000):
+        assert (space.fullmatch(chr(cp)) is not None) is chr(cp).isspace(), hex(cp)
+
+
 def test_the_invisible_characters_are_every_control_format_and_space_character_of_the_bmp() -> None:
     pattern = re.compile(ids.SCHEMA_PATTERN)
     for cp in range(0x80, 0x10000):
@@ -395,11 +414,13 @@ def test_the_patterns_read_the_same_in_ecma_262_with_and_without_the_u_flag() ->
     each pattern gives the same answers in both, with and without the u flag."""
     samples = [m[1]["id"] for m in MUTATIONS if isinstance(m[1].get("id"), str)] + [
         "a€", "x\U0001d400", "\U0001d400", "a\n", "a\u2028", "été"]
-    refs = ["app.py:0", "a.py:5-7", "::x", "a::", "a:::", "https://x::", ":5", "", " ", "a.py:1--2", "a:1-2-3",
+    refs = ["\ufeff", "\x1c", "a.py:3\x85", "\u3000a.py:0", "https://a\x1cb",
+            "app.py:0", "a.py:5-7", "::x", "a::", "a:::", "https://x::", ":5", "", " ", "a.py:1--2", "a:1-2-3",
             "a\n", "x::y:0", "a.py:00", "a.py:" + "1" * 10]
-    lines = ["5", "0", "05", "1-0", "1234567890", " 1 - 2 ", "5\n", "a"]
+    lines = ["5\x1c", "\ufeff5", "5", "0", "05", "1-0", "1234567890", " 1 - 2 ", "5\n", "a"]
     cases = [(ids.SCHEMA_PATTERN, samples), (references.REFERENCE_PATTERN, refs),
-             (references.LINES_PATTERN, lines), (references.URL_PATTERN, ["https://a", " http://a ", "a.b", "h://"])]
+             (references.LINES_PATTERN, lines), (references.URL_PATTERN, ["https://a", " http://a ", "a.b", "h://"]),
+             (references.NOT_BLANK, ["\ufeff", "\x1c", " ", "a", "\u3000"])]
     script = ("const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
               "console.log(JSON.stringify(cases.map(([p, xs]) => xs.map(x => ["
               "new RegExp(p).test(x), new RegExp(p, 'u').test(x)]))));")
