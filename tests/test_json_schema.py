@@ -7,7 +7,9 @@ real validator (jsonschema, the dialect the schemas declare), both ways:
   form), on the whole corpus, item by item, and on mutations of a valid item;
 - every document compile writes is valid by schemas/evidence-plan.schema.json, and render reads it.
 
-What JSON Schema cannot say is listed once, in GAPS, each with its reason and a case that shows it.
+What JSON Schema cannot say is listed with its reason and a case that shows it: in one item, GAPS;
+across items or in the text, CANNOT_SAY. Facts of the repository (a root that is not a folder,
+EP006; evidence that is not there, EP2xx) are not the plan's form and no schema's to say.
 """
 
 from __future__ import annotations
