@@ -59,7 +59,12 @@ class Field(NamedTuple):
     description: str
     default: Any = REQUIRED  # what an absent field means; lists are given as () and read as []
     alias: str | None = None  # another key for the same field (`dependencies` for `depends_on`)
-    schema: dict[str, Any] | None = None  # JSON Schema keywords beyond what the kind says
+    # JSON Schema keywords beyond what the kind says; {"x-grammar": NAME} stands for a grammar's
+    # keywords (compiler/input_model.py: GRAMMARS), stated beside the code that reads it.
+    schema: dict[str, Any] | None = None
+    # The checks block an item without it (EP101-EP103): a plan that is valid by the schema is
+    # one the tool does not block on its form, so the schema requires it, and not blank.
+    needed: bool = False
     # Keys that writers (people, and agents most of all) use for this field: an unknown key that
     # is one of them is answered with this field's name, before any spelling is compared.
     synonyms: tuple[str, ...] = ()
@@ -75,27 +80,29 @@ class Field(NamedTuple):
 
 # The five commitments of a work item, in the order the output writes them.
 ITEM_FIELDS: tuple[Field, ...] = (
-    Field("id", "text", "stable reference, unique in the plan"),
-    Field("change", "text", "the smallest behaviour or contract change", default="",
-          synonyms=("summary", "description", "title", "what")),
-    Field("evidence", "evidence", "repository facts that justify the change", default=()),
+    Field("id", "text", "stable reference, unique in the plan", schema={"x-grammar": "id"}),
+    Field("change", "text", "the smallest behaviour or contract change", default="", schema={"x-grammar": "not-blank"},
+          needed=True, synonyms=("summary", "description", "title", "what")),
+    Field("evidence", "evidence", "repository facts that justify the change", default=(), schema={"minItems": 1},
+          needed=True),
     Field("depends_on", "ids", "ids that must be done first (alias: dependencies)", default=(),
           alias="dependencies", synonyms=("after", "requires", "needs", "blocked_by")),
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
           " by &&, with a warning: split the item instead)", default="",
-          synonyms=("test", "verify", "check", "command", "validation")),
+          schema={"x-grammar": "command"}, needed=True, synonyms=("test", "verify", "check", "command", "validation")),
 )
 
 # The object form of an evidence entry.
 EVIDENCE_FIELDS: tuple[Field, ...] = (
-    Field("path", "optional-text", "relative to the repository root", default=None, synonyms=("file",)),
+    Field("path", "optional-text", "relative to the repository root", default=None,
+          schema={"x-grammar": "not-blank"}, synonyms=("file",)),
     Field("line", "optional-line", "one line, 1-based", default=None, schema={"minimum": 1}),
     Field("lines", "optional-lines", "START-END (inclusive) or one line", default=None,
-          synonyms=("line_range", "range")),
+          schema={"x-grammar": "lines"}, synonyms=("line_range", "range")),
     Field("symbol", "optional-text", "a function, class or dotted name", default=None),
     Field("contains", "optional-text", "text that must appear in the cited lines", default=None,
           synonyms=("text", "quote", "snippet", "match")),
-    Field("url", "optional-text", "external evidence (not verified)", default=None),
+    Field("url", "optional-text", "external evidence (not verified)", default=None, schema={"x-grammar": "url"}),
 )
 
 # The plan file's own fields.

@@ -15,6 +15,24 @@ import unicodedata
 
 MAX_LENGTH = 128
 _ASCII_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*")
+
+# The grammar as a JSON Schema pattern (schemas/plan.schema.json), exact for ASCII. Beyond ASCII
+# it refuses the invisible characters (controls, format characters such as the bidi overrides,
+# and every space but ' ', which the ASCII part refuses), listed below by code point: what
+# "a letter of any script" is needs ECMA-262's \p{L}, which only a validator that compiles
+# patterns with the u flag reads (Python's jsonschema uses re, which has no \p), and a character
+# class of every letter would be several kilobytes. So an id with a non-ASCII symbol (``a€``)
+# passes the schema and is still refused by EP015 (tests/test_json_schema.py lists the cases).
+# Only negated classes of BMP characters: they read the same in ECMA-262 with or without the u
+# flag (an astral character is one code point, or two surrogates, neither in the class) and in
+# Python's re.
+INVISIBLE = (r"\u0080-\u00A0\u00AD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u1680\u180E"
+             r"\u2000-\u200F\u2028-\u202F\u205F-\u206F\u3000\uFEFF\uFFF9-\uFFFB")
+# ASCII that is not a letter or digit; after the first character, - . / : _ are allowed too.
+_NOT_ASCII_START = r"\x00-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F"
+_NOT_ASCII_REST = r"\x00-\x2C\x3B-\x40\x5B-\x5E\x60\x7B-\x7F"
+# The end is (?![\s\S]), not $: Python's $ also matches before a final line break ("a\n").
+SCHEMA_PATTERN = f"^[^{_NOT_ASCII_START}{INVISIBLE}][^{_NOT_ASCII_REST}{INVISIBLE}]*(?![\\s\\S])"
 _PUNCTUATION = set("._:/-")
 _LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
 

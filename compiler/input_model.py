@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, cast
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
-from compiler import fields
+from compiler import fields, ids, references
 from compiler.fields import Kind
 
 _EVIDENCE_STRING = {
     "type": "string",
-    "minLength": 1,
+    "pattern": references.REFERENCE_PATTERN,
     "description": "path, path:LINE, path:START-END, path::symbol, or an https:// link",
     "examples": ["tests/test_accounts.py:44", "app/accounts.py:18-24", "app/accounts.py::create_account"],
 }
@@ -43,13 +43,38 @@ def _annotation(field: fields.Field) -> Any:
     return _ANNOTATIONS[kind]
 
 
+def _whole(value: Any) -> Any:
+    """A number with no fraction is that whole number: 1.0 is 1, as JSON Schema's integer says
+    (a schema cannot tell them apart, so neither does the tool). 1.5, true and "1" stay refused."""
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+_WholeNumber = Annotated[int, BeforeValidator(_whole)]
 _ANNOTATIONS: dict[Kind, Any] = {
     "text": str,
     "optional-text": str | None,
     "ids": list[str],
-    "optional-line": int | None,
-    "optional-lines": str | int | None,
+    "optional-line": _WholeNumber | None,
+    "optional-lines": str | _WholeNumber | None,
 }
+
+# The JSON Schema keywords of a grammar that compiler/fields.py names ({"x-grammar": "id"}): the
+# grammar is stated once, beside the code that reads it (ids.py, references.py).
+GRAMMARS: dict[str, dict[str, Any]] = {
+    "id": {"pattern": ids.SCHEMA_PATTERN, "maxLength": ids.MAX_LENGTH},
+    "lines": {"pattern": references.LINES_PATTERN, "minimum": 1, "maximum": references.MAX_LINES_NUMBER},
+    "url": {"pattern": references.URL_PATTERN},
+    "not-blank": {"pattern": references.NOT_BLANK},
+    # pattern constrains the text form, contains the list form (each keyword applies to its type).
+    "command": {"pattern": references.NOT_BLANK, "contains": {"type": "string", "pattern": references.NOT_BLANK}},
+}
+
+
+def schema_keywords(field: fields.Field) -> dict[str, Any]:
+    """The JSON Schema keywords a field adds to what its kind says, grammars spelled out."""
+    keywords = dict(field.schema or {})
+    grammar = keywords.pop("x-grammar", None)
+    return {**GRAMMARS[grammar], **keywords} if grammar else keywords
 # Kinds whose description lives in their own JSON Schema (above), not in the field's.
 _SELF_DESCRIBED = frozenset(("evidence", "proof"))
 
@@ -59,7 +84,7 @@ def _field(field: fields.Field) -> tuple[Any, Any]:
     if field.kind not in _SELF_DESCRIBED and field.kind != "items":
         options["description"] = field.description
     if field.schema:
-        options["json_schema_extra"] = field.schema
+        options["json_schema_extra"] = schema_keywords(field)
     if field.required:
         return _annotation(field), Field(**options)
     if field.default == ():

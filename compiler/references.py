@@ -22,14 +22,15 @@ class EvidenceFields(Protocol):
     url: str | None
 
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://\S+$")
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
+_URL = re.compile(rf"^{_SCHEME}\S+$")
 # Line notations of other tools that people paste: a GitHub anchor (path#L10-L20), an L before
 # the number (path:L10), and a compiler's LINE:COLUMN (path:511:7). Each is answered with the
 # reference it means, never read as a path.
 _OTHER_NOTATIONS = (
-    (re.compile(r"^(.+?)#L(\d{1,9})(?:-L?(\d{1,9}))?$"), "a GitHub anchor"),
-    (re.compile(r"^(.+?):L(\d{1,9})(?:-L?(\d{1,9}))?$"), "an L before the line number"),
-    (re.compile(r"^(.+?):(\d{1,9}):(\d{1,9})$"), "LINE:COLUMN"),
+    (re.compile(r"^(.+?)#L([0-9]{1,9})(?:-L?([0-9]{1,9}))?$"), "a GitHub anchor"),
+    (re.compile(r"^(.+?):L([0-9]{1,9})(?:-L?([0-9]{1,9}))?$"), "an L before the line number"),
+    (re.compile(r"^(.+?):([0-9]{1,9}):([0-9]{1,9})$"), "LINE:COLUMN"),
 )
 _LINE_SUFFIX = re.compile(r":(-?\d+)(?:-(-?\d+))?$")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
@@ -56,6 +57,36 @@ _SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,
 # Line numbers have at most nine digits: no file has a billion lines, and int() refuses
 # numbers of more than 4,300 digits with an exception, not an answer.
 MAX_LINE_DIGITS = 9
+
+
+# The rules above as JSON Schema patterns (schemas/plan.schema.json), read alike by ECMA-262 (with
+# or without the u flag) and by Python's re (which Python's jsonschema uses): they end with
+# (?![\s\S]), not $ (Python's $ also matches before a final line break); a space is what
+# str.strip() removes, spelled out (ECMA-262's \s also takes U+FEFF, and not U+001C-U+001F or
+# U+0085); digits are [0-9]. They cannot compare two numbers: a reversed range (5-3) passes them,
+# and so does a line number in other scripts' digits (a.py:٠), which the code's \d reads.
+SPACE = r"[\t-\r\x1C-\x20\x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+NOT_SPACE = "[^" + SPACE[1:]
+NOT_BLANK = NOT_SPACE  # text with something in it besides spaces (searched: anywhere)
+_S, _END = SPACE + "*", r"(?![\s\S])"
+_NUMBER = r"-?[0-9]+"
+_BAD_NUMBER = r"(?:-[0-9]+|0+|[0-9]{10,})"  # below 1, or more than MAX_LINE_DIGITS digits
+_GOOD_NUMBER = r"(?!0+(?![0-9]))[0-9]{1,9}(?![0-9])"
+URL_PATTERN = rf"^{_S}{_SCHEME}{NOT_SPACE}+{_S}{_END}"
+REFERENCE_PATTERN = (
+    rf"^(?!{_S}{_END})"  # not blank
+    rf"(?:{_S}{_SCHEME}{NOT_SPACE}+{_S}{_END}"  # a URL, or:
+    rf"|(?!{_S}::)"  # path::symbol needs a path
+    # without ::, no other tool's line notation (path#L10-L20, path:L10, path:511:7)
+    rf"(?!(?![\s\S]*::){_S}[\s\S]+?(?:#L[0-9]{{1,9}}(?:-L?[0-9]{{1,9}})?|:L[0-9]{{1,9}}(?:-L?[0-9]{{1,9}})?"
+    rf"|:[0-9]{{1,9}}:[0-9]{{1,9}}){_S}{_END})"
+    rf"(?!(?:(?!::)[\s\S])*::{_S}{_END})"  # ... and a symbol
+    # without ::, a :LINE or :START-END suffix needs a path and line numbers from 1
+    rf"(?!(?![\s\S]*::)(?:{_S}:{_NUMBER}(?:-{_NUMBER})?{_S}{_END}"
+    rf"|[\s\S]*:(?:{_BAD_NUMBER}(?:-{_NUMBER})?|{_NUMBER}-{_BAD_NUMBER}){_S}{_END})))"
+)
+LINES_PATTERN = rf"^{_S}{_GOOD_NUMBER}{_S}(?:-{_S}{_GOOD_NUMBER}{_S})?{_END}"
+MAX_LINES_NUMBER = 10**MAX_LINE_DIGITS - 1  # `lines` given as a number is read as its digits
 
 
 def parse_reference(text: str) -> tuple[Evidence | None, str | None]:

@@ -262,7 +262,8 @@ def test_a_field_declared_once_is_validated_written_and_read_back(tmp_path: Path
         [sys.executable, "-c", NEWCOMER.split("from compiler.cli")[0]
          + "from compiler.json_schema import generate\nprint(generate('input'))\nprint(generate('output'))"],
         capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(REPO)}, check=True).stdout
-    assert generated.count('"owner"') == 2 and "who does it" in generated
+    # The plan's item, its twin in a compiled evidence-plan.json read as a plan, the output's item.
+    assert generated.count('"owner"') == 3 and "who does it" in generated
     for forced in (False, True):
         plan.write_text(plan.read_text(encoding="utf-8").replace("owner: ana", "owner: 12"), encoding="utf-8")
         wrong = _newcomer(tmp_path, "check", "--format", "text", "plan.yaml", forced=forced)
