@@ -33,6 +33,7 @@ class Section(NamedTuple):
 class PlanView(NamedTuple):
     document: dict[str, Any]  # the compiled document (status, source, issues, summary, ...)
     title: str  # the plan's name, or "Plan"
+    goal: str | None  # None when there is none (a blank one is none)
     counts: tuple[tuple[int, str], ...]  # (count, noun) for the headline: items, waves, errors, warnings
     item_count: int
     graph: Graph | None  # None: left out, and why is in graph_left_out
@@ -63,8 +64,13 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     counts += [(summary.get("errors", 0), "error"), (summary.get("warnings", 0), "warning")]
     path = document.get("critical_path", [])
     shown: list[str | None] = list(path) if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
-    return PlanView(document, document.get("plan") or "Plan", tuple(counts), len(items), graph, left_out,
-                    tuple(shown), len(path), sections)
+    return PlanView(document, _text(document.get("plan")) or "Plan", _text(document.get("goal")), tuple(counts),
+                    len(items), graph, left_out, tuple(shown), len(path), sections)
+
+
+def _text(value: Any) -> str | None:
+    """A text field as shown: None when missing or blank (only whitespace), as the checks read it."""
+    return None if value is None or not str(value) or str(value).isspace() else str(value)
 
 
 def _graph(items: list[dict[str, Any]], index: dict[str, int],

@@ -334,3 +334,83 @@ def test_the_template_unpacks_a_row_by_its_field_names() -> None:
     loop = re.search(r"\{% for ([\w, ]+) in section %\}", template)
     assert loop is not None
     assert tuple(name.strip() for name in loop.group(1).split(",")) == render.Row._fields
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Use `re` here", "Use `re` here"),
+    ("Call ``a`b`` now", "Call ``a`b`` now"),  # a run of two closes a run of two
+    ("`` `x` ``", "`` `x` ``"),  # CommonMark strips one space each side: the span shows `x`
+    ("`<img src=x>` and `[a](javascript:x)`", "`<img src=x>` and `[a](javascript:x)`"),  # code holds no markup
+    ("one ` alone", "one \\` alone"),  # a run that nothing closes is text
+    ("a ``` b `c`", "a \\`\\`\\` b `c`"),
+    ("`a|b` *x*", "`a|b` \\*x\\*"),
+    ("`x` - y", "`x` - y"),  # after a span, nothing is at the start of a line
+    ("- `x`", "\\- `x`"),
+])
+def test_md_keeps_the_code_spans_of_plan_text_as_code(text: str, expected: str) -> None:
+    assert md(text) == expected
+
+
+@pytest.mark.parametrize("text", ["http://x.y`<img src=x>`", "see www.x.org`<b>`", "a:b`*c*`"])
+def test_md_shows_a_code_span_as_text_where_an_autolink_could_swallow_its_backtick(text: str) -> None:
+    # GitHub's autolink runs from http://... over the backtick: the span's content would be Markdown.
+    out = md(text)
+    assert "<" not in out and re.search(r"(?<!\\)`", out) is None
+
+
+@given(st.text(alphabet="`ab <>*:\\|&\n", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_md_code_spans_hold_no_live_markup_outside_them(text: str) -> None:
+    out = md(text)
+    assert "\n" not in out
+    for line in out.split("<br>"):
+        outside = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", line)  # what is left once the spans are cut out
+        assert "<" not in outside
+        assert re.search(r"(?<!\\)[`*|]", outside) is None
+
+
+def _row(**item: object) -> render.Row:
+    base: dict[str, object] = {"id": "a", "change": "c", "evidence": [], "depends_on": [], "proof": "p"}
+    return next(item_rows([{**base, **item}], repository_link(".")))
+
+
+@pytest.mark.parametrize("blank", ["", " ", "   \t", "\n", "\u00a0"])
+def test_a_blank_change_or_proof_shows_none_as_an_empty_one_does(blank: str) -> None:
+    row = _row(change=blank, proof=blank)
+    assert (row.change, row.proof) == ("_none_", "_none_")
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "\n"])
+def test_a_blank_goal_or_name_is_left_out_as_an_empty_one_is(blank: str) -> None:
+    item = {"id": "a", "change": "c", "evidence": [], "depends_on": [], "proof": "p", "wave": 1}
+    page = render_markdown(_document([item], plan=blank, goal=blank))
+    assert page.startswith("# Plan\n\n**Status: ready**")
+    assert "\n> " not in page
+
+
+def test_a_multi_line_proof_is_a_fenced_block_with_its_lines_as_they_are() -> None:
+    row = _row(proof="cd tests &&\n  pytest -k `x`\n\n```weird")
+    assert row.proof == "(4 lines)\n  ````\n  cd tests &&\n    pytest -k `x`\n  \n  ```weird\n  ````"
+
+
+def test_a_proof_keeps_one_line_when_a_line_break_ends_it() -> None:
+    assert _row(proof="pytest -q\n").proof == "`pytest -q`"
+
+
+def test_a_multi_line_proof_with_a_workflow_command_line_stays_on_one_line() -> None:
+    # Printed by `render` in a CI log, "  ::error::x" would be a workflow command (leading spaces are trimmed).
+    assert _row(proof="true\n  ::error::x").proof == "`true\\n  ::error::x`"
+
+
+@given(st.text(alphabet="`a \n\t\x1b~", min_size=1, max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_a_multi_line_proof_block_cannot_be_closed_early(text: str) -> None:
+    shown = _row(proof=text).proof
+    if not shown.startswith("("):
+        return  # one line: a code span (test_code_span_is_one_unbroken_span)
+    lines = shown.split("\n")
+    fence = lines[1].strip()
+    assert set(fence) == {"`"} and len(fence) >= 3 and lines[-1] == "  " + fence
+    for line in lines[2:-1]:
+        assert line.startswith("  ") and fence not in line
+        assert UNSAFE.search(line) is None
