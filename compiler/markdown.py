@@ -73,6 +73,12 @@ def _md_spans(s: str) -> str:
     last space, holds a ``:`` or ``www.`` is shown as text, backticks escaped, as all text was.
     Linear: the next run of each length is found in one pass from the end, and the word is
     followed as the line is read."""
+    if s.count("`") == 2 and "``" not in s:  # most lines with code: one span of single backticks
+        start = s.index("`")
+        end = s.index("`", start + 1)
+        if _AUTOLINK_START.search(s, s.rfind(" ", 0, start) + 1, start) is None:
+            return "".join([_md_line(s[:start]) if start else "", code(_one_space_less(s[start + 1:end])),
+                            _md_line(s[end + 1:], at_start=False) if end + 1 < len(s) else ""])
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(s)]
     closer: list[int | None] = [None] * len(runs)
     last: dict[int, int] = {}
@@ -100,10 +106,7 @@ def _md_spans(s: str) -> str:
         if not linkable:
             if start > done:
                 out.append(_md_line(s[done:start], at_start=done == 0))
-            inner = s[runs[i][1]:runs[j][0]]
-            if len(inner) > 1 and inner[0] == " " and inner[-1] == " " and inner.strip(" "):
-                inner = inner[1:-1]  # CommonMark strips one space each side: the span shows the rest
-            out.append(code(inner))
+            out.append(code(_one_space_less(s[runs[i][1]:runs[j][0]])))
             done = runs[j][1]
         i = j + 1
     if done < len(s):
@@ -111,7 +114,16 @@ def _md_spans(s: str) -> str:
     return "".join(out)
 
 
+def _one_space_less(inner: str) -> str:
+    """A code span's text as CommonMark shows it: one space stripped each side when both have one."""
+    if len(inner) > 1 and inner[0] == " " and inner[-1] == " " and inner.strip(" "):
+        return inner[1:-1]
+    return inner
+
+
 def _md_line(s: str, *, at_start: bool = True) -> str:
+    if _MD_ANY_SPECIAL.search(s) is None and not (at_start and _BLOCK_START.match(s)):  # a plain part
+        return s
     s = escape(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
     start = _BLOCK_START.match(s) if at_start else None
@@ -256,7 +268,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
     from compiler.view import plan_view
 
     view = plan_view(document)
-    graph, left_out = flowchart(view.graph) if view.graph is not None else (None, view.graph_left_out)
+    graph, graph_note = flowchart(view.graph)
     headline = " · ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in view.counts if n or w == "item")
     if document.get("status") == "ready":
         headline += f" · widest wave {document.get('summary', {}).get('widest_wave', 0)}"
@@ -268,7 +280,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "headline": headline,
         "item_count": view.item_count,
         "graph": graph,
-        "graph_left_out": left_out,
+        "graph_note": graph_note,  # what is folded; or, with no graph, why it is left out
         "critical_path": " → ".join("…" if i is None else code(i) for i in view.critical_path),
         "critical_path_length": view.critical_path_length,
         "sections": ((section.heading, item_rows(section.items, link)) for section in view.sections),
