@@ -29,6 +29,8 @@ _MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>#" + UNSAFE.pattern[1:])
 # indentation (four spaces are a code block), a list marker, a setext underline.
 _BLOCK_START = re.compile(r"[ +=-]|\d{1,9}[.)]")
 _CODE_SPECIAL = re.compile("[`" + UNSAFE.pattern[1:])
+_BACKTICKS = re.compile("`+")
+_AUTOLINK_START = re.compile(r":|www\.", re.IGNORECASE)  # where GitHub's autolinks start (an email stops at `)
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n\n\n+")  # more than one blank line (``\n{3,}``: the same, but slower)
 _SAFE_PATH = re.compile(r"[A-Za-z0-9/._-]*")
@@ -54,17 +56,78 @@ class Row(NamedTuple):
 def md(text: Any) -> str:
     """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised,
     nothing can start a block (a heading, a list, a code block), line breaks become ``<br>`` and
-    other control characters visible escapes (``\\x1b``)."""
+    other control characters visible escapes (``\\x1b``). A code span the text writes
+    (`` `re.compile` ``) stays one, remade by code(): it holds no markup."""
     s = str(text)
     if _MD_ANY_SPECIAL.search(s) is None and _BLOCK_START.match(s) is None:  # most text: as it is
         return s
-    return "<br>".join([_md_line(line) for line in _NEWLINES.split(s)])
+    return "<br>".join([_md_spans(line) if "`" in line else _md_line(line) for line in _NEWLINES.split(s)])
 
 
-def _md_line(s: str) -> str:
+def _md_spans(s: str) -> str:
+    """A line whose code spans stay code: as in CommonMark, a run of backticks opens a span where
+    the next run of the same length closes it, and a run that nothing closes is text.
+
+    GitHub's autolinks are found in the raw text and run on to the next space or ``<``, over a
+    backtick too: a URL just before a span would swallow its opening backtick and leave its
+    content to be read as Markdown (``http://x`<img src=x>` ``). So a span whose word, since the
+    last space, holds a ``:`` or ``www.`` is shown as text, backticks escaped, as all text was.
+    Linear: the next run of each length is found in one pass from the end, and the word is
+    followed as the line is read."""
+    if s.count("`") == 2 and "``" not in s:  # most lines with code: one span of single backticks
+        start = s.index("`")
+        end = s.index("`", start + 1)
+        if _AUTOLINK_START.search(s, s.rfind(" ", 0, start) + 1, start) is None:
+            return "".join([_md_line(s[:start]) if start else "", code(_one_space_less(s[start + 1:end])),
+                            _md_line(s[end + 1:], at_start=False) if end + 1 < len(s) else ""])
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(s)]
+    closer: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        closer[i] = last.get(length)
+        last[length] = i
+    out: list[str] = []
+    done = 0  # the end of what is already out
+    read = 0  # the end of what the word's test has read
+    linkable = False  # the word before `read` could be part of an autolink
+    i = 0
+    while i < len(runs):
+        j = closer[i]
+        if j is None:  # nothing closes it: text
+            i += 1
+            continue
+        start = runs[i][0]
+        space = s.rfind(" ", read, start)
+        if space >= 0:
+            linkable = _AUTOLINK_START.search(s, space + 1, start) is not None
+        else:
+            linkable = linkable or _AUTOLINK_START.search(s, max(read - 3, 0), start) is not None
+        read = start
+        if not linkable:
+            if start > done:
+                out.append(_md_line(s[done:start], at_start=done == 0))
+            out.append(code(_one_space_less(s[runs[i][1]:runs[j][0]])))
+            done = runs[j][1]
+        i = j + 1
+    if done < len(s):
+        out.append(_md_line(s[done:], at_start=done == 0))
+    return "".join(out)
+
+
+def _one_space_less(inner: str) -> str:
+    """A code span's text as CommonMark shows it: one space stripped each side when both have one."""
+    if len(inner) > 1 and inner[0] == " " and inner[-1] == " " and inner.strip(" "):
+        return inner[1:-1]
+    return inner
+
+
+def _md_line(s: str, *, at_start: bool = True) -> str:
+    if _MD_ANY_SPECIAL.search(s) is None and not (at_start and _BLOCK_START.match(s)):  # a plain part
+        return s
     s = escape(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
-    start = _BLOCK_START.match(s)
+    start = _BLOCK_START.match(s) if at_start else None
     if start is None:
         return s
     if s[0] == " ":  # indentation: spaces as entities, which Markdown shows and never indents by
@@ -86,6 +149,27 @@ def code(text: Any) -> str:
     if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()):
         s = f" {s} "
     return f"{fence}{s}{fence}" if s else "` `"
+
+
+def proof_text(text: Any) -> str:
+    """A proof as the page shows it: a code span, or, for a command of several lines, those
+    lines as they are in a fenced code block of the item's list entry (after ``(N lines)``), so
+    that it stays the same command. The fence is longer than any run of backticks inside, so no
+    line can close it; each line is shown with control characters escaped, as everywhere. A
+    line break at the end changes no command and is left out. A line that GitHub Actions would
+    run as a workflow command (``::`` after spaces, should the page be printed in a log) keeps the
+    proof on one line, its line breaks shown as ``\\n``."""
+    s = str(text).rstrip("\n")
+    if "\n" not in s:
+        return code(s)
+    lines = s.split("\n")
+    if any(line.lstrip().startswith("::") for line in lines):
+        return code(s)
+    lines = [escape(line) for line in lines]
+    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = "".join([f"\n  {line}" for line in lines])
+    return f"({len(lines):,} lines)\n  {fence}{body}\n  {fence}"
 
 
 def cell(text: str) -> str:
@@ -180,10 +264,10 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             title += " · not read: " + ", ".join([code(key) for key in item["invalid"]])
         yield Row(
             title,
-            md(item["change"]) if item.get("change") else "_none_",
+            md(change) if (change := item.get("change")) and not change.isspace() else "_none_",
             EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
             ", ".join([code(d) for d in deps]) if deps else "_nothing_",
-            code(item["proof"]) if item.get("proof") else "_none_",
+            proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
         )
 
 
@@ -193,7 +277,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
     from compiler.view import plan_view
 
     view = plan_view(document)
-    graph, left_out = flowchart(view.graph) if view.graph is not None else (None, view.graph_left_out)
+    graph, graph_note = flowchart(view.graph)
     headline = " · ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in view.counts if n or w == "item")
     if document.get("status") == "ready":
         headline += f" · widest wave {document.get('summary', {}).get('widest_wave', 0)}"
@@ -201,10 +285,11 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
     return {
         "doc": document,
         "title": view.title,
+        "goal": view.goal,
         "headline": headline,
         "item_count": view.item_count,
         "graph": graph,
-        "graph_left_out": left_out,
+        "graph_note": graph_note,  # what is folded; or, with no graph, why it is left out
         "critical_path": " → ".join("…" if i is None else code(i) for i in view.critical_path),
         "critical_path_length": view.critical_path_length,
         "sections": ((section.heading, item_rows(section.items, link)) for section in view.sections),

@@ -8,21 +8,23 @@ The JSON is the source of truth: a view is made from the compiled document, neve
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
+from operator import itemgetter
 from typing import Any, NamedTuple
 
-# Mermaid (and GitHub's renderer) give up on large graphs: past this many items the graph is
-# left out, with a sentence that says so (compiler/mermaid.py knows Mermaid's own limits).
-MAX_GRAPH_ITEMS = 300
 # Past this many items, the critical path is shown by its ends: the first 8, then the last 3.
 MAX_PATH_SHOWN = 12
 
 
 class Graph(NamedTuple):
-    """The dependency graph: node n (1-based) is the n-th item of the plan."""
+    """The dependency graph, by item id, in the document's own lists (nothing is copied: a large
+    plan's graph is mostly folded, and its renderer reads only what it draws). Every item is in
+    it, however large the plan: what can be drawn is the renderer's to decide (compiler/mermaid.py
+    knows Mermaid's limits)."""
 
-    labels: tuple[str, ...]  # each node's label: its item's id
-    waves: tuple[tuple[int, ...], ...]  # the nodes of each wave, in order; () when blocked
-    edges: tuple[tuple[int, int], ...]  # (dependency, dependent), sorted
+    ids: tuple[str, ...]  # each item's id, in the plan's order: node n is the n-th item
+    waves: list[list[str]]  # the ids of each wave, in order; [] when blocked
+    depends_on: tuple[list[str], ...]  # each item's dependencies, as the document gives them
 
 
 class Section(NamedTuple):
@@ -33,10 +35,10 @@ class Section(NamedTuple):
 class PlanView(NamedTuple):
     document: dict[str, Any]  # the compiled document (status, source, issues, summary, ...)
     title: str  # the plan's name, or "Plan"
+    goal: str | None  # None when there is none (a blank one is none)
     counts: tuple[tuple[int, str], ...]  # (count, noun) for the headline: items, waves, errors, warnings
     item_count: int
-    graph: Graph | None  # None: left out, and why is in graph_left_out
-    graph_left_out: str | None
+    graph: Graph
     critical_path: tuple[str | None, ...]  # the path's ids; None where the middle of a long one is left out
     critical_path_length: int
     sections: Iterator[Section]  # read once
@@ -48,7 +50,7 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     for n, item in enumerate(items):
         index.setdefault(item["id"], n)
     waves = document.get("waves", [])
-    graph, left_out = _graph(items, index, waves)
+    graph = _graph(items, waves)
     sections: Iterator[Section]
     if waves:
         sections = (Section(f"Wave {n}", iter([items[index[i]] for i in wave if i in index]))
@@ -63,18 +65,22 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     counts += [(summary.get("errors", 0), "error"), (summary.get("warnings", 0), "warning")]
     path = document.get("critical_path", [])
     shown: list[str | None] = list(path) if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
-    return PlanView(document, document.get("plan") or "Plan", tuple(counts), len(items), graph, left_out,
-                    tuple(shown), len(path), sections)
+    return PlanView(document, _text(document.get("plan")) or "Plan", _text(document.get("goal")), tuple(counts),
+                    len(items), graph, tuple(shown), len(path), sections)
 
 
-def _graph(items: list[dict[str, Any]], index: dict[str, int],
-           waves: list[list[str]]) -> tuple[Graph | None, str | None]:
-    if len(items) > MAX_GRAPH_ITEMS:
-        return None, f"{len(items):,} items are more than Mermaid draws ({MAX_GRAPH_ITEMS})"
-    edges: set[tuple[int, int]] = set()
-    for n, item in enumerate(items):
-        for dep in item.get("depends_on", []):
-            if dep in index and dep != item["id"]:
-                edges.add((index[dep] + 1, n + 1))
-    grouped = tuple(tuple(index[i] + 1 for i in wave if i in index) for wave in waves)
-    return Graph(tuple(item["id"] for item in items), grouped, tuple(sorted(edges))), None
+def _text(value: Any) -> str | None:
+    """A text field as shown: None when missing or blank (only whitespace), as the checks read it."""
+    return None if value is None or not str(value) or str(value).isspace() else str(value)
+
+
+def _graph(items: list[dict[str, Any]], waves: list[list[str]]) -> Graph:
+    ids = tuple(map(itemgetter("id"), items))
+    known = set(ids)
+    if not known.issuperset(chain.from_iterable(waves)):  # a hand-written document: only its items
+        waves = [[i for i in wave if i in known] for wave in waves]
+    try:  # a compiled item always has its list
+        depends_on = tuple(map(itemgetter("depends_on"), items))
+    except KeyError:
+        depends_on = tuple([item.get("depends_on") or [] for item in items])
+    return Graph(ids, waves, depends_on)

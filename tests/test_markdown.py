@@ -104,9 +104,11 @@ def test_mermaid_labels_show_what_mermaid_would_read_as_its_own(text: str, label
 @settings(max_examples=300, deadline=None)
 def test_escaped_text_has_no_live_markup(text: str) -> None:
     out = md(text)
-    assert "<" not in out.replace("<br>", "")
     assert "\n" not in out and "\r" not in out
-    assert re.search(r"(?<!\\)[|`*\[\]]", out) is None  # every special character is escaped
+    for line in re.split(r"\r\n|\r|\n", text):  # md() joins its lines with <br>
+        outside = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", md(line))  # what is left once code spans are cut out
+        assert "<" not in outside
+        assert re.search(r"(?<!\\)[|`*\[\]]", outside) is None  # every special character is escaped
     label = mermaid(text)
     assert '"' not in label and "`" not in label and "%" not in label
     for shown in (out, label, code(text)):
@@ -241,12 +243,12 @@ def _document(items: list[dict[str, object]], **extra: object) -> dict[str, obje
     }
 
 
-def test_large_plans_leave_the_graph_out_with_a_sentence() -> None:
+def test_a_large_wave_is_folded_with_a_sentence_instead_of_leaving_the_graph_out() -> None:
     items = [{"id": f"i{n}", "change": "c", "evidence": [], "depends_on": [], "proof": "p", "wave": 1}
              for n in range(301)]
     text = render_markdown(_document(items))
-    assert "```mermaid" not in text
-    assert "The graph is left out: 301 items are more than Mermaid draws (300)." in text
+    assert '```mermaid\nflowchart TD\n  w1[["Wave 1#58; 301 items"]]\n```\n' in text
+    assert "Folded to stay legible: a wave of more than 8 items (or 64 characters of ids) is drawn as one node." in text
 
 
 def test_untitled_plan_and_trailing_newline() -> None:
@@ -332,21 +334,20 @@ def _item(ident: str, deps: list[str]) -> dict[str, object]:
     return {"id": ident, "change": "c", "evidence": [{"path": "a.py"}], "depends_on": deps, "proof": "p"}
 
 
-def test_the_graph_is_left_out_where_mermaid_would_refuse_it() -> None:
+def test_a_graph_past_mermaids_limits_is_folded_into_one_that_it_draws() -> None:
     """Mermaid 11 draws at most 500 edges and reads at most 50,000 characters (its defaults, which
-    a diagram cannot raise): past either, the page says so instead of showing Mermaid's error."""
+    a diagram cannot raise): the page shows a folded graph within both instead of Mermaid's error."""
     dense = [_item(f"i{n}", [f"i{n - 1}", f"i{n - 2}"][: min(n, 2)]) for n in range(300)]
     page = render_markdown(_waved_document(dense, [[f"i{n}"] for n in range(300)]))
-    assert "```mermaid" not in page
-    assert "The graph is left out: 597 dependencies are more than Mermaid draws (500)." in page
-    long_ids = [_item(f"{n:03d}" + "x" * 125, [f"{n - 1:03d}" + "x" * 125] if n else []) for n in range(300)]
-    page = render_markdown(_waved_document(long_ids, [[str(i["id"])] for i in long_ids]))
-    assert "```mermaid" not in page
-    assert "The graph is left out: its text would be longer than Mermaid reads (50,000 characters)." in page
-    small = render_markdown(_waved_document(long_ids[:100], [[str(i["id"])] for i in long_ids[:100]]))
+    graph = page.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert len(graph) <= graphs.MAX_TEXT and graph.count(" --> ") <= graphs.MAX_EDGES
+    assert '  g1[["Waves 1–9#58; 9 items"]]\n' in graph
+    assert "Folded to stay legible: 300 waves are drawn as 32 nodes" in page
+    long_ids = [_item(f"{n:03d}" + "x" * 125, [f"{n - 1:03d}" + "x" * 125] if n else []) for n in range(40)]
+    small = render_markdown(_waved_document(long_ids, [[str(i["id"])] for i in long_ids]))
     graph = small.split("```mermaid\n", 1)[1].split("```", 1)[0]
-    assert graph.startswith("flowchart LR\n") and len(graph) <= graphs.MAX_TEXT
-    assert graph.count(" --> ") == 99
+    assert graph.startswith("flowchart TD\n") and len(graph) <= graphs.MAX_TEXT
+    assert graph.count(" --> ") == 39 and "Folded" not in small  # a wave of one item is drawn, however long its id
 
 
 def test_the_template_unpacks_a_row_by_its_field_names() -> None:
@@ -358,3 +359,82 @@ def test_the_template_unpacks_a_row_by_its_field_names() -> None:
     loop = re.search(r"\{% for ([\w, ]+) in section %\}", template)
     assert loop is not None
     assert tuple(name.strip() for name in loop.group(1).split(",")) == render.Row._fields
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Use `re` here", "Use `re` here"),
+    ("Call ``a`b`` now", "Call ``a`b`` now"),  # a run of two closes a run of two
+    ("`` `x` ``", "`` `x` ``"),  # CommonMark strips one space each side: the span shows `x`
+    ("`<img src=x>` and `[a](javascript:x)`", "`<img src=x>` and `[a](javascript:x)`"),  # code holds no markup
+    ("one ` alone", "one \\` alone"),  # a run that nothing closes is text
+    ("a ``` b `c`", "a \\`\\`\\` b `c`"),
+    ("`a|b` *x*", "`a|b` \\*x\\*"),
+    ("`x` - y", "`x` - y"),  # after a span, nothing is at the start of a line
+    ("- `x`", "\\- `x`"),
+])
+def test_md_keeps_the_code_spans_of_plan_text_as_code(text: str, expected: str) -> None:
+    assert md(text) == expected
+
+
+@pytest.mark.parametrize("text", ["http://x.y`<img src=x>`", "see www.x.org`<b>`", "a:b`*c*`"])
+def test_md_shows_a_code_span_as_text_where_an_autolink_could_swallow_its_backtick(text: str) -> None:
+    # GitHub's autolink runs from http://... over the backtick: the span's content would be Markdown.
+    out = md(text)
+    assert "<" not in out and re.search(r"(?<!\\)`", out) is None
+
+
+@given(st.text(alphabet="`ab <>*:\\|&\n", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_md_code_spans_hold_no_live_markup_outside_them(text: str) -> None:
+    assert "\n" not in md(text)
+    for line in re.split(r"\r\n|\r|\n", text):  # md() joins its lines with <br>
+        outside = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", md(line))  # what is left once the spans are cut out
+        assert "<" not in outside
+        assert re.search(r"(?<!\\)[`*|]", outside) is None
+
+
+def _row(**item: object) -> render.Row:
+    base: dict[str, object] = {"id": "a", "change": "c", "evidence": [], "depends_on": [], "proof": "p"}
+    return next(item_rows([{**base, **item}], repository_link(".")))
+
+
+@pytest.mark.parametrize("blank", ["", " ", "   \t", "\n", "\u00a0"])
+def test_a_blank_change_or_proof_shows_none_as_an_empty_one_does(blank: str) -> None:
+    row = _row(change=blank, proof=blank)
+    assert (row.change, row.proof) == ("_none_", "_none_")
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "\n"])
+def test_a_blank_goal_or_name_is_left_out_as_an_empty_one_is(blank: str) -> None:
+    item = {"id": "a", "change": "c", "evidence": [], "depends_on": [], "proof": "p", "wave": 1}
+    page = render_markdown(_document([item], plan=blank, goal=blank))
+    assert page.startswith("# Plan\n\n**Status: ready**")
+    assert "\n> " not in page
+
+
+def test_a_multi_line_proof_is_a_fenced_block_with_its_lines_as_they_are() -> None:
+    row = _row(proof="cd tests &&\n  pytest -k `x`\n\n```weird")
+    assert row.proof == "(4 lines)\n  ````\n  cd tests &&\n    pytest -k `x`\n  \n  ```weird\n  ````"
+
+
+def test_a_proof_keeps_one_line_when_a_line_break_ends_it() -> None:
+    assert _row(proof="pytest -q\n").proof == "`pytest -q`"
+
+
+def test_a_multi_line_proof_with_a_workflow_command_line_stays_on_one_line() -> None:
+    # Printed by `render` in a CI log, "  ::error::x" would be a workflow command (leading spaces are trimmed).
+    assert _row(proof="true\n  ::error::x").proof == "`true\\n  ::error::x`"
+
+
+@given(st.text(alphabet="`a \n\t\x1b~", min_size=1, max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_a_multi_line_proof_block_cannot_be_closed_early(text: str) -> None:
+    shown = _row(proof=text).proof
+    if not shown.startswith("("):
+        return  # one line: a code span (test_code_span_is_one_unbroken_span)
+    lines = shown.split("\n")
+    fence = lines[1].strip()
+    assert set(fence) == {"`"} and len(fence) >= 3 and lines[-1] == "  " + fence
+    for line in lines[2:-1]:
+        assert line.startswith("  ") and fence not in line
+        assert UNSAFE.search(line) is None

@@ -1,0 +1,205 @@
+"""The Mermaid graph (compiler/mermaid.py) past Mermaid's limits and the page's width: folded, so
+that what GitHub shows always renders and stays legible. Labels' escaping is in test_markdown.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import mermaid
+from compiler.mermaid import flowchart
+from compiler.view import Graph
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def G(ids: tuple[str, ...], waves: tuple[tuple[int, ...], ...], edges: tuple[tuple[int, int], ...]) -> Graph:
+    """A Graph from item numbers (1-based): the waves' items, and (dependency, dependent) edges."""
+    depends_on: list[list[str]] = [[] for _ in ids]
+    for a, b in edges:
+        depends_on[b - 1].append(ids[a - 1])
+    return Graph(tuple(ids), [[ids[n - 1] for n in wave] for wave in waves], tuple(depends_on))
+
+
+def chain(n: int) -> Graph:
+    return G(tuple(f"item-{k}" for k in range(n)), tuple((k,) for k in range(1, n + 1)),
+                 tuple((k, k + 1) for k in range(1, n)))
+
+
+def wide(n: int) -> Graph:
+    """One root, n - 2 items that depend on it, one sink that depends on them all."""
+    middle = tuple(range(2, n))
+    return G(tuple(f"item-{k}" for k in range(n)), ((1,), middle, (n,)),
+                 tuple([(1, k) for k in middle] + [(k, n) for k in middle]))
+
+
+def layered(n: int, width: int = 100) -> Graph:
+    rnd = random.Random(1234)
+    waves = tuple(tuple(range(a + 1, min(a + width, n) + 1)) for a in range(0, n, width))
+    edges = [(d, k) for w in range(1, len(waves)) for k in waves[w] for d in rnd.sample(waves[w - 1], 2)]
+    return G(tuple(f"item-{k}" for k in range(n)), waves, tuple(sorted(edges, key=lambda e: (e[1], e[0]))))
+
+
+def parts(text: str) -> tuple[list[str], list[tuple[str, str]], list[list[str]]]:
+    """The nodes, edges and each wave's item nodes of a flowchart (the grammar flowchart() writes)."""
+    nodes, edges, rows = [], [], []
+    for line in text.splitlines()[1:]:
+        if m := re.fullmatch(r" +([nwg]\d+)\[\[?\"[^\"]*\"\]\]?", line):
+            nodes.append(m.group(1))
+            if line.startswith("    "):
+                rows[-1].append(m.group(1))
+        elif m := re.fullmatch(r"  (\w+) --> (\w+)", line):
+            edges.append((m.group(1), m.group(2)))
+        elif line.startswith("  subgraph "):
+            rows.append([])
+        else:
+            assert line == "  end", line
+    return nodes, edges, rows
+
+
+def test_a_small_plan_is_drawn_item_by_item_top_down() -> None:
+    text, note = flowchart(G(("a", "b", "c"), ((1,), (2, 3)), ((1, 3), (1, 2))))
+    assert note is None
+    assert text == ('flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["a"]\n  end\n  subgraph wave2["Wave 2"]\n'
+                    '    n2["b"]\n    n3["c"]\n  end\n  n1 --> n2\n  n1 --> n3\n')
+
+
+def test_a_wave_wider_than_the_page_is_one_node() -> None:
+    """60 independent items were 9,400 pixels wide top down (and 6,000 high left to right)."""
+    text, note = flowchart(wide(60))
+    assert text == ('flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["item-0"]\n  end\n'
+                    '  w2[["Wave 2#58; 58 items"]]\n  subgraph wave3["Wave 3"]\n    n60["item-59"]\n  end\n'
+                    '  n1 --> w2\n  w2 --> n60\n')
+    assert note == "a wave of more than 8 items (or 64 characters of ids) is drawn as one node"
+
+
+def test_a_wave_of_long_ids_is_one_node_but_a_wave_of_one_item_is_drawn() -> None:
+    ids = ("x" * 40, "y" * 40, "z" * 128)
+    text, _ = flowchart(G(ids, ((1, 2), (3,)), ((1, 3), (2, 3))))
+    assert text is not None
+    assert '  w1[["Wave 1#58; 2 items"]]' in text and f'    n3["{"z" * 128}"]' in text
+    assert text.endswith("  w1 --> n3\n")
+
+
+@pytest.mark.parametrize("n", [64, 1_000, 10_000, 100_000])
+def test_past_the_waves_a_page_shows_consecutive_waves_fold_into_groups(n: int) -> None:
+    text, note = flowchart(chain(n))
+    assert text is not None
+    nodes, edges, _ = parts(text)
+    assert nodes == [f"g{k}" for k in range(1, mermaid.MAX_GROUPS + 1)]
+    assert edges == [(f"g{k}", f"g{k + 1}") for k in range(1, mermaid.MAX_GROUPS)]
+    assert f'  g1[["Waves 1–{n // 32:,}#58; {n // 32:,} items"]]' in text
+    assert note == (f"{n:,} waves are drawn as 32 nodes (Mermaid draws at most 500 edges; a page shows about 50 "
+                    "waves)")
+
+
+def test_max_groups_is_the_most_nodes_whose_forward_edges_mermaid_draws() -> None:
+    groups = mermaid.MAX_GROUPS
+    assert groups * (groups - 1) // 2 <= mermaid.MAX_EDGES < (groups + 1) * groups // 2
+
+
+def test_waves_whose_edges_are_more_than_mermaid_draws_fold_into_groups() -> None:
+    # 50 waves of 8 items, each depending on two of the wave before: 784 edges, none folded away.
+    waves = tuple(tuple(range(8 * w + 1, 8 * w + 9)) for w in range(50))
+    edges = tuple((waves[w - 1][(k + j) % 8], waves[w][k]) for w in range(1, 50) for k in range(8) for j in (0, 1))
+    text, note = flowchart(G(tuple(f"i{k}" for k in range(400)), waves, edges))
+    assert text is not None and note is not None and note.startswith("50 waves are drawn as 32 nodes")
+    assert len(parts(text)[1]) == 31
+
+
+def test_a_blocked_plan_past_a_waves_worth_of_items_leaves_the_graph_out_with_a_sentence() -> None:
+    """A blocked plan has no waves to fold into: Mermaid drew its 50 independent items 8,000 pixels wide."""
+    few = G(tuple(f"i{k}" for k in range(8)), (), ((1, 2),))
+    nodes = "".join(f'  n{k}["i{k - 1}"]\n' for k in range(1, 9))
+    assert flowchart(few)[0] == "flowchart TD\n" + nodes + "  n1 --> n2\n"
+    many = G(tuple(f"i{k}" for k in range(9)), (), ())
+    assert flowchart(many) == (None, "a blocked plan has no waves to fold its 9 items into (it is drawn up to 8)")
+
+
+@st.composite
+def waved_graphs(draw: st.DrawFn) -> Graph:
+    """A plan's graph as compiled: waves of any width and ids of any length, each item of a wave
+    after the first depending on at least one item of the wave before."""
+    widths = draw(st.lists(st.integers(1, 40), min_size=1, max_size=80))
+    labels: list[str] = []
+    waves: list[tuple[int, ...]] = []
+    edges: list[tuple[int, int]] = []
+    for width in widths:
+        wave = []
+        for _ in range(width):
+            labels.append(f"{len(labels)}{draw(st.text(max_size=120))}")  # ids are unique
+            wave.append(len(labels))
+            if waves:
+                deps = draw(st.lists(st.sampled_from(waves[-1]), min_size=1, max_size=3, unique=True))
+                edges += [(d, len(labels)) for d in deps]
+        waves.append(tuple(wave))
+    return G(tuple(labels), tuple(waves), tuple(edges))
+
+
+@given(waved_graphs())
+@settings(max_examples=150, deadline=None)
+def test_every_ready_plans_graph_is_drawn_within_mermaids_limits_and_the_pages_width(graph: Graph) -> None:
+    text, _ = flowchart(graph)
+    assert text is not None
+    assert len(text) <= mermaid.MAX_TEXT
+    nodes, edges, rows = parts(text)
+    assert len(edges) <= mermaid.MAX_EDGES and len(set(edges)) == len(edges)
+    assert len(rows) <= mermaid.MAX_WAVES
+    for row in rows:  # a wave drawn item by item is no wider than the page
+        assert len(row) == 1 or (len(row) <= mermaid.MAX_WAVE_ITEMS and sum(
+            len(graph.ids[int(n[1:]) - 1]) for n in row) <= mermaid.MAX_WAVE_CHARACTERS)
+    assert len(nodes) == len(set(nodes))
+
+
+# --- with the real Mermaid ---------------------------------------------------------------------
+
+# Mermaid 11 from npm and playwright-core (`npm install mermaid@11 playwright-core`), and a Chromium.
+MERMAID_MODULES = [Path(p) for p in (os.environ.get("EVIDENCE_PLAN_MERMAID_MODULES", ""), REPO / "node_modules",
+                                     "/work/clients/node_modules") if p]
+CHROMIUM = [os.environ.get("EVIDENCE_PLAN_CHROMIUM", ""), "/usr/bin/chromium", "/usr/bin/chromium-browser",
+            "/usr/bin/google-chrome"]
+
+
+def _renderer() -> tuple[str, Path, str] | None:
+    node = shutil.which("node")
+    modules = next((m for m in MERMAID_MODULES if (m / "mermaid" / "dist" / "mermaid.min.js").is_file()
+                    and (m / "playwright-core").is_dir()), None)
+    chromium = next((c for c in CHROMIUM if c and os.access(c, os.X_OK)), None)
+    return (node, modules, chromium) if node and modules and chromium else None
+
+
+@pytest.mark.slow
+def test_folded_graphs_of_large_plans_render_in_mermaid_and_fit_the_page(tmp_path: Path) -> None:
+    renderer = _renderer()
+    if renderer is None:
+        pytest.skip("needs node, mermaid@11 with playwright-core (EVIDENCE_PLAN_MERMAID_MODULES) and a Chromium")
+    node, modules, chromium = renderer
+    graphs = {f"{shape.__name__}-{n}": shape(n) for shape in (chain, wide, layered) for n in (60, 300, 1_000, 10_000)}
+    waves = tuple(tuple(range(8 * w + 1, 8 * w + 9)) for w in range(50))  # the largest graph drawn item by item
+    graphs["widest-unfolded"] = G(tuple(f"w{k // 8:02d}i{k % 8}xyz" for k in range(400)), waves,
+                                      tuple((waves[w - 1][k], waves[w][k]) for w in range(1, 50) for k in range(8)))
+    files = []
+    for name, graph in graphs.items():
+        text, _ = flowchart(graph)
+        assert text is not None, name
+        (tmp_path / f"{name}.mmd").write_text(text, encoding="utf-8")
+        files.append(str(tmp_path / f"{name}.mmd"))
+    out = subprocess.run([node, str(REPO / "tests" / "clients" / "mermaid_render.mjs"), str(modules), chromium, *files],
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(results) == len(files)
+    for r in results:
+        print(f"{Path(r['file']).stem}: {r.get('width')} x {r.get('height')} px, {r.get('nodes')} nodes, "
+              f"{r.get('edges')} edges, {r['chars']:,} characters")
+        assert r["ok"], r
+        assert r["width"] <= 2_000 and r["height"] <= 10_000, r  # legible on a page, scrolled down
