@@ -126,6 +126,7 @@ def test_find_plans_never_follows_symlinks_out_of_the_tree(tmp_path: Path) -> No
     assert find_plans(str(repo)) == [f"{repo}/plans/real.plan.yaml"]
 
 
+@pytest.mark.performance  # a tree 1,100 folders deep, as test_graph's long chain
 def test_find_plans_is_iterative_on_a_tree_deeper_than_the_recursion_limit(tmp_path: Path) -> None:
     deep = Path("d/" * 1_100)
     folder = tmp_path

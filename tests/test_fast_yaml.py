@@ -126,6 +126,7 @@ _YAML_BITS = [*":-[]{},#&*!|>'\"\n ?%@`\t~012.", "  ", "\n  ", "- ", ": ", "yes"
               "\u2028", "\u2029", "\x85", "\ufeff", "\r", "\r\n"]
 
 
+@pytest.mark.hostile  # mutated plans: a fuzz test, with the hostile corpus's tests
 @settings(max_examples=600, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_mutated_plans_read_alike_on_both_paths(rng: random.Random) -> None:

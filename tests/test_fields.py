@@ -115,7 +115,7 @@ def _reference_item(raw: dict[str, Any]) -> tuple[Any, list[Diagnostic]]:
     return validate._item(raw, 0, ("items", 0), col), col.out
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(_raw_items())
 def test_every_item_the_fast_path_accepts_the_input_model_accepts_alike(raw: dict[str, Any]) -> None:
     fast = plain_item(raw, 0)
@@ -130,7 +130,7 @@ _UNKNOWN_KEYS = st.lists(st.sampled_from(["depend_on", "depends", "summary", "fi
                          unique=True, min_size=1, max_size=3)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(_raw_items(), _UNKNOWN_KEYS, st.data())
 def test_unknown_keys_beside_a_plain_item_are_reported_alike_on_both_paths(raw: dict[str, Any], unknown: list[str],
                                                                            data: st.DataObject) -> None:

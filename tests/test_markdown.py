@@ -310,6 +310,7 @@ def test_tidy_in_pieces_gives_the_whole_texts_answer(text: str, cuts: list[int])
     assert "".join(render._tidy(pieces)) == _tidy_whole(text)
 
 
+@pytest.mark.performance  # a large page, made in pieces for memory
 def test_a_large_page_comes_in_pieces_that_join_to_the_page() -> None:
     items = [{"id": f"i{n}", "change": "c", "evidence": [{"path": "a.py"}], "depends_on": [], "proof": "p"}
              for n in range(30_000)]

@@ -310,6 +310,7 @@ def _check_survives(capsys: pytest.CaptureFixture[str], *argv: str) -> None:
 
 
 @settings(PROFILE, max_examples=300)
+@pytest.mark.hostile  # damaged plans: a fuzz test, with the hostile corpus's tests
 @given(case=mutations())
 def test_damaged_plans_never_crash_check(case: tuple[str, bytes], tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -321,6 +322,7 @@ def test_damaged_plans_never_crash_check(case: tuple[str, bytes], tmp_path: Path
 
 
 @settings(PROFILE, max_examples=150)
+@pytest.mark.hostile
 @given(case=mutations())
 def test_whatever_compile_writes_render_reads(case: tuple[str, bytes], tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -339,6 +341,7 @@ def test_whatever_compile_writes_render_reads(case: tuple[str, bytes], tmp_path:
 
 
 @settings(PROFILE, max_examples=100)
+@pytest.mark.hostile
 @given(case=mutations())
 def test_damaged_plans_never_crash_evidence_verification_or_fix(case: tuple[str, bytes], tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:

@@ -95,6 +95,7 @@ def test_ordered_map_answers_as_the_reference_on_any_json(seed: int, leaves: int
     _agree(json.dumps(_random_json(random.Random(seed), leaves), indent=indent, ensure_ascii=False))
 
 
+@pytest.mark.performance
 def test_a_million_item_plan_needs_no_dict_per_node() -> None:
     """The point of the ordered form: positions of 13 nodes per item in two arrays of 4-byte
     integers, not a tuple path and a position each."""
