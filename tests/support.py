@@ -24,6 +24,13 @@ from compiler.diagnostics import Diagnostic
 from compiler.load import parse_text
 
 Row = tuple[str, str | None, int | None, int | None]
+CASES = Path(__file__).resolve().parent / "cases"
+
+
+def case_dirs() -> list[Path]:
+    """The case folders of tests/cases (not ``__pycache__``, which importing its conftest.py
+    writes there wherever bytecode is written, as in CI)."""
+    return sorted(p for p in CASES.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 # --- repositories and plans ---------------------------------------------------------------------
 

@@ -49,10 +49,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import case_dirs
 
 from compiler.cli import main
 
-CASES = Path(__file__).resolve().parent / "cases"
 UPDATE = os.environ.get("EVIDENCE_PLAN_UPDATE_CASES") == "1"
 
 # case name -> why its output differs from expected.txt today
@@ -64,10 +64,6 @@ NO_CASE_YET = {
 }
 
 
-def _case_dirs() -> list[Path]:
-    return sorted(p for p in CASES.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
-
-
 def _plan_name(case: Path) -> str:
     names = [p.name for p in case.iterdir() if p.name in ("plan.yaml", "plan.json")]
     assert len(names) == 1, f"{case}: needs exactly one plan.yaml or plan.json, found {names}"
@@ -76,7 +72,7 @@ def _plan_name(case: Path) -> str:
 
 def _cases() -> list[object]:
     params: list[object] = []
-    for case in _case_dirs():
+    for case in case_dirs():
         marks = []
         if case.name in KNOWN_BUGS:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[case.name]))
@@ -103,14 +99,14 @@ def test_corpus_covers_every_code() -> None:
     from compiler.codes import CODES
 
     seen = set()
-    for case in _case_dirs():
+    for case in case_dirs():
         if case.name not in KNOWN_BUGS:
             for line in _read_expected(case)[1]:
                 if not line.startswith(" "):
                     seen.add(line.split()[2])
     assert sorted(set(CODES) - seen) == sorted(NO_CASE_YET)
-    assert len(_case_dirs()) >= 25
-    assert set(KNOWN_BUGS) <= {c.name for c in _case_dirs()}
+    assert len(case_dirs()) >= 25
+    assert set(KNOWN_BUGS) <= {c.name for c in case_dirs()}
 
 
 @pytest.mark.parametrize("case", _cases())

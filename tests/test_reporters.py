@@ -12,6 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from support import case_dirs
 
 from compiler import __version__, reporters
 from compiler.cli import main
@@ -207,7 +208,7 @@ def test_sarif_files_outside_the_workspace_are_absolute_file_uris() -> None:
 def _corpus() -> list[tuple[Path, list[str]]]:
     """Every case and golden plan, run as tests/test_cases.py and tests/test_generated.py run them."""
     runs = []
-    for case in sorted(p for p in (TESTS / "cases").iterdir() if p.is_dir()):
+    for case in case_dirs():
         plan = next(case.glob("plan.*"))
         args_file = case / "args.txt"
         args = ["--root", "."]
