@@ -96,6 +96,28 @@ def _limit_options(command: Any) -> Any:
 
 
 class _Group(click.Group):
+    """The commands defined here, and those of compiler/commands/, imported only when they run or
+    the help lists them (click's lazy-loading pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from compiler.commands import COMMANDS
+
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = super().get_command(ctx, cmd_name)
+        if found is not None:
+            return found
+        from compiler.commands import COMMANDS
+
+        if cmd_name not in COMMANDS:
+            return None
+        import importlib
+
+        module, _, attribute = COMMANDS[cmd_name].partition(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
     def invoke(self, ctx: click.Context) -> Any:
         # Commands return their exit code; make it the process's (and CliRunner's) exit code.
         # A plan that cannot be read, or is not a plan, is exit 2 for every command, here.

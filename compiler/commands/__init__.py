@@ -1,0 +1,9 @@
+"""Commands that have a module of their own, loaded only when they run (or when the help lists
+them), so that `check` starts as fast as before any of them existed: name -> "module:attribute"
+of a click command. compiler/cli.py's group reads this."""
+
+from __future__ import annotations
+
+COMMANDS = {
+    "symbols": "compiler.commands.symbols:command",
+}

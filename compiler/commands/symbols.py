@@ -1,0 +1,48 @@
+"""`evidence-plan symbols PATH...`: what `path::Name` can resolve in each file, with its lines."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.command("symbols")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--root", metavar="DIR", default=None,
+              help="Repository root the paths are cited from (default: the git work tree holding each file, "
+                   "else its folder).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: one ready-to-paste evidence entry per line; json: a list of objects, for agents.")
+def command(paths: tuple[str, ...], root: str | None, fmt: str) -> int:
+    """List the symbols of each file as evidence entries (path::Name) with the lines they resolve to,
+    found exactly as `check` finds them: Python definitions (also in if/try/with blocks, overloads,
+    re-exports, nested), TOML tables and keys, Markdown sections, and definition-looking lines of
+    other files. Read-only. Exit 0, or 2 when a file cannot be read.
+
+    \b
+    Examples:
+      evidence-plan symbols src/app/accounts.py
+      evidence-plan symbols pyproject.toml README.md
+      evidence-plan symbols --format json src/app/accounts.py | jq -r '.[].evidence'
+    """
+    from compiler.display import escape
+    from compiler.listing import list_symbols
+
+    listings = [list_symbols(path, root) for path in paths]  # an unreadable file: exit 2 (the group)
+    if fmt == "json":
+        rows = [{"evidence": listing.evidence(s), "path": listing.path, "symbol": s.name,
+                 "lines": f"{s.first}-{s.last}"} for listing in listings for s in listing.symbols]
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        for listing in listings:
+            width = min(60, max((len(listing.evidence(s)) for s in listing.symbols), default=0))
+            for s in listing.symbols:
+                where = f"line {s.first}" if s.first == s.last else f"lines {s.first}-{s.last}"
+                click.echo(f"{escape(listing.evidence(s)).ljust(width)}  # {where}")
+    for listing in listings:
+        if listing.note is not None:
+            click.echo(f"{escape(listing.path)}: note: {listing.note}", err=True)
+        elif not listing.symbols:
+            click.echo(f"{escape(listing.path)}: no symbols", err=True)
+    return 0

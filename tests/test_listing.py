@@ -1,0 +1,70 @@
+"""compiler.listing and `evidence-plan symbols`: what path::Name resolves in a file, as check finds it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from compiler.cli import cli
+from compiler.diagnostics import PlanInputError
+from compiler.listing import Symbol, list_symbols
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "click-floatrange-nan"
+
+
+def test_the_symbols_listed_are_the_ones_the_example_plan_resolves() -> None:
+    listing = list_symbols(str(EXAMPLE / "src" / "click" / "types.py"), root=str(EXAMPLE))
+    assert listing.path == "src/click/types.py" and listing.note is None
+    by_name = {s.name: s for s in listing.symbols}
+    # The lines tests/test_examples.py pins for the plan's symbol evidence.
+    assert by_name["FloatParamType"] == Symbol("FloatParamType", 768, 773)
+    assert by_name["_NumberRangeBase.convert"] == Symbol("_NumberRangeBase.convert", 666, 697)
+    assert by_name["FloatRange._clamp"] == Symbol("FloatRange._clamp", 809, 816)
+    assert by_name["ParamType.__call__"] == Symbol("ParamType.__call__", 159, 167)
+    assert [s.first for s in listing.symbols] == sorted(s.first for s in listing.symbols)
+
+
+def test_toml_and_markdown_files_list_their_tables_and_sections() -> None:
+    toml = list_symbols(str(EXAMPLE / "pyproject.toml"), root=str(EXAMPLE))
+    assert Symbol("tool.pytest.ini_options", 83, 91) in toml.symbols
+    markdown = list_symbols(str(EXAMPLE / "docs" / "parameter-types.md"), root=str(EXAMPLE))
+    assert Symbol("Int and Float Ranges", 81, 107) in markdown.symbols
+
+
+def test_the_root_defaults_to_the_work_tree_that_holds_the_file(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    assert list_symbols(str(tmp_path / "src" / "a.py")).path == "src/a.py"
+
+
+@pytest.mark.parametrize(("name", "code"), [("missing.py", "EP201"), ("folder", "EP205")])
+def test_a_file_that_cannot_be_listed_is_an_input_error(tmp_path: Path, name: str, code: str) -> None:
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(PlanInputError) as raised:
+        list_symbols(str(tmp_path / name), root=str(tmp_path))
+    assert raised.value.diagnostic.code == code
+
+
+def test_a_file_outside_the_root_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    with pytest.raises(PlanInputError) as raised:
+        list_symbols(str(tmp_path / "a.py"), root=str(tmp_path / "repo"))
+    assert raised.value.diagnostic.code == "EP204"
+
+
+def test_the_command_prints_ready_to_paste_entries_and_json_for_agents(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class A:\n    def m(self):\n        return 1\n\n\nX = 2\n", encoding="utf-8")
+    runner = CliRunner()
+    text = runner.invoke(cli, ["symbols", "--root", str(tmp_path), str(tmp_path / "a.py")])
+    assert text.exit_code == 0, text.output
+    assert text.stdout.splitlines() == ["a.py::A    # lines 1-3", "a.py::A.m  # lines 2-3", "a.py::X    # line 6"]
+    as_json = runner.invoke(cli, ["symbols", "--format", "json", "--root", str(tmp_path), str(tmp_path / "a.py")])
+    assert json.loads(as_json.stdout)[1] == {"evidence": "a.py::A.m", "path": "a.py", "symbol": "A.m", "lines": "2-3"}
+    missing = runner.invoke(cli, ["symbols", "--root", str(tmp_path), str(tmp_path / "b.py")])
+    assert missing.exit_code == 2 and "EP201" in missing.stderr
