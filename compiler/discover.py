@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location
@@ -86,6 +86,24 @@ def find_plans(folder: str, *, max_entries: int = MAX_ENTRIES) -> list[str] | Di
     none to check: the folder holds no plan file, cannot be listed, or is too large to walk."""
     from compiler.display import escape_surrogates
 
+    found = tree_files(folder, max_entries=max_entries, wanted=is_plan_file, purpose="searched for plans")
+    if isinstance(found, Diagnostic) or found:
+        return found
+    return Diagnostic("EP001", f"is a folder that holds no plan files ({NAMES})", None,
+                      Location(escape_surrogates(folder)),
+                      hint="name the plans so, or give their paths (not searched: symlinks, .git,"
+                           " node_modules, virtual environments and tool caches)")
+
+
+def tree_files(folder: str, *, max_entries: int = MAX_ENTRIES, wanted: Callable[[str], bool] = lambda rel: True,
+               purpose: str = "searched", hint: str = "give the folder that holds the plans, or the plans' paths",
+               ) -> list[str] | Diagnostic:
+    """The files under ``folder`` that ``wanted`` takes (given their POSIX path relative to it),
+    as paths that start with ``folder`` as given (none for ``.``), by folder, then name: walked as
+    the module's docstring says. Or the diagnostic that says why not: the folder cannot be listed,
+    or holds more than ``max_entries`` files and folders."""
+    from compiler.display import escape_surrogates
+
     name = escape_surrogates(folder)
     prefix = "" if os.path.normpath(folder) == "." else folder.rstrip("/" + os.sep) + "/"
     found: list[tuple[tuple[str, ...], str]] = []
@@ -100,9 +118,8 @@ def find_plans(folder: str, *, max_entries: int = MAX_ENTRIES) -> list[str] | Di
                     entries.append(entry)
                     if seen + len(entries) > max_entries:
                         return Diagnostic(
-                            "EP007", f"holds more than {max_entries:,} files and folders: not searched for plans",
-                            None, Location(name),
-                            hint="give the folder that holds the plans, or the plans' paths")
+                            "EP007", f"holds more than {max_entries:,} files and folders: not {purpose}",
+                            None, Location(name), hint=hint)
         except OSError as err:
             if not parts:
                 return Diagnostic("EP001", f"cannot list the folder: {err.strerror or err}", None, Location(name))
@@ -120,11 +137,7 @@ def find_plans(folder: str, *, max_entries: int = MAX_ENTRIES) -> list[str] | Di
                     continue
             except OSError:
                 continue
-            if is_plan_file("/".join((*parts, entry.name))):
+            if wanted("/".join((*parts, entry.name))):
                 found.append((parts, entry.name))
-    if not found:
-        return Diagnostic("EP001", f"is a folder that holds no plan files ({NAMES})", None, Location(name),
-                          hint="name the plans so, or give their paths (not searched: symlinks, .git,"
-                               " node_modules, virtual environments and tool caches)")
     found.sort()
     return [prefix + "/".join((*parts, file)) for parts, file in found]

@@ -153,6 +153,12 @@ class Repository:
 
     # --- one file -----------------------------------------------------------------------------
 
+    def forget(self, path: str) -> None:
+        """Drop what was read of a file (a search through a whole tree keeps only its hits)."""
+        facts = self._facts.pop(posixpath.normpath(path.replace("\\", "/")), None)
+        if facts is not None and facts.mapped is not None:
+            facts.mapped.close()
+
     def facts(self, path: str) -> FileFacts:
         key = posixpath.normpath(path.replace("\\", "/"))
         cached = self._facts.get(key)

@@ -1,4 +1,6 @@
-"""compiler.listing and `evidence-plan symbols`: what path::Name resolves in a file, as check finds it."""
+"""compiler.listing and compiler.where, and the commands over them: `evidence-plan symbols` (what
+path::Name resolves in a file, as check finds it) and `evidence-plan where` (a text's places, as
+evidence)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from click.testing import CliRunner
 from compiler.cli import cli
 from compiler.diagnostics import PlanInputError
 from compiler.listing import Symbol, list_symbols
+from compiler.where import where
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "click-floatrange-nan"
@@ -68,3 +71,60 @@ def test_the_command_prints_ready_to_paste_entries_and_json_for_agents(tmp_path:
     assert json.loads(as_json.stdout)[1] == {"evidence": "a.py::A.m", "path": "a.py", "symbol": "A.m", "lines": "2-3"}
     missing = runner.invoke(cli, ["symbols", "--root", str(tmp_path), str(tmp_path / "b.py")])
     assert missing.exit_code == 2 and "EP201" in missing.stderr
+
+
+# --- where: a text's places, as evidence ------------------------------------------------------------
+
+def test_where_finds_each_hit_with_its_enclosing_definition_in_the_example() -> None:
+    found = where("def _clamp", root=str(EXAMPLE))
+    got = [(h.path, h.line, h.definition) for h in found.hits]
+    assert got == [
+        ("src/click/types.py", 700, Symbol("_NumberRangeBase._clamp", 699, 715)),
+        ("src/click/types.py", 761, Symbol("IntRange._clamp", 761, 765)),
+        ("src/click/types.py", 809, Symbol("FloatRange._clamp", 809, 816)),
+    ]
+    assert not found.more and found.files > 10
+
+
+def test_where_searches_only_in_what_it_is_given_and_stops_at_the_limit(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.py").write_text("NEEDLE\nNEEDLE\n", encoding="utf-8")
+    (tmp_path / "b" / "y.md").write_text("# Title\n\nNEEDLE here\n", encoding="utf-8")
+    (tmp_path / "b" / "bin.dat").write_bytes(b"\x00NEEDLE")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "z.js").write_text("NEEDLE\n", encoding="utf-8")
+    everywhere = where("NEEDLE", root=str(tmp_path))
+    assert [(h.path, h.line) for h in everywhere.hits] == [("a/x.py", 1), ("a/x.py", 2), ("b/y.md", 3)]
+    assert everywhere.hits[2].definition == Symbol("Title", 1, 3)  # the Markdown section
+    assert [h.path for h in where("NEEDLE", root=str(tmp_path), within=[str(tmp_path / "b")]).hits] == ["b/y.md"]
+    limited = where("NEEDLE", root=str(tmp_path), max_hits=2)
+    assert len(limited.hits) == 2 and limited.more
+
+
+def test_where_refuses_what_it_cannot_search(tmp_path: Path) -> None:
+    for text, within, code in (("", (), "EP014"), ("x", (str(tmp_path / "missing"),), "EP201"),
+                               ("x", (str(tmp_path.parent),), "EP204")):
+        with pytest.raises(PlanInputError) as raised:
+            where(text, root=str(tmp_path), within=within)
+        assert raised.value.diagnostic.code == code
+
+
+def test_where_prints_paste_ready_evidence_and_exits_1_when_nothing_is_found(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return 'NEEDLE'\n", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["where", "NEEDLE", "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["a.py:2", "  a.py::f  # lines 1-2",
+                                          '  {path: a.py, lines: 1-2, contains: "NEEDLE"}']
+    rows = json.loads(runner.invoke(cli, ["where", "NEEDLE", "--root", str(tmp_path), "--format", "json"]).stdout)
+    assert rows == [{"reference": "a.py:2", "path": "a.py", "line": 2,
+                     "symbol": {"evidence": "a.py::f", "lines": "1-2"},
+                     "contains": {"path": "a.py", "lines": "1-2", "contains": "NEEDLE"}}]
+    assert runner.invoke(cli, ["where", "ABSENT", "--root", str(tmp_path)]).exit_code == 1
+    # What it prints is evidence the compiler takes: pasted into a plan, it holds.
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n  - id: a\n    change: c\n    proof: p\n    evidence:\n"
+        + "".join(f"      - {line.strip()}\n" for line in result.stdout.splitlines()), encoding="utf-8")
+    assert runner.invoke(cli, ["check", "--root", str(tmp_path), str(tmp_path / "plan.yaml")]).exit_code == 0

@@ -6,4 +6,5 @@ from __future__ import annotations
 
 COMMANDS = {
     "symbols": "compiler.commands.symbols:command",
+    "where": "compiler.commands.where:command",
 }

@@ -1,0 +1,61 @@
+"""`evidence-plan where TEXT`: where a text occurs, each hit as ready-to-paste evidence."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+
+@click.command("where")
+@click.argument("text", metavar="TEXT")
+@click.option("--root", metavar="DIR", default=None,
+              help="Repository root (default: the git work tree of the working folder, else that folder).")
+@click.option("--in", "within", metavar="PATH", multiple=True,
+              help="Search only this file or folder (repeatable); default: the whole repository.")
+@click.option("--max", "max_hits", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Stop after this many hits.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: each hit as evidence entries to paste; json: a list of objects, for agents.")
+def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int, fmt: str) -> int:
+    """Find where TEXT occurs in the repository and print each hit as the evidence that would
+    cite it: path:LINE, the enclosing definition as path::Symbol with its lines, and a contains
+    form. Read-only. Exit 0 when found, 1 when not, 2 on an input error.
+
+    \b
+    Examples:
+      evidence-plan where "def create_account"
+      evidence-plan where "EMAIL_RE" --in src/app --format json
+    """
+    from compiler.display import escape
+    from compiler.where import where
+
+    found = where(text, root, within, max_hits)
+    rows: list[dict[str, Any]] = []
+    for hit in found.hits:
+        span = (hit.definition.first, hit.definition.last) if hit.definition else (hit.line, hit.line)
+        lines = f"{span[0]}-{span[1]}" if span[0] != span[1] else str(span[0])
+        rows.append({
+            "reference": f"{hit.path}:{hit.line}",
+            "path": hit.path,
+            "line": hit.line,
+            "symbol": None if hit.definition is None else {
+                "evidence": f"{hit.path}::{hit.definition.name}", "lines": f"{span[0]}-{span[1]}"},
+            "contains": {"path": hit.path, "lines": lines, "contains": text},
+        })
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+    else:
+        for row in rows:
+            click.echo(escape(row["reference"]))
+            if row["symbol"] is not None:
+                click.echo(f"  {escape(row['symbol']['evidence'])}  # lines {row['symbol']['lines']}")
+            contains = json.dumps(text, ensure_ascii=False)  # a double-quoted YAML scalar too
+            click.echo(f"  {{path: {escape(str(row['path']))}, lines: {row['contains']['lines']}, "
+                       f"contains: {escape(contains)}}}")
+    if found.more:
+        click.echo(f"stopped at {max_hits} hits (--max)", err=True)
+    elif fmt == "text":
+        click.echo(f"{len(found.hits)} hit{'' if len(found.hits) == 1 else 's'} in {found.files:,} files", err=True)
+    return 0 if found.hits else 1
