@@ -612,7 +612,7 @@ def test_console_script_blocked_example_names_each_problem(repo: Path) -> None:
     lines = [line for line in proc.stdout.splitlines() if not line.startswith(" ")]
     codes = [line.split()[2] for line in lines]
     assert codes == ["EP101", "EP203", "EP201", "EP303", "EP102", "EP202", "EP204", "EP206", "EP301", "EP107",
-                     "EP205", "EP010", "EP103", "EP106", "EP104"]
+                     "EP209", "EP205", "EP010", "EP103", "EP106", "EP104"]
     assert all(line.startswith("examples/blocked/plan.yaml:") for line in lines)
     assert "Traceback" not in proc.stderr
 

@@ -139,4 +139,25 @@ def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
                              ctx.loc(item, "evidence"))
 
 
-CHECKS = [repository_evidence, external_only]
+def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP209: a script a proof runs (``./tools/check.sh``, ``python3 scripts/links.py``) is in the
+    repository. Read from the proof's words, never run (compiler/proofs.py); checked against the
+    repository like evidence, so skipped with --no-verify-evidence."""
+    if ctx.repo is None:
+        return
+    from compiler.paths import leaves_root
+    from compiler.proofs import scripts
+
+    for item in ctx.plan.items:
+        for script in scripts(item.proof):
+            if leaves_root(script):
+                continue  # outside the repository: not ours to judge
+            path = script.removeprefix("./")
+            if ctx.repo.facts(path).kind == "missing":
+                guess = ctx.repo.suggest(path)
+                hint = f" (did you mean {guess}?)" if guess else ""
+                yield Diagnostic("EP209", f"{clip(item.id)} proof runs {clip(script)}, but {clip(path)} does not"
+                                 f" exist{hint}", item.id, ctx.loc(item, "proof"))
+
+
+CHECKS = [repository_evidence, external_only, proof_scripts]

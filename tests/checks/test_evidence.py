@@ -376,3 +376,18 @@ def test_one_existing_path_is_enough_to_trust_the_root(tmp_path: Path) -> None:
         "items:\n  - {id: a, change: c, evidence: [a.py:1, src/b.py, src/c.py], proof: p}\n", encoding="utf-8")
     result = compile_plan(str(tmp_path / "plan.yaml"))
     assert [(d.code, d.hint) for d in result.diagnostics] == [("EP201", None), ("EP201", None)]
+
+
+def test_ep209_a_proof_that_runs_a_missing_script_is_located_at_the_proof(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "check.sh").write_text("#!/bin/sh\n", encoding="utf-8")
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n"
+        "  - {id: a, change: c, evidence: [tools/check.sh], proof: ./tools/check.sh}\n"
+        "  - {id: b, change: c, evidence: [tools/check.sh], proof: ./tools/chek.sh}\n", encoding="utf-8")
+    result = compile_plan(str(tmp_path / "plan.yaml"))
+    assert rows(result.diagnostics) == [("EP209", "b", 3, 59)]
+    assert result.diagnostics[0].message == ("b proof runs ./tools/chek.sh, but tools/chek.sh does not exist"
+                                             " (did you mean tools/check.sh?)")
+    assert compile_plan(str(tmp_path / "plan.yaml"), verify_evidence=False).diagnostics == ()
