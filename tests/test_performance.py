@@ -36,6 +36,8 @@ ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}, "N
 GROWTH_LIMIT = 20.0
 # check of a 20-item plan over `python -c "import <what check needs>"` (the benchmark's target is 1.3x).
 STARTUP_LIMIT = 2.5
+# A blocked check of the same plan over the ready one (the benchmark's target is 1.5x).
+BLOCKED_LIMIT = 1.8
 
 
 def seconds(fn: Callable[[], object]) -> float:
@@ -190,7 +192,9 @@ def test_a_blocked_check_costs_about_a_ready_one(small_plan: Path) -> None:
         ready.append(run(small_plan, 0))
         slow.append(run(blocked, 1))
     ratio = min(slow) / min(ready)
-    assert ratio < bench.BLOCKED_TARGET, f"blocked {min(slow):.3f} s is {ratio:.2f}x the ready {min(ready):.3f} s"
+    # The benchmark holds the 1.5x target; a smoke test on a shared machine keeps a margin (the
+    # import guard above is what catches the pydantic path coming back).
+    assert ratio < BLOCKED_LIMIT, f"blocked {min(slow):.3f} s is {ratio:.2f}x the ready {min(ready):.3f} s"
 
 
 # --- growth: 10x the items, well under 20x the time ------------------------------------------------
