@@ -28,6 +28,25 @@ class Listing(NamedTuple):
         return f"{self.path}::{symbol.name}"
 
 
+def repository_root(root: str | None, near: str) -> str:
+    """The root the commands that look into a repository cite from: ``root`` (--root), else the
+    git work tree that holds ``near``, else ``near`` itself. EP006 when it is not a folder."""
+    base = os.path.abspath(root) if root is not None else (work_tree(near) or near)
+    if not os.path.isdir(base):
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(root or base)} is not a folder", None,
+                                        Location(root or base), hint="fix --root"))
+    return base
+
+
+def cited_path(path: str, base: str) -> str:
+    """``path`` as evidence cites it: POSIX, relative to ``base``. EP204 when it leaves the root."""
+    rel = relative_posix(os.path.abspath(path), base)
+    if leaves_root(rel):
+        raise PlanInputError(Diagnostic("EP204", f"{clip(path)} is outside the repository root {clip(base)}", None,
+                                        Location(path), hint="give --root the repository that holds it"))
+    return rel
+
+
 def list_symbols(path: str, root: str | None = None) -> Listing:
     """The symbols of the file at ``path``, cited from ``root`` (default: the git work tree that
     holds the file, else its folder). Raises ``PlanInputError`` for a file that is missing, not a
@@ -35,15 +54,8 @@ def list_symbols(path: str, root: str | None = None) -> Listing:
     from compiler.repository import Repository
 
     where = Location(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    base = os.path.abspath(root) if root is not None else (work_tree(folder) or folder)
-    if not os.path.isdir(base):
-        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(root or base)} is not a folder", None,
-                                        Location(root or base), hint="fix --root"))
-    rel = relative_posix(os.path.abspath(path), base)
-    if leaves_root(rel):
-        raise PlanInputError(Diagnostic("EP204", f"{clip(path)} is outside the repository root {clip(base)}", None,
-                                        where, hint="give --root the repository that holds it"))
+    base = repository_root(root, os.path.dirname(os.path.abspath(path)))
+    rel = cited_path(path, base)
     repo = Repository(base)
     facts = repo.facts(rel)
     problem = {

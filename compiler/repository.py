@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 from compiler import sections
 from compiler import symbols as _symbols
+from compiler.discover import SKIPPED_FOLDERS  # the folders no walk of the tree enters
 from compiler.paths import is_absolute, leaves_root
 from compiler.symbols import (
     _UNSURE,
@@ -48,7 +49,6 @@ MAX_TEXT_BYTES = 16 * 1024 * 1024  # larger files are memory-mapped, never read 
 _CHUNK = 1 << 16
 _BINARY_SNIFF = 8192
 # Folders never searched for did-you-mean suggestions (vendored or generated trees).
-_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
 MAX_SUGGEST_ENTRIES = 20_000
 """Files and folders the did-you-mean walk may see: 0.15 s with a warm cache, up to 0.5 s cold here
 (6-25 us an entry; the 200,000 files allowed before took 3-18 s, from ``/``). A repository larger
@@ -448,7 +448,7 @@ class Repository:
                         is_dir = False
                     if not is_dir:
                         found.append((parts, entry.name))
-                    elif entry.name not in _SKIP_DIRS and not entry.is_symlink():
+                    elif entry.name not in SKIPPED_FOLDERS and not entry.is_symlink():
                         queue.append((*parts, entry.name))
             found.sort()  # breadth-first order to os.walk's: (folder parts, name)
             self._all_files = ["/".join((*parts, name)) for parts, name in found]

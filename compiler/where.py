@@ -16,8 +16,7 @@ from typing import NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.display import clip
-from compiler.listing import Symbol
-from compiler.paths import leaves_root, relative_posix, work_tree
+from compiler.listing import Symbol, cited_path, repository_root
 
 MAX_HITS = 200
 
@@ -55,16 +54,10 @@ def where(text: str, root: str | None = None, within: Sequence[str] = (), max_hi
     if not text.strip() or "\n" in text:
         raise PlanInputError(Diagnostic("EP014", "give one line of text to look for, not an empty one", None,
                                         Location("<text>")))
-    base = os.path.abspath(root) if root is not None else (work_tree(os.getcwd()) or os.getcwd())
-    if not os.path.isdir(base):
-        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(root or base)} is not a folder", None,
-                                        Location(root or base), hint="fix --root"))
+    base = repository_root(root, os.getcwd())
     paths: list[str] = []
     for given in within or [base]:
-        rel = relative_posix(os.path.abspath(given), base)
-        if leaves_root(rel):
-            raise PlanInputError(Diagnostic("EP204", f"{clip(given)} is outside the repository root {clip(base)}",
-                                            None, Location(given), hint="give --root the repository that holds it"))
+        rel = cited_path(given, base)
         if os.path.isdir(given):
             folder = os.path.join(base, rel) if rel != "." else base
             found = tree_files(folder, purpose="searched", hint="give a smaller folder with --in")

@@ -47,11 +47,11 @@ def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int,
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
+        contains = json.dumps(text, ensure_ascii=False)  # a double-quoted YAML scalar too
         for row in rows:
             click.echo(escape(row["reference"]))
             if row["symbol"] is not None:
                 click.echo(f"  {escape(row['symbol']['evidence'])}  # lines {row['symbol']['lines']}")
-            contains = json.dumps(text, ensure_ascii=False)  # a double-quoted YAML scalar too
             click.echo(f"  {{path: {escape(str(row['path']))}, lines: {row['contains']['lines']}, "
                        f"contains: {escape(contains)}}}")
     if found.more:
