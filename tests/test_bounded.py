@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import git_repo
 
 from compiler import repository as evidence
 from compiler import suggest, symbols
@@ -41,19 +42,6 @@ def timed(run: Callable[[], T]) -> tuple[float, T]:
     started = time.perf_counter()
     value = run()
     return time.perf_counter() - started, value
-
-
-def repository(root: Path, files: dict[str, str | bytes]) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / ".git").mkdir(exist_ok=True)
-    for rel, content in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
-    return root
 
 
 def compile_items(root: Path, items: list[dict[str, Any]]) -> CompileResult:
@@ -125,7 +113,7 @@ def test_heading_symbol_in_a_file_of_long_headings(tmp_path: Path) -> None:
     expression backtracked cubically over the spaces), 0.014 s after (over 2,000x)."""
     line = "# a" + " " * 1500 + "b"
     doc = "\n".join([line] * 6) + "\n## Real heading ##\n"
-    root = repository(tmp_path / "repo", {"doc.md": doc})
+    root = git_repo(tmp_path / "repo", {"doc.md": doc})
     seconds, result = timed(lambda: compile_items(root, [item("i", "doc.md::Real heading", "doc.md::Nope")]))
     assert messages(result) == ["EP206 i cites doc.md::Nope, but doc.md defines no Nope"]
     assert seconds < 1.0, seconds
@@ -146,7 +134,7 @@ def test_sections_and_broken_python_on_hostile_files(tmp_path: Path, path: str, 
     linear: a TOML string of 150,000 escaped quotes (0.1 s), 30,000 TOML tables (0.5 MB, 1 s, most
     of it tomllib's own reading), Markdown of 400,000 heading and fence lines (1 s), a module
     of 90,000 statements that do not parse, each parsed alone (0.9 s)."""
-    root = repository(tmp_path / "repo", {path: SECTION_FILES[path]})
+    root = git_repo(tmp_path / "repo", {path: SECTION_FILES[path]})
     seconds, result = timed(lambda: compile_items(root, [item("i", f"{path}::{symbol}", f"{path}::nope")]))
     assert [d.code for d in result.diagnostics] == ["EP206"], messages(result)
     assert seconds < 6.0, seconds
@@ -167,7 +155,7 @@ def test_definition_patterns_on_hostile_lines(tmp_path: Path) -> None:
         "#" * n,
         "#" + " " * n,
     ]
-    root = repository(tmp_path / "repo", {"code.txt": "\n".join(lines) + "\nfunction real() {}\n"})
+    root = git_repo(tmp_path / "repo", {"code.txt": "\n".join(lines) + "\nfunction real() {}\n"})
     seconds, result = timed(lambda: compile_items(root, [item("i", "code.txt::real", "code.txt::nope")]))
     assert [d.code for d in result.diagnostics] == ["EP206"]
     assert seconds < 1.0, seconds
@@ -177,7 +165,7 @@ def test_python_file_of_escaped_quotes(tmp_path: Path) -> None:
     """A 64 KB line of escaped quotes that never close (``'\\'\\'\\'...``): finding its strings
     took 15 s before (each escaped quote started a scan to the end of the line), 0.02 s after."""
     source = "def f():\n    pass\n\nx = '" + "\\'" * 32_000 + "\n\ndef g():\n    pass\n"
-    root = repository(tmp_path / "repo", {"mod.py": source})
+    root = git_repo(tmp_path / "repo", {"mod.py": source})
     seconds, result = timed(lambda: compile_items(root, [item("i", "mod.py::g")]))
     assert result.diagnostics == ()
     assert seconds < 1.0, seconds
@@ -276,7 +264,7 @@ def test_symbols_in_a_large_python_file(tmp_path: Path) -> None:
     settle is EP207 (this one: 0.5-1.1 s and 73 MB; 12 MB: 1-1.8 s and 150-190 MB)."""
     body = "".join(f"def f{k}(a, b):\n    return a + b * {k}\n\n" for k in range(100_000))
     table = "TABLE = [\n" + "".join(f"    {k},\n" for k in range(150_000)) + "]\n"
-    root = repository(tmp_path / "repo", {"big.py": body + BIG_CLASS + table})
+    root = git_repo(tmp_path / "repo", {"big.py": body + BIG_CLASS + table})
     assert (root / "big.py").stat().st_size > 5 * symbols.MAX_PARSE_BYTES
     plan = root / "plan.json"
     plan.write_text(json.dumps({"items": [
@@ -298,7 +286,7 @@ def test_statement_ends_at_column_0_outside_strings(tmp_path: Path, monkeypatch:
     """Found without parsing the whole file, a class whose docstring has a line at column 0 ends
     where parsing the whole file ends it; over the limit, a statement too long is not parsed."""
     source = "import os\n" + "a = 1\n" * 50 + BIG_CLASS + "X = 1\n"
-    root = repository(tmp_path / "repo", {"mod.py": source})
+    root = git_repo(tmp_path / "repo", {"mod.py": source})
     whole = symbols.python_symbols(source)
     assert whole is not None
     monkeypatch.setattr(symbols, "MAX_PARSE_BYTES", 300)  # too large to parse whole now
@@ -323,7 +311,7 @@ def test_contains_into_a_large_file(tmp_path: Path) -> None:
     (the first line found, or the sixth for a range that moved, once per text)."""
     rows = 150_000
     text = "".join(f"row {n:06d} {'x' * 88}\n" for n in range(1, rows + 1)) + "tail\n"
-    root = repository(tmp_path / "repo", {"big.txt": text})
+    root = git_repo(tmp_path / "repo", {"big.txt": text})
     items = [item(f"whole{k}", {"path": "big.txt", "contains": f"row {k * 50:06d}"}) for k in range(1, 101)]
     items += [item(f"range{k}", {"path": "big.txt", "lines": f"{k}-{k + 10}", "contains": f"row {k + 5:06d}"})
               for k in range(rows - 60, rows - 10)]
@@ -345,7 +333,7 @@ def test_contains_in_lines_of_a_streamed_file(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 1 << 20)
     gap = 20_000
     text = "".join("\n" * (gap - 1) + f"mark {k};\n" for k in range(200))
-    root = repository(tmp_path / "repo", {"big.txt": text})
+    root = git_repo(tmp_path / "repo", {"big.txt": text})
     assert Repository(root).facts("big.txt").mapped is not None
     items = [item(f"i{k}", {"path": "big.txt", "lines": (k + 1) * gap, "contains": f"mark {k};"}) for k in range(200)]
     items.append(item("moved", {"path": "big.txt", "lines": 7, "contains": "mark 3;"}))
@@ -360,7 +348,7 @@ def test_streamed_reads_agree_with_reads_held_in_memory(tmp_path: Path, monkeypa
     """The chunk index of a mapped file gives the same lines and line numbers as the text held in
     memory, wherever the chunks cut (in a line, at a newline, between two of them)."""
     text = "a\n\nbb\r\nccc\n\n\nd e f\nab ab\n\nlast without newline"
-    root = repository(tmp_path / "repo", {"f.txt": text})
+    root = git_repo(tmp_path / "repo", {"f.txt": text})
     held = Repository(root)
     count = held.facts("f.txt").line_count
     monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 0)
@@ -447,7 +435,7 @@ def test_missing_files_in_a_large_tree(tmp_path: Path) -> None:
     """100 misspelt paths in a 10,000-file repository: 9.5-62 s before (each one compared with
     every file by difflib), 0.5 s after. Suggestions come in plan order while the budget lasts
     (10 of them here); each is the one the old search gave."""
-    root = repository(tmp_path / "repo", {})
+    root = git_repo(tmp_path / "repo", {})
     files = [f"pkg{k % 100}/sub{k % 7}/module_{k}.py" for k in range(10_000)]
     for folder in {f.rsplit("/", 1)[0] for f in files}:
         os.makedirs(root / folder)
@@ -477,7 +465,7 @@ def reference_walk(root: Path) -> list[str]:
 
 def test_the_walk_lists_what_os_walk_listed_and_stops_at_its_bound(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    root = repository(tmp_path / "repo", {
+    root = git_repo(tmp_path / "repo", {
         "b.txt": "", "a.txt": "", "B/z.txt": "", "a/b/c/deep.txt": "", "a/top.txt": "", "a-b/x": "",
         "node_modules/pkg/v.js": "", "__pycache__/m.pyc": "", ".git/config": "", "z/last.txt": "",
     })
@@ -555,7 +543,7 @@ def test_a_file_swapped_for_a_fifo_while_checked_never_hangs(tmp_path: Path) -> 
     blocked the open for ever (the first such attempt hung). After: files are opened without
     blocking and the opened descriptor is judged, so every check ends at once: the file read,
     or EP207 (not a regular file)."""
-    root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
+    root = git_repo(tmp_path / "repo", {"a.txt": "alpha\n"})
     plan = root / "plan.json"
     plan.write_text(json.dumps({"items": [item("it", {"path": "a.txt", "contains": "alpha"})]}), encoding="utf-8")
     proc = subprocess.run([sys.executable, "-c", _SWAP, str(root), str(plan), "200"], capture_output=True,
@@ -588,7 +576,7 @@ def test_a_fifo_swapped_in_after_the_look_is_refused(tmp_path: Path, monkeypatch
                                                       streamed: bool, within: Within) -> None:
     if streamed:  # the memory-mapped path opens the file the same way
         monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 4)
-    root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
+    root = git_repo(tmp_path / "repo", {"a.txt": "alpha\n"})
 
     def to_fifo() -> None:
         os.mkfifo(root / "spare")
@@ -601,7 +589,7 @@ def test_a_fifo_swapped_in_after_the_look_is_refused(tmp_path: Path, monkeypatch
 
 def test_a_symlink_swapped_in_after_the_look_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              within: Within) -> None:
-    root = repository(tmp_path / "repo", {"a.txt": "alpha\n"})
+    root = git_repo(tmp_path / "repo", {"a.txt": "alpha\n"})
     (tmp_path / "secret.txt").write_text("alpha secret\n", encoding="utf-8")
 
     def to_link() -> None:
@@ -617,7 +605,7 @@ def test_a_symlink_swapped_in_after_the_look_is_not_followed(tmp_path: Path, mon
 def test_a_read_that_would_block_is_ep207(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, within: Within) -> None:
     """A "regular" file whose read waits for data (as /proc/kmsg does) is opened without
     blocking, so the read raises BlockingIOError: unreadable, never a hang."""
-    root = repository(tmp_path / "repo", {"a.txt": "alpha\n", "b.txt": "beta\n"})
+    root = git_repo(tmp_path / "repo", {"a.txt": "alpha\n", "b.txt": "beta\n"})
     blocking = os.stat(root / "a.txt").st_ino
     real_read = os.read
 
