@@ -447,13 +447,16 @@ def _same_file(source: str, target: str) -> bool:
 @cli.command("fix")
 @click.argument("plan", metavar="PLAN")
 @click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@click.option("--pin", is_flag=True, help="Also pin every entry that cites lines or a symbol, holds, and has no pin.")
 @click.option("--root", metavar="DIR", default=None, help="Repository root for evidence paths (as for compile).")
 @_limit_options
-def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> int:
+def fix_command(plan: str, dry_run: bool, pin: bool, root: str | None, limits: Limits) -> int:
     """Repair PLAN in place where the repair is mechanical, and report the rest.
 
-    Moves an evidence entry's line or lines to where its `contains` text now is (when it is
-    found exactly once), and removes repeated depends_on and evidence entries. Comments, key
+    Moves an evidence entry's line or lines to where its pinned lines (exactly) or its
+    `contains` text (found exactly once) now are, and removes repeated depends_on and evidence
+    entries. With --pin, adds a pin (a hash of the cited lines) to every entry that cites lines
+    or a symbol and holds, so that a later change under it is reported (EP211). Comments, key
     order, quoting and layout of a YAML plan are kept byte for byte; a JSON plan is rewritten
     one key per line. Never changes what the plan means; never runs anything. Exit 0 when
     the plan is ready afterwards, 1 when problems remain (listed), 2 input error.
@@ -462,6 +465,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
     Examples:
       evidence-plan fix plan.yaml
       evidence-plan fix --dry-run plan.yaml | less
+      evidence-plan fix --pin plan.yaml
     """
     from compiler.fix import FixError, fix_document
     from compiler.load import load_with_text
@@ -470,7 +474,7 @@ def fix_command(plan: str, dry_run: bool, root: str | None, limits: Limits) -> i
         raise click.UsageError("fix edits a file in place: give its path, not -")
     doc, text = load_with_text(plan, limits=limits)
     try:
-        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run)
+        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run, pin=pin)
     except FixError as err:
         _err(f"{plan}: error: {err}")
         return EXIT_BLOCKED

@@ -55,6 +55,7 @@ _ALL = [
     Code("EP207", "unreadable-evidence", "error", "cited file cannot be read as text: binary cited by line, not a regular file, not permitted, too large to search for a symbol, or a TOML file cited by symbol that is not valid TOML"),
     Code("EP208", "plan-root-outside", "error", "a plan's `root:` leads outside the git work tree that holds the plan (or its folder when there is none); its evidence is not checked. `--root` on the command line is trusted"),
     Code("EP209", "missing-proof-script", "error", "a proof runs a script of the repository (`./tools/check.sh`, `python3 scripts/check_links.py`) that does not exist, with a did-you-mean; read from the proof's words, never run"),
+    Code("EP211", "pin-drift", "error", "a pinned entry's lines no longer hash to its `pin`: the code under the evidence changed; says where the pinned lines are when they moved (`fix` moves the entry there)"),
     Code("EP301", "unknown-dependency", "error", "`X depends on unknown items: a, b`, with a did-you-mean where an id is close"),
     Code("EP302", "self-dependency", "error", "an item depends on itself"),
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),

@@ -28,8 +28,9 @@ class CompileResult:
     critical_path: tuple[str, ...]  # empty when blocked
     root: str = "."  # the repository root that evidence is resolved against (absolute)
     evidence_verified: bool = False
-    # (item index, evidence index) -> the line range a cited symbol was found at
-    symbol_lines: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    # (item position, evidence index) -> the lines the entry covers and their pin (compiler/pins.py),
+    # where evidence was verified and the plan was ordered (`check` writes no JSON that needs them)
+    resolved: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -134,16 +135,13 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     ctx = CheckContext(plan, doc, repo, root_hint=(
         f"standard input is in no repository: evidence was looked for under the working folder"
         f" ({clip(repo_root)}); give --root" if guessed else None))
-    symbols: dict[tuple[int, int], tuple[int, int]] = {}
+    resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
     try:
         diagnostics = [*first, *run_checks(ctx)]
-        if repo is not None:
-            from compiler.checks.evidence import symbol_range
+        if repo is not None and order:
+            from compiler.checks.evidence import resolve
 
-            for item in plan.items:
-                for j, ev in enumerate(item.evidence):
-                    if ev.symbol is not None and (found := symbol_range(ev, repo)) is not None:
-                        symbols[(item.position, j)] = found
+            resolved = resolve(plan.items, repo)
     finally:
         if repo is not None:
             repo.close()
@@ -156,7 +154,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
 
         diagnostics.extend(cycles(ctx))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, symbols)
+                         repo_root, verify_evidence, resolved)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:

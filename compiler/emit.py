@@ -46,10 +46,12 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
     if wave_of:
         for entry in items:
             entry["wave"] = wave_of.get(entry["id"])
-    if result.symbol_lines:  # only where evidence was verified and cites symbols
+    if result.resolved:  # only where evidence was verified
         by_position = {item.position: entry for item, entry in zip(every, items, strict=True)}
-        for (position, j), (start, end) in result.symbol_lines.items():
-            by_position[position]["evidence"][j]["resolved_lines"] = f"{start}-{end}"
+        for (position, j), (start, end, digest) in result.resolved.items():
+            entry = by_position[position]["evidence"][j]
+            entry["resolved_lines"] = f"{start}-{end}"
+            entry["hash"] = digest
     waves = [list(w) for w in result.waves]
     return {
         "format": FORMAT,

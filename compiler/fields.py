@@ -103,6 +103,9 @@ EVIDENCE_FIELDS: tuple[Field, ...] = (
     Field("contains", "optional-text", "text that must appear in the cited lines", default=None,
           synonyms=("text", "quote", "snippet", "match")),
     Field("url", "optional-text", "external evidence (not verified)", default=None, schema={"x-grammar": "url"}),
+    Field("pin", "optional-text", "the hash of the cited lines (with `line`, `lines` or `symbol`), written by"
+          " `evidence-plan fix --pin`: when the lines change, the evidence is reported (EP211)", default=None,
+          schema={"x-grammar": "pin"}),
 )
 
 # The plan file's own fields.
@@ -123,7 +126,11 @@ COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
           " issues); absent when the item was read whole", default=()),
 )
 COMPILED_EVIDENCE_FIELDS: tuple[Field, ...] = (
-    Field("resolved_lines", "optional-lines", "where the symbol was found, when evidence was verified", default=None),
+    Field("resolved_lines", "optional-lines", "the lines the entry covers, when evidence was verified: its lines,"
+          " where its symbol was found, or the whole file (absent for a folder, a URL, a binary or empty file, or"
+          " lines that could not be found)", default=None),
+    Field("hash", "optional-text", "the pin of the resolved lines, as `fix --pin` would write it: compare it with"
+          " `pin`, or with another compile's, to see which evidence changed", default=None),
 )
 
 

@@ -24,6 +24,7 @@ from compiler.load import Document, parse_text
 from compiler.repository import Repository
 from compiler.sourcemap import Path, Position, SourceMap
 from compiler.symbols import heuristic_symbols
+from compiler.values import Evidence
 
 Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
 REMOVE = object()
@@ -43,19 +44,21 @@ class FixError(Exception):
     """The repairs could not be applied safely; nothing was written."""
 
 
-def plan_edits(result: CompileResult) -> tuple[list[Edit], list[str]]:
-    """The repairs a compiled plan allows, as edits to its document, and their descriptions."""
+def plan_edits(result: CompileResult, *, pin: bool = False) -> tuple[list[Edit], list[str]]:
+    """The repairs a compiled plan allows, as edits to its document, and their descriptions;
+    with ``pin``, also a pin for every entry that cites lines or a symbol, holds, and has none."""
     from compiler.repository import Repository
 
     if not result.evidence_verified:
-        return _edits(result, None)
+        return _edits(result, None, pin)
     with Repository(result.root) as repo:
-        return _edits(result, repo)
+        return _edits(result, repo, pin)
 
 
-def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], list[str]]:
+def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[list[Edit], list[str]]:
     from compiler.checks import repeated
-    from compiler.checks.evidence import verify
+    from compiler.checks.evidence import covered_lines, verify
+    from compiler.pins import pin_of
 
     plan, base = result.plan, result.plan.items_path
     edits: list[Edit] = []
@@ -71,32 +74,59 @@ def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], 
             edits.append(((*base, item.position, "evidence", item.evidence_index(j)), REMOVE))
             notes.append(f"{clip(item.id)}: removed repeated evidence {clip(item.evidence[j].ref())}")
         for j, ev in enumerate(item.evidence):
-            if j in repeats or repo is None or ev.start is None or ev.end is None:
+            if j in repeats or repo is None or (ev.start is None and ev.symbol is None):
                 continue
+            at = (*base, item.position, "evidence", item.evidence_index(j))
             finding = verify(ev, repo, item.id)
-            if finding is None or finding.moved_to is None:
+            if finding is None:
+                if pin and ev.pin is None and (span := covered_lines(ev, repo)) is not None:
+                    digest = pin_of(repo.text(ev.path or "", *span) or "")
+                    edits.append(_pin_edit(at, raw["evidence"][item.evidence_index(j)], ev, digest))
+                    notes.append(f"{clip(item.id)}: pinned {clip(ev.ref())} at {digest}")
                 continue
             entry = raw["evidence"][item.evidence_index(j)]  # entries that could not be read are not in item.evidence
-            if not isinstance(entry, dict):
-                continue  # the string form has no contains: nothing moved
+            if ev.start is None or ev.end is None or not isinstance(entry, dict):
+                continue  # a symbol moves with its name; the string form has no contains or pin
+            key = "line" if "line" in entry else "lines"
+            if finding.moved_lines is not None:  # pinned lines found whole at one other place: exact
+                start, end = finding.moved_lines
+                edits.append(((*at, key), _lines_value(entry[key], key, start, end)))
+                notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{_span(start, end)}"
+                             " (the pinned lines moved)")
+                continue
+            if finding.moved_to is None:
+                continue
             found = finding.moved_to
             heads = ev.end > ev.start and bool(heuristic_symbols([repo.text(ev.path or "", found, found) or ""]))
             moved = moved_range(ev.start, ev.end, found, repo.facts(ev.path or "").line_count, heads=heads)
             if moved is None:
                 continue
             start, end = moved
-            key = "line" if "line" in entry else "lines"
-            old = entry[key]
-            if key == "line" or (isinstance(old, int) and start == end):
-                new: Any = start
-            else:
-                new = f"{start}-{end}" if end != start else str(start)
-            edits.append(((*base, item.position, "evidence", item.evidence_index(j), key), new))
+            edits.append(((*at, key), _lines_value(entry[key], key, start, end)))
             how = ("" if end == start else ", the first line of the range: it defines something" if heads
                    else f" to line {found}: where it was in the range is not known, so the range is centred on it")
-            notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{start}"
-                         + (f"-{end}" if end != start else "") + f" ({quoted(ev.contains or '')} moved{how})")
+            notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{_span(start, end)}"
+                         f" ({quoted(ev.contains or '')} moved{how})")
     return edits, notes
+
+
+def _span(start: int, end: int) -> str:
+    return f"{start}" if start == end else f"{start}-{end}"
+
+
+def _lines_value(old: Any, key: str, start: int, end: int) -> Any:
+    """The new value of a ``line``/``lines`` key, in the type the plan gave: a number stays one."""
+    if key == "line" or (isinstance(old, int) and start == end):
+        return start
+    return _span(start, end)
+
+
+def _pin_edit(at: Path, entry: Any, ev: Evidence, digest: str) -> Edit:
+    """The edit that pins one entry: a ``pin`` key added to the object form, or the string form
+    replaced by the object form with its pin (a flow mapping in YAML, in the entry's place)."""
+    if isinstance(entry, dict):
+        return (*at, "pin"), digest
+    return at, {**ev.to_dict(), "pin": digest}
 
 
 def moved_range(start: int, end: int, found: int, line_count: int, *, heads: bool = False) -> tuple[int, int] | None:
@@ -156,29 +186,78 @@ def apply_to_data(data: Any, edits: list[Edit]) -> Any:
 
 
 def apply_to_yaml(text: str, edits: list[Edit]) -> str:
-    """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), removed
-    sequence entries take their lines (block style) or their ', item' (flow style) with them."""
+    """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), a scalar
+    replaced by a mapping becomes a flow mapping in its place, a key new to a mapping is added
+    after its last entry (a line of its own in block style, ``, key: value`` in flow style), and
+    removed sequence entries take their lines (block style) or their ', item' (flow style) with
+    them."""
     from ruamel.yaml import YAML
 
     root = YAML(typ="safe", pure=True).compose(text)
     spans: list[tuple[int, int, str]] = []
     for path, value in edits:
         node, parent = root, None
-        for part in path:
+        for n, part in enumerate(path):
             parent = node
             if isinstance(part, int):
                 node = node.value[part]
             else:
-                node = next(v for k, v in node.value if k.value == part)
-        if value is REMOVE:
-            spans.append(_removal(text, parent, path[-1]))
+                found = next((v for k, v in node.value if k.value == part), None)
+                if found is None and n == len(path) - 1:
+                    spans.append(_added_key(text, node, part, value))
+                    break
+                node = found
         else:
+            if value is REMOVE:
+                spans.append(_removal(text, parent, path[-1]))
+                continue
             start, end = node.start_mark.index, node.end_mark.index
+            if isinstance(value, dict):
+                spans.append((start, end, _flow_mapping(value)))
+                continue
             quote = text[start] if text[start] in "'\"" else ""
             spans.append((start, end, f"{quote}{value}{quote}"))
     for start, end, new in sorted(spans, reverse=True):
         text = text[:start] + new + text[end:]
     return text
+
+
+def _plain(value: Any) -> str:
+    """A scalar as YAML text that reads back as the same value in a flow collection: plain when
+    it is safe there and YAML's core schema reads it as itself, else double-quoted (JSON's
+    escapes are YAML's)."""
+    import json
+    import re
+
+    from compiler.fastyaml import resolve_plain
+
+    if type(value) is int:
+        return str(value)
+    text = str(value)
+    if re.fullmatch(r"[A-Za-z0-9_./][A-Za-z0-9_./+@-]*", text) and resolve_plain(text).endswith(":str"):
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _flow_mapping(value: dict[str, Any]) -> str:
+    return "{" + ", ".join(f"{key}: {_plain(v)}" for key, v in value.items()) + "}"
+
+
+def _added_key(text: str, mapping: Any, key: str, value: Any) -> tuple[int, int, str]:
+    """The insertion that adds ``key: value`` to a mapping node, after its last entry."""
+    last = mapping.value[-1][1]
+    end = last.end_mark.index
+    entry = f"{key}: {_plain(value)}"
+    if mapping.flow_style:
+        return end, end, f", {entry}"
+    indent = " " * mapping.value[0][0].start_mark.column
+    eol = "\r\n" if "\r\n" in text else "\n"  # the file's own line ending
+    if last.end_mark.column == 0:  # a block value ends at the start of the line after it
+        return end, end, f"{indent}{entry}{eol}"
+    newline = text.find("\n", end)  # after the rest of the line: a comment there stays with its value
+    if newline < 0:
+        return len(text), len(text), f"{eol}{indent}{entry}"
+    return newline + 1, newline + 1, f"{indent}{entry}{eol}"
 
 
 def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
@@ -273,12 +352,13 @@ class _OnDisk(SourceMap):
 
 
 def fix_document(doc: Document, text: str, path: str, *, root: str | None = None,
-                 dry_run: bool = False) -> FixResult:
+                 dry_run: bool = False, pin: bool = False) -> FixResult:
     """The repairs of a plan (``doc``, read from ``text`` at ``path``), the text they make, and the
     plan compiled after them. Its diagnostics are located in the fixed text, the file as it will
-    be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk."""
+    be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk. With
+    ``pin``, entries that cite lines or a symbol and hold are pinned (compiler/pins.py)."""
     result = compile_document(doc, path, root=root)
-    edits, notes = plan_edits(result)
+    edits, notes = plan_edits(result, pin=pin)
     left: list[str] = []
     if edits and doc.format == "yaml" and ("&" in text and "*" in text):
         shared = set(shared_through_alias(text, edits))

@@ -12,7 +12,7 @@ from typing import Annotated, Any, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
-from compiler import fields, ids, references
+from compiler import fields, ids, pins, references
 from compiler.fields import Kind
 
 _EVIDENCE_STRING = {
@@ -64,6 +64,7 @@ GRAMMARS: dict[str, dict[str, Any]] = {
     "id": {"pattern": ids.SCHEMA_PATTERN, "maxLength": ids.MAX_LENGTH},
     "lines": {"pattern": references.LINES_PATTERN, "minimum": 1, "maximum": references.MAX_LINES_NUMBER},
     "url": {"pattern": references.URL_PATTERN},
+    "pin": {"pattern": pins.SCHEMA_PATTERN},
     "not-blank": {"pattern": references.NOT_BLANK},
     # pattern constrains the text form, contains the list form (each keyword applies to its type).
     "command": {"pattern": references.NOT_BLANK, "contains": {"type": "string", "pattern": references.NOT_BLANK}},

@@ -54,6 +54,12 @@ def _evidence(evidence: dict[str, Any]) -> None:
             "then": {"properties": {key: null for key in ("path", "line", "lines", "symbol")}},
             "else": {"required": ["path"], "properties": {"path": {"not": null}}},
         },
+        {
+            "description": "a pin needs line, lines or a symbol: it is the hash of the cited lines",
+            "if": {"required": ["pin"], "properties": {"pin": {"not": null}}},
+            "then": {"anyOf": [{"required": [key], "properties": {key: {"not": null}}}
+                               for key in ("line", "lines", "symbol")]},
+        },
     ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from compiler import pins
 from compiler.display import quoted
 from compiler.values import Evidence
 
@@ -20,6 +21,7 @@ class EvidenceFields(Protocol):
     symbol: str | None
     contains: str | None
     url: str | None
+    pin: str | None
 
 
 _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
@@ -136,11 +138,16 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     return Evidence(path=path, start=start, end=end), None
 
 
+_PIN_NEEDS_LINES = "a pin needs line, lines or a symbol: it is the hash of the cited lines"
+
+
 def parse_object(obj: EvidenceFields) -> tuple[Evidence | None, str | None, str | None]:
     """(evidence, problem, field the problem is in)."""
     if obj.url is not None:
         if obj.path is not None or obj.line is not None or obj.lines is not None or obj.symbol is not None:
             return None, "evidence with a url takes no path, line, lines or symbol", "url"
+        if obj.pin is not None:
+            return None, _PIN_NEEDS_LINES, "pin"
         if not _URL.match(obj.url.strip()):
             return None, f"{quoted(obj.url)} is not a URL", "url"
         return Evidence(url=obj.url.strip(), contains=obj.contains), None, None
@@ -166,4 +173,11 @@ def parse_object(obj: EvidenceFields) -> tuple[Evidence | None, str | None, str 
             return None, problem, "lines"
     if obj.symbol is not None and start is not None:
         return None, "give either a symbol or lines, not both", "symbol"
-    return Evidence(path=obj.path.strip(), start=start, end=end, symbol=obj.symbol, contains=obj.contains), None, None
+    if obj.pin is not None:
+        if start is None and obj.symbol is None:
+            return None, _PIN_NEEDS_LINES, "pin"
+        if not pins.valid(obj.pin):
+            return None, (f"pin {quoted(obj.pin, 40)} is not {pins.DIGITS} lowercase hex digits: let"
+                          " `evidence-plan fix --pin` write it"), "pin"
+    return Evidence(path=obj.path.strip(), start=start, end=end, symbol=obj.symbol, contains=obj.contains,
+                    pin=obj.pin), None, None

@@ -29,6 +29,7 @@ from compiler import sections
 from compiler import symbols as _symbols
 from compiler.discover import SKIPPED_FOLDERS  # the folders no walk of the tree enters
 from compiler.paths import is_absolute, leaves_root
+from compiler.pins import MAX_SEARCH_BYTES as MAX_PIN_SEARCH_BYTES
 from compiler.symbols import (
     _UNSURE,
     TopLevel,
@@ -98,6 +99,8 @@ class FileFacts:
     found: dict[str, tuple[int, list[int]]] | None = None  # needle -> (limit, lines): find, remembered
     parsed: bool = False  # symbols are exact names (Python's ast, TOML, Markdown), not the heuristic's
     not_parsed: str | None = None  # why a file of a structured kind (TOML) gave no symbols
+    # pins: the lines as a pin reads them, and length -> pin -> where (find_pinned, remembered)
+    pinned: tuple[list[bytes], dict[int, dict[str, list[int]]]] | None = None
 
 
 def unsafe_reason(path: str) -> str | None:
@@ -132,6 +135,7 @@ class Repository:
         self._symbol_suggesters: dict[str, Suggester] = {}
         self._budget: Budget | None = None
         self._mapped: list[mmap.mmap] = []
+        self._pin_budget = MAX_PIN_SEARCH_BYTES  # bytes the search for moved pinned lines may still hash
 
     def __enter__(self) -> Repository:
         return self
@@ -344,6 +348,28 @@ class Repository:
         return out
 
     # --- symbols ------------------------------------------------------------------------------
+
+    def find_pinned(self, path: str, length: int, pin: str) -> list[int] | None:
+        """The first lines of the ranges of ``length`` lines of a file whose pin is ``pin`` (the
+        first six), or None when the file is too large to search that way: over MAX_TEXT_BYTES,
+        or past what is left of the run's MAX_PIN_SEARCH_BYTES. Each file and length is hashed
+        once, however many entries ask."""
+        from compiler import pins
+
+        facts = self.facts(path)
+        if facts.lines is None:
+            return None
+        if facts.pinned is None:
+            facts.pinned = (pins.normal_lines(facts.lines), {})
+        normal, indexes = facts.pinned
+        found = indexes.get(length)
+        if found is None:
+            cost = pins.search_cost(normal, length)
+            if cost > self._pin_budget:
+                return None
+            self._pin_budget -= cost
+            found = indexes[length] = pins.index(normal, length)
+        return found.get(pin, [])[:6]
 
     def symbol(self, path: str, name: str) -> tuple[int, int] | None:
         """Where ``name`` (dotted) is defined in a file: (first line, last line), or None (not

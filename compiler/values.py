@@ -20,6 +20,7 @@ class Evidence(NamedTuple):
     symbol: str | None = None
     contains: str | None = None
     url: str | None = None
+    pin: str | None = None  # the hash of the cited lines (compiler/pins.py), when the plan pins them
 
     def ref(self) -> str:
         """The compact text form: app/accounts.py:18-24, app/x.py::sym, or the URL."""
@@ -43,13 +44,15 @@ class Evidence(NamedTuple):
             out["symbol"] = self.symbol
         if self.contains is not None:
             out["contains"] = self.contains
+        if self.pin is not None:
+            out["pin"] = self.pin
         return out
 
     def to_input(self) -> str | dict[str, Any]:
         """Compact string when it reads back to the same evidence, else the object form."""
         from compiler.references import parse_reference
 
-        if self.contains is None and parse_reference(self.ref())[0] == self:
+        if self.contains is None and self.pin is None and parse_reference(self.ref())[0] == self:
             return self.ref()
         return self.to_dict()
 

@@ -192,9 +192,9 @@ def test_resolved_lines_go_to_the_right_item_when_an_earlier_item_is_invalid(
     document = build_output(compile_plan("plan.yaml"), ".")
     assert [(i["id"], i.get("invalid")) for i in document["items"]] == [("", ["id"]), ("bad", ["change"]),
                                                                         ("good", None)]
-    assert document["items"][2]["evidence"] == [
-        {"path": "app.py", "line": 1},
-        {"path": "app.py", "symbol": "f", "resolved_lines": "4-5"},
+    assert [(ev.get("line"), ev.get("symbol"), ev["resolved_lines"]) for ev in document["items"][2]["evidence"]] == [
+        (1, None, "1-1"),
+        (None, "f", "4-5"),
     ]
 
 

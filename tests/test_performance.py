@@ -122,7 +122,7 @@ items:
       - app.py:1
       - {path: app.py, line: 1, contains: def main}
       - {path: app.py, lines: 1-2}
-      - {path: app.py, symbol: main}
+      - {path: app.py, symbol: main, pin: 099256bbe8c1}  # the pin of its two lines
       - {url: "https://example.com/issue/1"}
     proof: pytest
   - id: call

@@ -439,21 +439,34 @@ def test_heuristic_did_you_mean(tmp_path: Path) -> None:
 # --- resolved_lines in the output -------------------------------------------------------------------
 
 
-def test_resolved_lines_only_for_symbols_and_only_when_verified(std_repo: Path) -> None:
+def test_every_entry_records_its_resolved_lines_and_their_hash_only_when_verified(std_repo: Path) -> None:
+    from compiler.pins import pin_of
+
     plan = one_item_plan(
         "      - app/accounts.py::Accounts.create\n"
         "      - a.txt:2\n"
         "      - {path: app/accounts.py, symbol: decorated, contains: \"@functools.cache\"}\n"
+        "      - a.txt\n"
+        "      - app\n"
     )
     result = compile_in(std_repo, plan)
     evidence = build_output(result, std_repo)["items"][0]["evidence"]
+    accounts = (std_repo / "app/accounts.py").read_text().split("\n")
+    a_txt = (std_repo / "a.txt").read_text().rstrip("\n")
+
+    def lines_hash(text: list[str], start: int, end: int) -> str:
+        return pin_of("\n".join(text[start - 1:end]))
+
     assert evidence == [
-        {"path": "app/accounts.py", "symbol": "Accounts.create", "resolved_lines": "20-22"},
-        {"path": "a.txt", "line": 2},
+        {"path": "app/accounts.py", "symbol": "Accounts.create", "resolved_lines": "20-22",
+         "hash": lines_hash(accounts, 20, 22)},
+        {"path": "a.txt", "line": 2, "resolved_lines": "2-2", "hash": lines_hash(a_txt.split("\n"), 2, 2)},
         {"path": "app/accounts.py", "symbol": "decorated", "contains": "@functools.cache",
-         "resolved_lines": "11-14"},
+         "resolved_lines": "11-14", "hash": lines_hash(accounts, 11, 14)},
+        {"path": "a.txt", "resolved_lines": f"1-{len(a_txt.split(chr(10)))}", "hash": pin_of(a_txt)},
+        {"path": "app"},  # a folder has no lines
     ]
     unverified = compile_in(std_repo, plan, verify_evidence=False)
     document = build_output(unverified, std_repo)
     assert document["evidence_verified"] is False
-    assert all("resolved_lines" not in ev for ev in document["items"][0]["evidence"])
+    assert all("resolved_lines" not in ev and "hash" not in ev for ev in document["items"][0]["evidence"])

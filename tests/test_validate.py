@@ -327,7 +327,13 @@ def test_compiled_evidence_plan_json_is_read_back(repo: Path) -> None:
     p = build_plan(parse_text(text, "evidence-plan.json", "json"))
     assert p.diagnostics == ()
     assert [i.id for i in p.items] == [i["id"] for i in compiled["items"]]
-    assert [i.to_dict() for i in p.items] == [{k: v for k, v in i.items() if k != "wave"} for i in compiled["items"]]
+    # The output-only keys (wave, and each entry's resolved lines and hash) are read past.
+    output_only = ("resolved_lines", "hash")
+    written = [{**{k: v for k, v in i.items() if k != "wave"},
+                "evidence": [{k: v for k, v in ev.items() if k not in output_only} for ev in i["evidence"]]}
+               for i in compiled["items"]]
+    assert all("hash" in ev for i in compiled["items"] for ev in i["evidence"])
+    assert [i.to_dict() for i in p.items] == written
     assert (p.name, p.goal) == (compiled["plan"], compiled["goal"])
 
 

@@ -7,7 +7,7 @@ field), and names the item.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from compiler import repository, symbols
@@ -15,7 +15,7 @@ from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic
 from compiler.display import clip, quoted
 from compiler.repository import Repository
-from compiler.values import Evidence
+from compiler.values import Evidence, Item
 
 
 class Finding(NamedTuple):
@@ -24,6 +24,8 @@ class Finding(NamedTuple):
     fields: tuple[str, ...] = ()  # the object-form fields the problem may be in, first present wins
     moved_to: int | None = None  # contains found at exactly one other line: where (for `fix`)
     suggested: bool = False  # a missing path with a did-you-mean: then the root is right
+    moved_lines: tuple[int, int] | None = None  # pinned lines found at exactly one other place (for `fix`)
+    hint: str | None = None
 
 
 def _lines_text(n: int) -> str:
@@ -34,6 +36,43 @@ def symbol_range(ev: Evidence, repo: Repository) -> tuple[int, int] | None:
     if ev.path is None or ev.symbol is None:
         return None
     return repo.symbol(ev.path, ev.symbol)
+
+
+def covered_lines(ev: Evidence, repo: Repository) -> tuple[int, int] | None:
+    """The lines an entry covers, when they can be read: its lines, where its symbol is, or the
+    whole of a text file held in memory; None for a URL, a folder, a binary or empty file, lines
+    past the end or a symbol not found."""
+    if ev.path is None:
+        return None
+    facts = repo.facts(ev.path)
+    if facts.kind != "file" or facts.binary or facts.line_count == 0:
+        return None
+    if ev.symbol is not None:
+        return symbol_range(ev, repo)
+    if ev.start is not None and ev.end is not None:
+        return (ev.start, ev.end) if ev.end <= facts.line_count else None
+    return (1, facts.line_count) if facts.lines is not None else None
+
+
+def resolve(items: Iterable[Item], repo: Repository) -> dict[tuple[int, int], tuple[int, int, str]]:
+    """(item position, evidence index) -> the lines each entry covers and their pin: what the
+    compiled JSON records, so that a later compile or a CI job can tell which evidence changed.
+    Each range is hashed once, however many entries cite it."""
+    from compiler.pins import pin_of
+
+    out: dict[tuple[int, int], tuple[int, int, str]] = {}
+    pinned: dict[tuple[str, int, int], str] = {}
+    for item in items:
+        for j, ev in enumerate(item.evidence):
+            span = covered_lines(ev, repo)
+            if span is None or ev.path is None:
+                continue
+            key = (ev.path, *span)
+            digest = pinned.get(key)
+            if digest is None:
+                digest = pinned[key] = pin_of(repo.text(ev.path, *span) or "")
+            out[(item.position, j)] = (*span, digest)
+    return out
 
 
 def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
@@ -81,6 +120,10 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
             hint = f" (did you mean {guess}?)" if guess else ""
             return Finding("EP206", f"{label} cites {ref}, but {path} defines no {clip(ev.symbol)}{hint}", ("symbol",))
         start, end = found
+    if ev.pin is not None and start is not None and end is not None:
+        drift = _pin_drift(ev, repo, label, start, end)
+        if drift is not None:
+            return drift
     if ev.contains is not None:
         if start is None:
             present = bool(repo.find(ev.path, ev.contains, limit=1))
@@ -99,8 +142,48 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     return None
 
 
+_REPIN = ("read the lines again: if they still justify the change, remove the pin and run evidence-plan fix --pin;"
+          " if not, cite the lines that do")
+
+
+def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int) -> Finding | None:
+    """EP211: the cited lines no longer hash to the entry's pin. Where lines cited by number
+    moved whole, the message says where (and `fix` moves the entry there); a symbol moves with
+    its name, so a changed symbol has changed."""
+    from compiler import pins
+
+    path = ev.path or ""
+    now = pins.pin_of(repo.text(path, start, end) or "")
+    if now == ev.pin:
+        return None
+    span = f"{start}" if start == end else f"{start}-{end}"
+    head = f"{clip(label)} cites {clip(ev.ref())} pinned {ev.pin}, but "
+    if ev.symbol is not None:
+        return Finding("EP211", head + f"its lines ({span}) changed since they were pinned (they hash {now} now)",
+                       ("pin",), hint=_REPIN)
+    length = end - start + 1
+    found = repo.find_pinned(path, length, ev.pin or "")
+    if found is None:
+        return Finding("EP211", head + f"those lines changed (they hash {now} now); the file is too large to look"
+                       " for the pinned lines elsewhere", ("pin",), hint=_REPIN)
+    if not found:
+        return Finding("EP211", head + f"those lines changed (they hash {now} now), and the pinned lines are not"
+                       " found elsewhere in the file", ("pin",), hint=_REPIN)
+
+    def at(first: int) -> str:
+        return f"{first}" if length == 1 else f"{first}-{first + length - 1}"
+
+    if len(found) == 1:
+        return Finding("EP211", head + f"those lines changed: the pinned lines are now at {clip(path)}:{at(found[0])}"
+                       " (fix moves the entry there)", ("pin",), moved_lines=(found[0], found[0] + length - 1),
+                       hint="run evidence-plan fix, or cite the new lines")
+    shown = ", ".join(map(at, found[:5])) + (", ..." if len(found) > 5 else "")
+    return Finding("EP211", head + f"those lines changed; the pinned lines are found at lines {shown} of"
+                   f" {clip(path)}: cite the one that is meant", ("pin",))
+
+
 def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP201-EP207: every file, line range, symbol and contains text an item cites is in the
+    """EP201-EP207, EP211: every file, line range, symbol and contains text an item cites is in the
     repository. Skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return
@@ -117,7 +200,7 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             # The field's position in the object form; the entry's own in the string form.
             entry = (*ctx.plan.items_path, item.position, "evidence", item.evidence_index(j))
             present = [f for f in finding.fields if ctx.doc.source_map.has((*entry, f))]
-            hint = ctx.root_hint if finding.code == "EP201" else None
+            hint = ctx.root_hint if finding.code == "EP201" else finding.hint
             out.append(Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]),
                                   hint=hint))
     missing = [n for n, d in enumerate(out) if d.code == "EP201"]
