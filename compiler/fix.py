@@ -24,7 +24,7 @@ from compiler.load import Document, parse_text
 from compiler.repository import Repository
 from compiler.sourcemap import Path, Position, SourceMap
 from compiler.symbols import heuristic_symbols
-from compiler.values import Evidence
+from compiler.values import Evidence, Item
 
 Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
 REMOVE = object()
@@ -64,6 +64,8 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
     edits: list[Edit] = []
     notes: list[str] = []
     raw_items = _at(result.document.data, base)
+    shifts: dict[str, set[int]] = {}  # path -> how far the pinned lines found at one place moved
+    several: list[tuple[Item, Evidence, Path, str, Any, tuple[int, ...]]] = []  # found at several places
     for item in plan.items:
         raw = raw_items[item.position]
         for j in repeated(item.depends_on):
@@ -90,9 +92,13 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
             key = "line" if "line" in entry else "lines"
             if finding.moved_lines is not None:  # pinned lines found whole at one other place: exact
                 start, end = finding.moved_lines
+                shifts.setdefault(ev.path or "", set()).add(start - ev.start)
                 edits.append(((*at, key), _lines_value(entry[key], key, start, end)))
                 notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{_span(start, end)}"
                              " (the pinned lines moved)")
+                continue
+            if finding.pinned_at:
+                several.append((item, ev, at, key, entry[key], finding.pinned_at))
                 continue
             if finding.moved_to is None:
                 continue
@@ -107,6 +113,21 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
                    else f" to line {found}: where it was in the range is not known, so the range is centred on it")
             notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{_span(start, end)}"
                          f" ({quoted(ev.contains or '')} moved{how})")
+    # Pinned lines found at several places (a `return x`, a closing quote) move only where every
+    # pinned entry of the same file that was found at one place moved by the same distance, and
+    # that distance leads to one of the places: the file was shifted there, not rewritten.
+    for item, ev, at, key, old, places in several:
+        moves = shifts.get(ev.path or "", set())
+        if len(moves) != 1 or ev.start is None or ev.end is None:
+            continue
+        delta = next(iter(moves))
+        if ev.start + delta not in places:
+            continue
+        start, end = ev.start + delta, ev.end + delta
+        edits.append(((*at, key), _lines_value(old, key, start, end)))
+        notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{_span(start, end)} (the pinned"
+                     f" lines are found at {len(places)} places; this is the one {delta:+} lines away, as far as"
+                     f" the file's other pinned entries moved)")
     return edits, notes
 
 

@@ -287,3 +287,30 @@ def test_pins_survive_an_edit_above_them_through_fix(write: Callable[..., Path])
     fixed = run("fix", str(plan))
     assert fixed.exit_code == 0, fixed.output
     assert run("check", str(plan)).exit_code == 0
+
+
+def test_fix_moves_lines_found_twice_by_the_distance_the_files_other_pins_moved(write: Callable[..., Path]) -> None:
+    source = write("app.py", SOURCE + "\n\ndef other():\n    return email\n")
+    plan = write("plan.yaml", pinned_plan(f"- {{path: app.py, lines: 4-5, pin: {lines_pin(4, 5)}}}\n"
+                                          f"      - {{path: app.py, line: 5, pin: {lines_pin(5, 5)}}}"))
+    source.write_text("# one\n# two\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
+    checked = run("check", str(plan))
+    assert "the pinned lines are found at lines 7, 16 of app.py: cite the one that is meant" in checked.output
+    fixed = run("fix", str(plan))
+    assert fixed.exit_code == 0, fixed.output
+    assert ("fixed: signup: app.py:5 -> app.py:7 (the pinned lines are found at 2 places; this is the one +2 lines"
+            " away, as far as the file's other pinned entries moved)") in fixed.output
+    assert "lines: 6-7, pin:" in plan.read_text(encoding="utf-8")
+    assert "line: 7, pin:" in plan.read_text(encoding="utf-8")
+
+
+def test_lines_found_twice_stay_when_the_files_other_pins_disagree(write: Callable[..., Path]) -> None:
+    source = write("app.py", SOURCE + "\n\ndef other():\n    return email\n")
+    plan = write("plan.yaml", pinned_plan(f"- {{path: app.py, lines: 4-5, pin: {lines_pin(4, 5)}}}\n"
+                                          f"      - {{path: app.py, lines: 9-10, pin: {lines_pin(9, 10)}}}\n"
+                                          f"      - {{path: app.py, line: 5, pin: {lines_pin(5, 5)}}}"))
+    text = source.read_text(encoding="utf-8").replace("class Accounts", "# between\nclass Accounts")
+    source.write_text("# one\n" + text, encoding="utf-8")  # one line above 4-5, two above 9-10
+    fixed = run("fix", str(plan))
+    assert fixed.exit_code == 1
+    assert "app.py:5 ->" not in fixed.output

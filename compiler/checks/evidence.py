@@ -25,6 +25,7 @@ class Finding(NamedTuple):
     moved_to: int | None = None  # contains found at exactly one other line: where (for `fix`)
     suggested: bool = False  # a missing path with a did-you-mean: then the root is right
     moved_lines: tuple[int, int] | None = None  # pinned lines found at exactly one other place (for `fix`)
+    pinned_at: tuple[int, ...] = ()  # the first lines of the places pinned lines are found at, when several
     hint: str | None = None
 
 
@@ -179,7 +180,7 @@ def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int)
                        hint="run evidence-plan fix, or cite the new lines")
     shown = ", ".join(map(at, found[:5])) + (", ..." if len(found) > 5 else "")
     return Finding("EP211", head + f"those lines changed; the pinned lines are found at lines {shown} of"
-                   f" {clip(path)}: cite the one that is meant", ("pin",))
+                   f" {clip(path)}: cite the one that is meant", ("pin",), pinned_at=tuple(found))
 
 
 def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
