@@ -7,7 +7,10 @@ verify   the cost of checking evidence against a repository. A temporary reposit
          files (default 10,000; 40 lines each, a Python definition in each) and a JSON plan whose
          items cite --evidence lines (default 20,000: a line, a range with `contains`, a symbol,
          in turn) are compiled in-process with and without verification; the difference is what
-         verification adds. The floor is the compile without verification.
+         verification adds. The floor is the compile without verification. Then pins: `check` of
+         the same entries each pinned, against `check` of them unpinned (the floor), and again
+         after two lines were added on top of every file (each pin by line number drifted and
+         is looked for in its file).
 startup  `check` of a 20-item YAML plan (evidence verified against a real 20-file repository) as a
          whole process, against the floor `python -c "import M1, M2, ..."`, where M1, M2, ... are
          the modules that the real command imports from outside the project, read from
@@ -800,26 +803,69 @@ def make_plan(names: list[str], evidence: int, per_item: int = 2) -> dict[str, o
     return {"plan": "benchmark", "items": items}
 
 
+def pinned_plan(plan: dict[str, Any], resolved: dict[tuple[int, int], tuple[int, int, str]]) -> dict[str, Any]:
+    """The same plan with every entry that cites lines or a symbol in the object form with its pin
+    (what `fix --pin` writes), from a compile's resolved hashes; with none, the same object form
+    without pins (the floor pins are measured against)."""
+    from compiler.references import parse_reference
+
+    items = []
+    for position, item in enumerate(plan["items"]):
+        evidence = []
+        for j, entry in enumerate(item["evidence"]):
+            obj = entry if isinstance(entry, dict) else parse_reference(entry)[0]._asdict()  # type: ignore[union-attr]
+            obj = {k: v for k, v in obj.items() if v is not None}
+            if "start" in obj:
+                start, end = obj.pop("start"), obj.pop("end")
+                obj["lines"] = f"{start}-{end}"
+            evidence.append({**obj, "pin": resolved[(position, j)][2]} if resolved else obj)
+        items.append({**item, "evidence": evidence})
+    return {**plan, "items": items}
+
+
 def bench_verify(files: int, evidence: int, runs: int, results: dict[str, Any] | None = None) -> None:
+    """Verification's cost over a compile without it, and the cost of pins over verification:
+    the same entries pinned (all hold), then after two lines were added on top of every file
+    (every entry cited by number has drifted and is looked for: moved, found at one place or
+    several)."""
     from compiler.compile import compile_plan
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         names = make_repository(root, files)
+        plan = make_plan(names, evidence)
         plan_path = root / "plan.json"
-        plan_path.write_text(json.dumps(make_plan(names, evidence)), encoding="utf-8")
+        plan_path.write_text(json.dumps(plan), encoding="utf-8")
         result = compile_plan(str(plan_path), root=tmp)
         assert result.status == "ready", [str(d.message) for d in result.diagnostics[:5]]
+        pinned_path = root / "pinned.json"
+        pinned_path.write_text(json.dumps(pinned_plan(plan, result.resolved)), encoding="utf-8")
+        unpinned_path = root / "unpinned.json"  # the same entries in the same form, without pins
+        unpinned_path.write_text(json.dumps(pinned_plan(plan, {})), encoding="utf-8")
+        assert compile_plan(str(pinned_path), root=tmp).status == "ready"
         without = _median_seconds(lambda: compile_plan(str(plan_path), root=tmp, verify_evidence=False), runs)
         with_ = _median_seconds(lambda: compile_plan(str(plan_path), root=tmp), runs)
+        check = _median_seconds(lambda: compile_plan(str(unpinned_path), root=tmp, order=False), runs)
+        pinned = _median_seconds(lambda: compile_plan(str(pinned_path), root=tmp, order=False), runs)
+        for name in names:  # two lines on top of every file: every pin by line number drifts
+            path = root / name
+            path.write_text("# added\n# lines\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+        drifted_result = compile_plan(str(pinned_path), root=tmp, order=False)
+        drifted_count = sum(1 for d in drifted_result.diagnostics if d.code == "EP211")
+        drifted = _median_seconds(lambda: compile_plan(str(pinned_path), root=tmp, order=False), runs)
     items = evidence // 2
     print(f"\nverify: {files:,} files, {evidence:,} evidence entries, {items:,} items, median of {runs} runs")
     print(f"  compile without verification  {without:8.3f} s  (floor)")
     print(f"  compile with verification     {with_:8.3f} s  ({with_ / without:.2f}x the floor)")
     print(f"  verification adds             {with_ - without:8.3f} s  "
           f"({(with_ - without) / evidence * 1e6:.1f} us per evidence entry)")
+    print(f"  check, the entries unpinned   {check:8.3f} s  (the floor for pins: the same object form)")
+    print(f"  check, every entry pinned     {pinned:8.3f} s  ({pinned / check:.2f}x the floor)")
+    print(f"  check, {drifted_count:,} pins drifted   {drifted:8.3f} s  ({drifted / check:.2f}x the floor: each"
+          " looked for in its file)")
     if results is not None:
-        results["verify"] = {"files": files, "evidence": evidence, "without": without, "with": with_}
+        results["verify"] = {"files": files, "evidence": evidence, "without": without, "with": with_,
+                             "check": check, "pinned": pinned, "drifted": drifted, "drifted_count": drifted_count}
 
 
 # --- targets and reports ------------------------------------------------------------------------------

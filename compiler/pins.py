@@ -53,10 +53,12 @@ def search_cost(normal: Sequence[bytes], length: int) -> int:
 
 def index(normal: Sequence[bytes], length: int) -> dict[str, list[int]]:
     """pin -> the 1-based first lines of the ranges of ``length`` lines that have it."""
+    from hashlib import sha256  # the loop is the cost of a search: no call per window besides the hash
+
     join = b"\n".join
     out: dict[str, list[int]] = {}
     for start in range(len(normal) - length + 1):
-        out.setdefault(_digest(join(normal[start:start + length])), []).append(start + 1)
+        out.setdefault(sha256(join(normal[start:start + length])).hexdigest()[:DIGITS], []).append(start + 1)
     return out
 
 
