@@ -15,6 +15,7 @@ per line).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,12 +174,33 @@ def apply_to_yaml(text: str, edits: list[Edit]) -> str:
         if value is REMOVE:
             spans.append(_removal(text, parent, path[-1]))
         else:
-            start, end = node.start_mark.index, node.end_mark.index
-            quote = text[start] if text[start] in "'\"" else ""
-            spans.append((start, end, f"{quote}{value}{quote}"))
+            spans.append(_replacement(text, node, value))
     for start, end, new in sorted(spans, reverse=True):
         text = text[:start] + new + text[end:]
     return text
+
+
+# Text that reads back as itself, written plain, in YAML 1.2 and 1.1 alike, in block and flow
+# context: a line range (11-12), or a name or path (app/x.py::Account.create) that is no
+# boolean, null, number (.5) or .inf/.nan and does not end in a colon. Anything else is quoted.
+_PLAIN = re.compile(r"[0-9]+-[0-9]+|(?![.][0-9_]|[.]$)[A-Za-z_$./][\w$./:-]*(?<!:)")
+_NOT_TEXT = re.compile(r"y|n|yes|no|on|off|true|false|null|\.inf|\.nan", re.IGNORECASE)
+
+
+def _replacement(text: str, node: Any, value: Any) -> tuple[int, int, str]:
+    """The span of a scalar node and what replaces it: ``value`` in the node's quotes, escaped
+    for them; for a plain node, plain when that reads back as the same text, else single-quoted."""
+    start, end = node.start_mark.index, node.end_mark.index
+    quote = text[start] if text[start] in "'\"" else ""
+    if not isinstance(value, str):
+        return start, end, f"{quote}{value}{quote}"
+    if quote == '"':
+        import json
+
+        return start, end, json.dumps(value, ensure_ascii=False)
+    if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
+        return start, end, value
+    return start, end, "'" + value.replace("'", "''") + "'"
 
 
 def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.cli import cli
 from compiler.fix import moved_range
@@ -261,3 +264,37 @@ def test_dry_run_on_a_json_plan_locates_what_is_left_in_its_own_layout(write: Ca
     column = text.index('"missing.py"') + 1
     assert left_problems(result) == [f"{plan}:1:{column}: error EP201 a cites missing.py, but missing.py does"
                                      " not exist"]
+
+
+# --- a replaced value reads back as itself ---------------------------------------------------------
+
+def test_a_moved_one_line_range_written_as_a_range_reads_back(write: Callable[..., Path]) -> None:
+    """lines: 2-2 whose text moved becomes the one line '4': written plain it read back as the
+    number 4, the safety net refused it, and fix wrote nothing at all."""
+    write("app.py", "a\nb\nc\nneedle\n")
+    plan = write("plan.yaml", "items:\n  - id: a\n    change: c\n    evidence:\n"
+                              "      - {path: app.py, lines: 2-2, contains: needle}\n    proof: p\n")
+    result = run("fix", str(plan))
+    assert result.exit_code == 0, result.output
+    assert "{path: app.py, lines: '4', contains: needle}" in plan.read_text(encoding="utf-8")
+
+
+_CONTEXTS = ["- {}\n", "- [{}, x]\n", "- k: {}\n", "- {{k: {}}}\n"]
+# Pieces that YAML reads as something else than text, or as syntax, when they stand plain.
+_PIECES = st.sampled_from([*"aZ_$./:-019eExo+ #,[]{}'\"\\!&*|>%@`?~=", "null", "true", "yes", "inf", "nan", "on"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(_PIECES, min_size=1, max_size=6).map("".join), st.text(min_size=1, max_size=12))
+       .filter(str.isprintable), st.sampled_from(_CONTEXTS), st.sampled_from(["old", "'old'", '"old"']))
+def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: str, context: str, old: str) -> None:
+    """Names (a Markdown heading is any text) and ranges replace plain, single- and double-quoted
+    scalars in block and flow context, and read back as themselves, never as a number or syntax."""
+    from compiler.fix import apply_to_yaml
+    from compiler.load import parse_text
+
+    text = context.format(old)
+    path: tuple[Any, ...] = (0,) if context == "- {}\n" else (0, 0) if "[" in context else (0, "k")
+    edited = apply_to_yaml(text, [(path, value)])
+    data = parse_text(edited, "p.yaml", "yaml").data
+    assert (data[0] if path == (0,) else data[0][path[1]]) == value
