@@ -1,23 +1,25 @@
 """`fix`: repair what can be repaired mechanically, and nothing else.
 
-Two repairs, both meaning-preserving:
+Two repairs, both meaning-preserving, and one rewrite on request:
 
 - an evidence entry whose ``contains`` text moved to exactly one other place in the file gets
   its ``line``/``lines`` shifted whole, so that it covers the same code (see ``moved_range``);
-- repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept).
+- repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept);
+- with ``to_symbols``, line evidence that covers exactly one definition becomes that definition,
+  ``path::Name`` (compiler/fix_symbols.py).
 
-YAML is edited *in place in the text*: only the characters of the changed scalars, and the lines
-of removed entries, change; comments, key order, quoting and layout stay byte for byte. Positions
-come from ruamel.yaml's composed nodes. The edited text is parsed again and must give exactly
-the intended data, or nothing is written. JSON plans are rewritten in convert's layout (one key
-per line).
+YAML is edited *in place in the text*: only the characters of the changed scalars (and of a
+replaced key), and the lines of removed entries, change; comments, key order, quoting and layout
+stay byte for byte. Positions come from ruamel.yaml's composed nodes. The edited text is parsed
+again and must give exactly the intended data, or nothing is written. JSON plans are rewritten
+in convert's layout (one key per line).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler.compile import CompileResult, compile_document
 from compiler.display import clip, quoted
@@ -26,8 +28,16 @@ from compiler.repository import Repository
 from compiler.sourcemap import Path, Position, SourceMap
 from compiler.symbols import heuristic_symbols
 
-Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
+Edit = tuple[Path, Any]  # (path in the document, new value), (path, REMOVE) or (path, Rename(...))
 REMOVE = object()
+
+
+class Rename(NamedTuple):
+    """An edit's value that replaces the key at the end of its path as well: the mapping keeps
+    its order, with ``key: value`` where the old key and its value were."""
+
+    key: str
+    value: Any
 
 
 @dataclass
@@ -44,14 +54,22 @@ class FixError(Exception):
     """The repairs could not be applied safely; nothing was written."""
 
 
-def plan_edits(result: CompileResult) -> tuple[list[Edit], list[str]]:
-    """The repairs a compiled plan allows, as edits to its document, and their descriptions."""
+def plan_edits(result: CompileResult, *, to_symbols: bool = False) -> tuple[list[Edit], list[str], list[str]]:
+    """The repairs a compiled plan allows, as edits to its document, their descriptions, and what
+    was left (and why); with ``to_symbols``, also the rewrites of line evidence into symbols."""
     from compiler.repository import Repository
 
     if not result.evidence_verified:
-        return _edits(result, None)
+        return (*_edits(result, None), [])
     with Repository(result.root) as repo:
-        return _edits(result, repo)
+        edits, notes = _edits(result, repo)
+        left: list[str] = []
+        if to_symbols:
+            from compiler.fix_symbols import symbol_edits
+
+            more, more_notes, left = symbol_edits(result, repo)
+            edits, notes = edits + more, notes + more_notes
+        return edits, notes, left
 
 
 def _edits(result: CompileResult, repo: Repository | None) -> tuple[list[Edit], list[str]]:
@@ -151,14 +169,19 @@ def apply_to_data(data: Any, edits: list[Edit]) -> Any:
             parent = child
         if value is REMOVE:
             del parent[path[-1]]
+        elif isinstance(value, Rename):  # in place: the keys after it stay after it
+            pairs = list(parent.items())
+            parent.clear()
+            parent.update((value if k == path[-1] else (k, v)) for k, v in pairs)
         else:
             parent[path[-1]] = value
     return out
 
 
 def apply_to_yaml(text: str, edits: list[Edit]) -> str:
-    """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), removed
-    sequence entries take their lines (block style) or their ', item' (flow style) with them."""
+    """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), a renamed
+    key and its value likewise, removed sequence entries take their lines (block style) or their
+    ', item' (flow style) with them."""
     from ruamel.yaml import YAML
 
     root = YAML(typ="safe", pure=True).compose(text)
@@ -173,6 +196,11 @@ def apply_to_yaml(text: str, edits: list[Edit]) -> str:
                 node = next(v for k, v in node.value if k.value == part)
         if value is REMOVE:
             spans.append(_removal(text, parent, path[-1]))
+        elif isinstance(value, Rename):
+            assert parent is not None  # a renamed key has its mapping
+            key = next(k for k, _ in parent.value if k.value == path[-1])
+            spans.append(_replacement(text, key, value.key))
+            spans.append(_replacement(text, node, value.value))
         else:
             spans.append(_replacement(text, node, value))
     for start, end, new in sorted(spans, reverse=True):
@@ -201,6 +229,21 @@ def _replacement(text: str, node: Any, value: Any) -> tuple[int, int, str]:
     if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
         return start, end, value
     return start, end, "'" + value.replace("'", "''") + "'"
+
+
+def same_key_order(a: Any, b: Any) -> bool:
+    """Whether two equal documents also give every mapping's keys in the same order (iterative:
+    any depth of nesting)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict) and isinstance(y, dict):
+            if list(x) != list(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            stack.extend(zip(x, y, strict=False))
+    return True
 
 
 def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
@@ -266,9 +309,12 @@ class _OnDisk(SourceMap):
         super().__init__({}, {})
         self._original = original
         self._removed: dict[Path, list[int]] = {}  # parent path (original indexes) -> removed indexes
+        self._renamed: dict[Path, Any] = {}  # path of a renamed key (its new name) -> the old name
         for edit_path, value in edits:
             if value is REMOVE:
                 self._removed.setdefault(edit_path[:-1], []).append(edit_path[-1])
+            elif isinstance(value, Rename):
+                self._renamed[(*edit_path[:-1], value.key)] = edit_path[-1]
         for indexes in self._removed.values():
             indexes.sort()
 
@@ -282,7 +328,10 @@ class _OnDisk(SourceMap):
                     break
                 step += 1
             out.append(step)
-        return tuple(out)
+        original = tuple(out)
+        if original in self._renamed:  # a renamed key is where the old one is
+            return (*original[:-1], self._renamed[original])
+        return original
 
     def value(self, path: Path) -> Position | None:
         return self._original.value(self._original_path(path))
@@ -295,17 +344,17 @@ class _OnDisk(SourceMap):
 
 
 def fix_document(doc: Document, text: str, path: str, *, root: str | None = None,
-                 dry_run: bool = False) -> FixResult:
+                 dry_run: bool = False, to_symbols: bool = False) -> FixResult:
     """The repairs of a plan (``doc``, read from ``text`` at ``path``), the text they make, and the
     plan compiled after them. Its diagnostics are located in the fixed text, the file as it will
-    be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk."""
+    be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk. With
+    ``to_symbols``, line evidence that covers exactly one definition is rewritten as it too."""
     result = compile_document(doc, path, root=root)
-    edits, notes = plan_edits(result)
-    left: list[str] = []
+    edits, notes, left = plan_edits(result, to_symbols=to_symbols)
     if edits and doc.format == "yaml" and ("&" in text and "*" in text):
         shared = set(shared_through_alias(text, edits))
-        left = [f"it is used again through a YAML alias (&name, *name), so edit it by hand: {notes[n]}"
-                for n in sorted(shared)]
+        left += [f"it is used again through a YAML alias (&name, *name), so edit it by hand: {notes[n]}"
+                 for n in sorted(shared)]
         edits = [e for n, e in enumerate(edits) if n not in shared]
         notes = [note for n, note in enumerate(notes) if n not in shared]
     if not edits:
@@ -318,7 +367,10 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
     else:
         fixed = apply_to_yaml(text, edits)
     again = parse_text(fixed, doc.name, doc.format)
-    if again.data != intended:  # the safety net: never write a file that means something else
+    # The safety net: never write a file that means something else. Mappings compare equal in
+    # any key order, so where a key was renamed the order is compared too.
+    renames = any(isinstance(value, Rename) for _, value in edits)
+    if again.data != intended or (renames and not same_key_order(again.data, intended)):
         raise FixError("the edited file would not read back as intended; nothing was written")
     if dry_run:
         again = doc._replace(data=intended, source_map=_OnDisk(doc.source_map, edits))
