@@ -217,18 +217,25 @@ _NOT_TEXT = re.compile(r"y|n|yes|no|on|off|true|false|null|\.inf|\.nan", re.IGNO
 
 def _replacement(text: str, node: Any, value: Any) -> tuple[int, int, str]:
     """The span of a scalar node and what replaces it: ``value`` in the node's quotes, escaped
-    for them; for a plain node, plain when that reads back as the same text, else single-quoted."""
+    for them; for a plain node, plain when that reads back as the same text, else single-quoted.
+    A block scalar (``|``, ``>``) becomes a single-quoted one, keeping the line break it ends with."""
     start, end = node.start_mark.index, node.end_mark.index
-    quote = text[start] if text[start] in "'\"" else ""
+    if text[start] in "|>":
+        body = text[start:end]
+        return start, end, _scalar_text("'", value) + body[len(body.rstrip()):]
+    return start, end, _scalar_text(text[start] if text[start] in "'\"" else "", value)
+
+
+def _scalar_text(quote: str, value: Any) -> str:
     if not isinstance(value, str):
-        return start, end, f"{quote}{value}{quote}"
+        return f"{quote}{value}{quote}"
     if quote == '"':
         import json
 
-        return start, end, json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False)
     if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
-        return start, end, value
-    return start, end, "'" + value.replace("'", "''") + "'"
+        return value
+    return "'" + value.replace("'", "''") + "'"
 
 
 def same_key_order(a: Any, b: Any) -> bool:

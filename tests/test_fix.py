@@ -279,25 +279,30 @@ def test_a_moved_one_line_range_written_as_a_range_reads_back(write: Callable[..
     assert "{path: app.py, lines: '4', contains: needle}" in plan.read_text(encoding="utf-8")
 
 
-_CONTEXTS = ["- {}\n", "- [{}, x]\n", "- k: {}\n", "- {{k: {}}}\n"]
+_CONTEXTS = ["- {}\n", "- k: {}\n", "- k: {}\n  j: 1\n", "- [{}, x]\n", "- {{k: {}}}\n"]  # block, then flow
+_STYLES = ["old", "'old'", '"old"', "|-\n    old", ">\n    old\n\n"]  # block scalars: in block context only
 # Pieces that YAML reads as something else than text, or as syntax, when they stand plain.
 _PIECES = st.sampled_from([*"aZ_$./:-019eExo+ #,[]{}'\"\\!&*|>%@`?~=", "null", "true", "yes", "inf", "nan", "on"])
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.lists(_PIECES, min_size=1, max_size=6).map("".join), st.text(min_size=1, max_size=12))
-       .filter(str.isprintable), st.sampled_from(_CONTEXTS), st.sampled_from(["old", "'old'", '"old"']))
+       .filter(str.isprintable), st.sampled_from(_CONTEXTS), st.sampled_from(_STYLES))
 def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: str, context: str, old: str) -> None:
     """Names (a Markdown heading is any text) and ranges replace plain, single- and double-quoted
-    scalars in block and flow context, and read back as themselves, never as a number or syntax."""
+    scalars in block and flow context, and read back as themselves, never as a number or syntax;
+    a block scalar becomes a quoted one."""
     from compiler.fix import apply_to_yaml
     from compiler.load import parse_text
 
-    text = context.format(old)
+    flow = context.startswith(("- [", "- {{"))
+    text = context.format("'old'" if flow and old[0] in "|>" else old)
     path: tuple[Any, ...] = (0,) if context == "- {}\n" else (0, 0) if "[" in context else (0, "k")
     edited = apply_to_yaml(text, [(path, value)])
     data = parse_text(edited, "p.yaml", "yaml").data
     assert (data[0] if path == (0,) else data[0][path[1]]) == value
+    if context.endswith("j: 1\n"):
+        assert data[0]["j"] == 1
 
 
 # --- fix --to-symbols: line evidence that covers one definition becomes that definition --------------
@@ -498,6 +503,19 @@ def test_to_symbols_quotes_a_name_that_plain_yaml_would_misread(write: Callable[
     text = plan.read_text(encoding="utf-8")
     assert "- 'README.md::Don''t: panic # now'\n" in text
     assert "{path: README.md, symbol: 'Don''t: panic # now', contains: text}" in text
+
+
+def test_to_symbols_rewrites_evidence_written_as_a_block_scalar(write: Callable[..., Path]) -> None:
+    """Written in place of a block scalar, the name became part of the next line: the safety net
+    refused the whole fix. It is now a quoted scalar on the block scalar's line."""
+    write("app/x.py", ACCOUNTS)
+    plan = write("plan.yaml", "items:\n  - id: a\n    change: c\n    evidence:\n      - |-\n        app/x.py:5-7\n"
+                              "      - >-\n        app/x.py:18\n    proof: p   # kept\n")
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    assert plan.read_text(encoding="utf-8") == ("items:\n  - id: a\n    change: c\n    evidence:\n"
+                                                "      - 'app/x.py::normalize'\n      - 'app/x.py::LIMIT'\n"
+                                                "    proof: p   # kept\n")
 
 
 def test_to_symbols_leaves_evidence_shared_through_an_alias(write: Callable[..., Path]) -> None:
