@@ -448,9 +448,11 @@ def _same_file(source: str, target: str) -> bool:
 @click.argument("plan", metavar="PLAN")
 @click.option("--dry-run", is_flag=True, help="Print the changes as a unified diff; write nothing.")
 @click.option("--pin", is_flag=True, help="Also pin every entry that cites lines or a symbol, holds, and has no pin.")
+@click.option("--to-symbols", is_flag=True,
+              help="Also rewrite line evidence that covers exactly one definition as path::Name.")
 @click.option("--root", metavar="DIR", default=None, help="Repository root for evidence paths (as for compile).")
 @_limit_options
-def fix_command(plan: str, dry_run: bool, pin: bool, root: str | None, limits: Limits) -> int:
+def fix_command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, root: str | None, limits: Limits) -> int:
     """Repair PLAN in place where the repair is mechanical, and report the rest.
 
     Moves an evidence entry's line or lines to where its pinned lines (exactly) or its
@@ -461,11 +463,17 @@ def fix_command(plan: str, dry_run: bool, pin: bool, root: str | None, limits: L
     one key per line. Never changes what the plan means; never runs anything. Exit 0 when
     the plan is ready afterwards, 1 when problems remain (listed), 2 input error.
 
+    With --to-symbols, evidence whose lines are exactly those of one definition (a decorated
+    function from its first decorator; a method as Class.method), as check finds it, becomes
+    that definition: app/x.py:10-24 -> app/x.py::Name, which still holds when code above it
+    moves. Entries that do not verify now are left as they are.
+
     \b
     Examples:
       evidence-plan fix plan.yaml
       evidence-plan fix --dry-run plan.yaml | less
       evidence-plan fix --pin plan.yaml
+      evidence-plan fix --to-symbols --dry-run plan.yaml
     """
     from compiler.fix import FixError, fix_document
     from compiler.load import load_with_text
@@ -474,7 +482,7 @@ def fix_command(plan: str, dry_run: bool, pin: bool, root: str | None, limits: L
         raise click.UsageError("fix edits a file in place: give its path, not -")
     doc, text = load_with_text(plan, limits=limits)
     try:
-        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run, pin=pin)
+        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run, pin=pin, to_symbols=to_symbols)
     except FixError as err:
         _err(f"{plan}: error: {err}")
         return EXIT_BLOCKED

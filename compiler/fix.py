@@ -1,22 +1,25 @@
 """`fix`: repair what can be repaired mechanically, and nothing else.
 
-Two repairs, both meaning-preserving:
+Two repairs, both meaning-preserving, and one rewrite on request:
 
 - an evidence entry whose ``contains`` text moved to exactly one other place in the file gets
   its ``line``/``lines`` shifted whole, so that it covers the same code (see ``moved_range``);
-- repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept).
+- repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept);
+- with ``to_symbols``, line evidence that covers exactly one definition becomes that definition,
+  ``path::Name`` (compiler/fix_symbols.py).
 
-YAML is edited *in place in the text*: only the characters of the changed scalars, and the lines
-of removed entries, change; comments, key order, quoting and layout stay byte for byte. Positions
-come from ruamel.yaml's composed nodes. The edited text is parsed again and must give exactly
-the intended data, or nothing is written. JSON plans are rewritten in convert's layout (one key
-per line).
+YAML is edited *in place in the text*: only the characters of the changed scalars (and of a
+replaced key), and the lines of removed entries, change; comments, key order, quoting and layout
+stay byte for byte. Positions come from ruamel.yaml's composed nodes. The edited text is parsed
+again and must give exactly the intended data, or nothing is written. JSON plans are rewritten
+in convert's layout (one key per line).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from compiler.compile import CompileResult, compile_document
 from compiler.display import clip, quoted
@@ -26,8 +29,16 @@ from compiler.sourcemap import Path, Position, SourceMap
 from compiler.symbols import heuristic_symbols
 from compiler.values import Evidence, Item
 
-Edit = tuple[Path, Any]  # (path in the document, new value) or (path, REMOVE)
+Edit = tuple[Path, Any]  # (path in the document, new value), (path, REMOVE) or (path, Rename(...))
 REMOVE = object()
+
+
+class Rename(NamedTuple):
+    """An edit's value that replaces the key at the end of its path as well: the mapping keeps
+    its order, with ``key: value`` where the old key and its value were."""
+
+    key: str
+    value: Any
 
 
 @dataclass
@@ -44,15 +55,24 @@ class FixError(Exception):
     """The repairs could not be applied safely; nothing was written."""
 
 
-def plan_edits(result: CompileResult, *, pin: bool = False) -> tuple[list[Edit], list[str]]:
-    """The repairs a compiled plan allows, as edits to its document, and their descriptions;
-    with ``pin``, also a pin for every entry that cites lines or a symbol, holds, and has none."""
+def plan_edits(result: CompileResult, *, pin: bool = False,
+               to_symbols: bool = False) -> tuple[list[Edit], list[str], list[str]]:
+    """The repairs a compiled plan allows, as edits to its document, their descriptions, and what
+    was left (and why); with ``pin``, also a pin for every entry that cites lines or a symbol,
+    holds, and has none; with ``to_symbols``, also the rewrites of line evidence into symbols."""
     from compiler.repository import Repository
 
     if not result.evidence_verified:
-        return _edits(result, None, pin)
+        return (*_edits(result, None, pin), [])
     with Repository(result.root) as repo:
-        return _edits(result, repo, pin)
+        edits, notes = _edits(result, repo, pin)
+        left: list[str] = []
+        if to_symbols:
+            from compiler.fix_symbols import symbol_edits
+
+            more, more_notes, left = symbol_edits(result, repo)
+            edits, notes = edits + more, notes + more_notes
+        return edits, notes, left
 
 
 def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[list[Edit], list[str]]:
@@ -201,17 +221,21 @@ def apply_to_data(data: Any, edits: list[Edit]) -> Any:
             parent = child
         if value is REMOVE:
             del parent[path[-1]]
+        elif isinstance(value, Rename):  # in place: the keys after it stay after it
+            pairs = list(parent.items())
+            parent.clear()
+            parent.update((value if k == path[-1] else (k, v)) for k, v in pairs)
         else:
             parent[path[-1]] = value
     return out
 
 
 def apply_to_yaml(text: str, edits: list[Edit]) -> str:
-    """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), a scalar
-    replaced by a mapping becomes a flow mapping in its place, a key new to a mapping is added
-    after its last entry (a line of its own in block style, ``, key: value`` in flow style), and
-    removed sequence entries take their lines (block style) or their ', item' (flow style) with
-    them."""
+    """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), a renamed
+    key and its value likewise, a scalar replaced by a mapping becomes a flow mapping in its
+    place, a key new to a mapping is added after its last entry (a line of its own in block
+    style, ``, key: value`` in flow style), and removed sequence entries take their lines (block
+    style) or their ', item' (flow style) with them."""
     from ruamel.yaml import YAML
 
     root = YAML(typ="safe", pure=True).compose(text)
@@ -231,44 +255,61 @@ def apply_to_yaml(text: str, edits: list[Edit]) -> str:
         else:
             if value is REMOVE:
                 spans.append(_removal(text, parent, path[-1]))
-                continue
-            start, end = node.start_mark.index, node.end_mark.index
-            if isinstance(value, dict):
-                spans.append((start, end, _flow_mapping(value)))
-                continue
-            quote = text[start] if text[start] in "'\"" else ""
-            spans.append((start, end, f"{quote}{value}{quote}"))
+            elif isinstance(value, Rename):
+                assert parent is not None  # a renamed key has its mapping
+                key = next(k for k, _ in parent.value if k.value == path[-1])
+                spans.append(_replacement(text, key, value.key))
+                spans.append(_replacement(text, node, value.value))
+            elif isinstance(value, dict):
+                spans.append((node.start_mark.index, node.end_mark.index, _flow_mapping(value)))
+            else:
+                spans.append(_replacement(text, node, value))
     for start, end, new in sorted(spans, reverse=True):
         text = text[:start] + new + text[end:]
     return text
 
 
-def _plain(value: Any) -> str:
-    """A scalar as YAML text that reads back as the same value in a flow collection: plain when
-    it is safe there and YAML's core schema reads it as itself, else double-quoted (JSON's
-    escapes are YAML's)."""
-    import json
-    import re
+# Text that reads back as itself, written plain, in YAML 1.2 and 1.1 alike, in block and flow
+# context: a line range (11-12), a name or path (app/x.py::Account.create) that is no
+# boolean, null, number (.5) or .inf/.nan and does not end in a colon, or lowercase hex with a
+# letter (a pin) that is no float (12e4) or binary number (0b101). Anything else is quoted.
+_PLAIN = re.compile(r"[0-9]+-[0-9]+|(?![.][0-9_]|[.]$)[A-Za-z_$./][\w$./:-]*(?<!:)"
+                    r"|(?![0-9]+e[0-9]+$|0b[01]+$)[0-9a-f]*[a-f][0-9a-f]*")
+_NOT_TEXT = re.compile(r"y|n|yes|no|on|off|true|false|null|\.inf|\.nan", re.IGNORECASE)
 
-    from compiler.fastyaml import resolve_plain
 
-    if type(value) is int:
-        return str(value)
-    text = str(value)
-    if re.fullmatch(r"[A-Za-z0-9_./][A-Za-z0-9_./+@-]*", text) and resolve_plain(text).endswith(":str"):
-        return text
-    return json.dumps(text, ensure_ascii=False)
+def _replacement(text: str, node: Any, value: Any) -> tuple[int, int, str]:
+    """The span of a scalar node and what replaces it: ``value`` in the node's quotes, escaped
+    for them; for a plain node, plain when that reads back as the same text, else single-quoted.
+    A block scalar (``|``, ``>``) becomes a single-quoted one, keeping the line break it ends with."""
+    start, end = node.start_mark.index, node.end_mark.index
+    if text[start] in "|>":
+        body = text[start:end]
+        return start, end, _scalar_text("'", value) + body[len(body.rstrip()):]
+    return start, end, _scalar_text(text[start] if text[start] in "'\"" else "", value)
+
+
+def _scalar_text(quote: str, value: Any) -> str:
+    if not isinstance(value, str):
+        return f"{quote}{value}{quote}"
+    if quote == '"':
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
+    if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
+        return value
+    return "'" + value.replace("'", "''") + "'"
 
 
 def _flow_mapping(value: dict[str, Any]) -> str:
-    return "{" + ", ".join(f"{key}: {_plain(v)}" for key, v in value.items()) + "}"
+    return "{" + ", ".join(f"{key}: {_scalar_text('', v)}" for key, v in value.items()) + "}"
 
 
 def _added_key(text: str, mapping: Any, key: str, value: Any) -> tuple[int, int, str]:
     """The insertion that adds ``key: value`` to a mapping node, after its last entry."""
     last = mapping.value[-1][1]
     end = last.end_mark.index
-    entry = f"{key}: {_plain(value)}"
+    entry = f"{key}: {_scalar_text('', value)}"
     if mapping.flow_style:
         return end, end, f", {entry}"
     indent = " " * mapping.value[0][0].start_mark.column
@@ -279,6 +320,21 @@ def _added_key(text: str, mapping: Any, key: str, value: Any) -> tuple[int, int,
     if newline < 0:
         return len(text), len(text), f"{eol}{indent}{entry}"
     return newline + 1, newline + 1, f"{indent}{entry}{eol}"
+
+
+def same_key_order(a: Any, b: Any) -> bool:
+    """Whether two equal documents also give every mapping's keys in the same order (iterative:
+    any depth of nesting)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict) and isinstance(y, dict):
+            if list(x) != list(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            stack.extend(zip(x, y, strict=False))
+    return True
 
 
 def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
@@ -344,9 +400,12 @@ class _OnDisk(SourceMap):
         super().__init__({}, {})
         self._original = original
         self._removed: dict[Path, list[int]] = {}  # parent path (original indexes) -> removed indexes
+        self._renamed: dict[Path, Any] = {}  # path of a renamed key (its new name) -> the old name
         for edit_path, value in edits:
             if value is REMOVE:
                 self._removed.setdefault(edit_path[:-1], []).append(edit_path[-1])
+            elif isinstance(value, Rename):
+                self._renamed[(*edit_path[:-1], value.key)] = edit_path[-1]
         for indexes in self._removed.values():
             indexes.sort()
 
@@ -360,7 +419,10 @@ class _OnDisk(SourceMap):
                     break
                 step += 1
             out.append(step)
-        return tuple(out)
+        original = tuple(out)
+        if original in self._renamed:  # a renamed key is where the old one is
+            return (*original[:-1], self._renamed[original])
+        return original
 
     def value(self, path: Path) -> Position | None:
         return self._original.value(self._original_path(path))
@@ -373,18 +435,31 @@ class _OnDisk(SourceMap):
 
 
 def fix_document(doc: Document, text: str, path: str, *, root: str | None = None,
-                 dry_run: bool = False, pin: bool = False) -> FixResult:
+                 dry_run: bool = False, pin: bool = False, to_symbols: bool = False) -> FixResult:
     """The repairs of a plan (``doc``, read from ``text`` at ``path``), the text they make, and the
     plan compiled after them. Its diagnostics are located in the fixed text, the file as it will
     be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk. With
-    ``pin``, entries that cite lines or a symbol and hold are pinned (compiler/pins.py)."""
+    ``to_symbols``, line evidence that covers exactly one definition is rewritten as it too. With
+    ``pin``, entries that cite lines or a symbol and hold are pinned (compiler/pins.py), after the
+    other repairs: an entry they moved or rewrote is pinned where, and as, they left it."""
+    if pin:
+        first = _fix_once(doc, text, path, root=root, to_symbols=to_symbols)
+        if first.changes:
+            doc = parse_text(first.fixed, doc.name, doc.format)
+        second = _fix_once(doc, first.fixed, path, root=root, dry_run=dry_run, pin=True)
+        return FixResult(doc.name, text, second.fixed, first.changes + second.changes, second.result,
+                         first.left + second.left)
+    return _fix_once(doc, text, path, root=root, dry_run=dry_run, to_symbols=to_symbols)
+
+
+def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, dry_run: bool = False,
+              pin: bool = False, to_symbols: bool = False) -> FixResult:
     result = compile_document(doc, path, root=root)
-    edits, notes = plan_edits(result, pin=pin)
-    left: list[str] = []
+    edits, notes, left = plan_edits(result, pin=pin, to_symbols=to_symbols)
     if edits and doc.format == "yaml" and ("&" in text and "*" in text):
         shared = set(shared_through_alias(text, edits))
-        left = [f"it is used again through a YAML alias (&name, *name), so edit it by hand: {notes[n]}"
-                for n in sorted(shared)]
+        left += [f"it is used again through a YAML alias (&name, *name), so edit it by hand: {notes[n]}"
+                 for n in sorted(shared)]
         edits = [e for n, e in enumerate(edits) if n not in shared]
         notes = [note for n, note in enumerate(notes) if n not in shared]
     if not edits:
@@ -397,7 +472,10 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
     else:
         fixed = apply_to_yaml(text, edits)
     again = parse_text(fixed, doc.name, doc.format)
-    if again.data != intended:  # the safety net: never write a file that means something else
+    # The safety net: never write a file that means something else. Mappings compare equal in
+    # any key order, so where a key was renamed the order is compared too.
+    renames = any(isinstance(value, Rename) for _, value in edits)
+    if again.data != intended or (renames and not same_key_order(again.data, intended)):
         raise FixError("the edited file would not read back as intended; nothing was written")
     if dry_run:
         again = doc._replace(data=intended, source_map=_OnDisk(doc.source_map, edits))

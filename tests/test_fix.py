@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.cli import cli
 from compiler.fix import moved_range
@@ -261,3 +264,356 @@ def test_dry_run_on_a_json_plan_locates_what_is_left_in_its_own_layout(write: Ca
     column = text.index('"missing.py"') + 1
     assert left_problems(result) == [f"{plan}:1:{column}: error EP201 a cites missing.py, but missing.py does"
                                      " not exist"]
+
+
+# --- a replaced value reads back as itself ---------------------------------------------------------
+
+def test_a_moved_one_line_range_written_as_a_range_reads_back(write: Callable[..., Path]) -> None:
+    """lines: 2-2 whose text moved becomes the one line '4': written plain it read back as the
+    number 4, the safety net refused it, and fix wrote nothing at all."""
+    write("app.py", "a\nb\nc\nneedle\n")
+    plan = write("plan.yaml", "items:\n  - id: a\n    change: c\n    evidence:\n"
+                              "      - {path: app.py, lines: 2-2, contains: needle}\n    proof: p\n")
+    result = run("fix", str(plan))
+    assert result.exit_code == 0, result.output
+    assert "{path: app.py, lines: '4', contains: needle}" in plan.read_text(encoding="utf-8")
+
+
+_CONTEXTS = ["- {}\n", "- k: {}\n", "- k: {}\n  j: 1\n", "- [{}, x]\n", "- {{k: {}}}\n"]  # block, then flow
+_STYLES = ["old", "'old'", '"old"', "|-\n    old", ">\n    old\n\n"]  # block scalars: in block context only
+# Pieces that YAML reads as something else than text, or as syntax, when they stand plain.
+_PIECES = st.sampled_from([*"aZ_$./:-019eExo+ #,[]{}'\"\\!&*|>%@`?~=", "null", "true", "yes", "inf", "nan", "on"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(_PIECES, min_size=1, max_size=6).map("".join), st.text(min_size=1, max_size=12))
+       .filter(str.isprintable), st.sampled_from(_CONTEXTS), st.sampled_from(_STYLES))
+def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: str, context: str, old: str) -> None:
+    """Names (a Markdown heading is any text) and ranges replace plain, single- and double-quoted
+    scalars in block and flow context, and read back as themselves, never as a number or syntax;
+    a block scalar becomes a quoted one."""
+    from compiler.fix import apply_to_yaml
+    from compiler.load import parse_text
+
+    flow = context.startswith(("- [", "- {{"))
+    text = context.format("'old'" if flow and old[0] in "|>" else old)
+    path: tuple[Any, ...] = (0,) if context == "- {}\n" else (0, 0) if "[" in context else (0, "k")
+    edited = apply_to_yaml(text, [(path, value)])
+    data = parse_text(edited, "p.yaml", "yaml").data
+    assert (data[0] if path == (0,) else data[0][path[1]]) == value
+    if context.endswith("j: 1\n"):
+        assert data[0]["j"] == 1
+
+
+# --- fix --to-symbols: line evidence that covers one definition becomes that definition --------------
+
+ACCOUNTS = '''\
+"""Accounts."""
+import functools
+
+
+@functools.cache
+def normalize(email):
+    return email.strip().lower()
+
+
+class Accounts:
+    def create(self, email):
+        return normalize(email)
+
+    def delete(self, email):
+        return None
+
+
+LIMIT = 3
+a = b = 1
+'''
+
+LINES_PLAN = """\
+# Evidence by lines; --to-symbols rewrites what covers exactly one definition.
+items:
+  - id: a                         # the item
+    change: Normalize emails
+    evidence:
+      - app/x.py:5-7              # decorated: its lines start at the decorator
+      - "app/x.py:11-12"          # a method, double-quoted
+      - path: app/x.py            # the object form, with a contains
+        lines: '10-15'            # the class
+        contains: def delete
+      - {path: app/x.py, line: 18}    # flow style, one line
+      - app/x.py:6-7              # the function without its decorator: left
+      - app/x.py:10-16            # the class and the blank line after it: left
+      - app/x.py:1-19             # the whole module is no definition
+      - app/x.py:19               # a and b: ambiguous
+      - app/x.py                  # a whole file
+      - https://example.com/x     # a URL
+      - app/x.py::Accounts.delete # already a symbol
+    proof: make test
+"""
+
+SYMBOLS_PLAN = (LINES_PLAN.replace("- app/x.py:5-7 ", "- app/x.py::normalize ")
+                .replace('"app/x.py:11-12"', '"app/x.py::Accounts.create"')
+                .replace("lines: '10-15'", "symbol: 'Accounts'")
+                .replace("{path: app/x.py, line: 18}", "{path: app/x.py, symbol: LIMIT}"))
+
+
+@pytest.fixture
+def lines_plan(write: Callable[..., Path]) -> Path:
+    write("app/x.py", ACCOUNTS)
+    return write("plan.yaml", LINES_PLAN)
+
+
+def test_to_symbols_rewrites_what_covers_one_definition_and_keeps_every_other_byte(lines_plan: Path) -> None:
+    result = run("fix", "--to-symbols", str(lines_plan))
+    assert result.exit_code == 0, result.output
+    assert lines_plan.read_text(encoding="utf-8") == SYMBOLS_PLAN
+    assert [line for line in result.stderr.splitlines() if line.startswith(("fixed:", "not fixed:"))] == [
+        "fixed: a: app/x.py:5-7 -> app/x.py::normalize",
+        "fixed: a: app/x.py:11-12 -> app/x.py::Accounts.create",
+        "fixed: a: app/x.py:10-15 -> app/x.py::Accounts",
+        "fixed: a: app/x.py:18 -> app/x.py::LIMIT",
+        "not fixed: a: app/x.py:19 covers a and b alike (each is defined on exactly those lines): cite the one"
+        " meant as app/x.py::NAME by hand",
+    ]
+    again = run("fix", "--to-symbols", str(lines_plan))
+    assert "nothing to fix" in again.stderr
+    assert lines_plan.read_text(encoding="utf-8") == SYMBOLS_PLAN  # idempotent
+
+
+def test_to_symbols_is_off_by_default(lines_plan: Path) -> None:
+    result = run("fix", str(lines_plan))
+    assert result.exit_code == 0, result.output
+    assert "nothing to fix" in result.stderr and "not fixed" not in result.stderr
+    assert lines_plan.read_text(encoding="utf-8") == LINES_PLAN
+
+
+def test_to_symbols_gives_a_ready_plan_whose_symbols_resolve_to_the_old_lines(lines_plan: Path) -> None:
+    from compiler.compile import compile_plan
+    from compiler.emit import build_output
+
+    before = build_output(compile_plan(str(lines_plan)))["items"][0]["evidence"]
+    assert run("fix", "--to-symbols", str(lines_plan)).exit_code == 0
+    output = build_output(compile_plan(str(lines_plan)))
+    assert output["status"] == "ready"
+    after = output["items"][0]["evidence"]
+    rewritten = [(old, new) for old, new in zip(before, after, strict=True) if old != new]
+    assert [(new["symbol"], new["resolved_lines"]) for _, new in rewritten] == [
+        ("normalize", "5-7"), ("Accounts.create", "11-12"), ("Accounts", "10-15"), ("LIMIT", "18-18")]
+    for old, new in rewritten:
+        assert new["resolved_lines"] == old.get("lines", f"{old.get('line')}-{old.get('line')}")
+        assert new.get("contains") == old.get("contains")
+
+
+def test_to_symbols_dry_run_prints_the_diff_and_writes_nothing(lines_plan: Path) -> None:
+    result = run("fix", "--to-symbols", "--dry-run", str(lines_plan))
+    assert result.exit_code == 0, result.output
+    assert lines_plan.read_text(encoding="utf-8") == LINES_PLAN
+    assert "-      - app/x.py:5-7              # decorated: its lines start at the decorator" in result.stdout
+    assert "+      - app/x.py::normalize              # decorated: its lines start at the decorator" in result.stdout
+    assert "-        lines: '10-15'            # the class" in result.stdout
+    assert "+        symbol: 'Accounts'            # the class" in result.stdout
+    assert "would fix: a: app/x.py:10-15 -> app/x.py::Accounts" in result.stderr
+
+
+def test_to_symbols_rewrites_a_json_plan_in_converts_layout(write: Callable[..., Path]) -> None:
+    write("app/x.py", ACCOUNTS)
+    plan = write("plan.json", json.dumps({"items": [{
+        "id": "a", "change": "c", "proof": "p",
+        "evidence": ["app/x.py:14-15", {"path": "app/x.py", "lines": "5-7", "contains": "lower"}, "app/x.py:5-8"],
+    }]}))
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    text = plan.read_text(encoding="utf-8")
+    assert json.loads(text)["items"][0]["evidence"] == [
+        "app/x.py::Accounts.delete", {"path": "app/x.py", "symbol": "normalize", "contains": "lower"}, "app/x.py:5-8"]
+    assert '"symbol": "normalize",\n' in text  # where lines was: the keys keep their order
+
+
+def test_to_symbols_leaves_entries_that_do_not_verify(write: Callable[..., Path]) -> None:
+    """Only what holds now is rewritten: a contains that is not in the lines (drifted, or moved:
+    then fix moves the lines, and rewrites nothing), lines past the end of the file."""
+    write("app/x.py", ACCOUNTS)
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence:
+              - {path: app/x.py, lines: 5-7, contains: nowhere}
+              - {path: app/x.py, lines: 1-2, contains: LIMIT = 3}
+              - app/x.py:19-40
+            proof: p
+        """)
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 1
+    text = plan.read_text(encoding="utf-8")
+    assert "{path: app/x.py, lines: 5-7, contains: nowhere}" in text
+    assert "{path: app/x.py, lines: 18-19, contains: LIMIT = 3}" in text  # moved, as without --to-symbols
+    assert "symbol" not in text
+    assert result.stderr.count("fixed:") == 1
+
+
+def test_to_symbols_takes_the_name_check_resolves(write: Callable[..., Path]) -> None:
+    """A name defined twice means its first definition: the lines of the second are no symbol's.
+    Where names share the lines, the outermost is taken when the others are inside it."""
+    write("app/x.py", "def f():\n    return 1\n\n\ndef f():\n    return 2\n\n\nclass C: x = 1\n")
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence: [app/x.py:1-2, app/x.py:5-6, app/x.py:9]
+            proof: p
+        """)
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    assert "evidence: [app/x.py::f, app/x.py:5-6, app/x.py::C]" in plan.read_text(encoding="utf-8")
+
+
+def test_to_symbols_leaves_a_rewrite_that_would_repeat_what_the_item_cites(write: Callable[..., Path]) -> None:
+    write("app/x.py", ACCOUNTS)
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence: [app/x.py::normalize, app/x.py:5-7, app/x.py:18, app/x.py:18]
+            proof: p
+        """)
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    assert "evidence: [app/x.py::normalize, app/x.py:5-7, app/x.py::LIMIT]" in plan.read_text(encoding="utf-8")
+    assert ("not fixed: a: app/x.py:5-7 is app/x.py::normalize, which a cites already: remove one by hand"
+            in result.stderr)
+    assert "fixed: a: removed repeated evidence app/x.py:18" in result.stderr
+
+
+def test_to_symbols_quotes_a_name_that_plain_yaml_would_misread(write: Callable[..., Path]) -> None:
+    """A Markdown section's name is its heading, any text: written where a plain scalar stood, it
+    is quoted when it would not read back as itself."""
+    write("README.md", "# Guide\n\n## Don't: panic # now\n\ntext\n")
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence:
+              - README.md:3-5
+              - {path: README.md, lines: 3-5, contains: text}
+            proof: p
+        """)
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    text = plan.read_text(encoding="utf-8")
+    assert "- 'README.md::Don''t: panic # now'\n" in text
+    assert "{path: README.md, symbol: 'Don''t: panic # now', contains: text}" in text
+
+
+def test_to_symbols_rewrites_evidence_written_as_a_block_scalar(write: Callable[..., Path]) -> None:
+    """Written in place of a block scalar, the name became part of the next line: the safety net
+    refused the whole fix. It is now a quoted scalar on the block scalar's line."""
+    write("app/x.py", ACCOUNTS)
+    plan = write("plan.yaml", "items:\n  - id: a\n    change: c\n    evidence:\n      - |-\n        app/x.py:5-7\n"
+                              "      - >-\n        app/x.py:18\n    proof: p   # kept\n")
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    assert plan.read_text(encoding="utf-8") == ("items:\n  - id: a\n    change: c\n    evidence:\n"
+                                                "      - 'app/x.py::normalize'\n      - 'app/x.py::LIMIT'\n"
+                                                "    proof: p   # kept\n")
+
+
+def test_to_symbols_leaves_evidence_shared_through_an_alias(write: Callable[..., Path]) -> None:
+    write("app/x.py", ACCOUNTS)
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence: [&limit {path: app/x.py, line: 18}, app/x.py:5-7]
+            proof: p
+          - id: b
+            change: c
+            evidence: [*limit]
+            proof: p
+        """)
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    assert "evidence: [&limit {path: app/x.py, line: 18}, app/x.py::normalize]" in plan.read_text(encoding="utf-8")
+    assert ("not fixed: it is used again through a YAML alias (&name, *name), so edit it by hand:"
+            " a: app/x.py:18 -> app/x.py::LIMIT") in result.stderr
+
+
+# --- the edits behind it ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("names", "expected"), [
+    (["A"], "A"),
+    (["A.x", "A", "A.y"], "A"),  # class A: x = y = 1
+    (["a", "b"], None),  # a = b = 1
+    (["A", "AB.x"], None),  # a prefix of the text is no parent
+])
+def test_outermost_is_the_name_all_others_are_nested_in(names: list[str], expected: str | None) -> None:
+    from compiler.fix_symbols import outermost
+
+    assert outermost(names) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- {path: a, lines: 1-2, contains: x}   # c\n", "- {path: a, symbol: f, contains: x}   # c\n"),
+    ("- path: a\n  'lines': \"1-2\"  # c\n  contains: x\n", "- path: a\n  'symbol': \"f\"  # c\n  contains: x\n"),
+    ("- path: a\n  line: 1\n", "- path: a\n  symbol: f\n"),
+])
+def test_a_renamed_key_is_replaced_in_place_with_its_value(text: str, expected: str) -> None:
+    from compiler.fix import Rename, apply_to_data, apply_to_yaml
+    from compiler.load import parse_text
+
+    key = "line" if "line:" in text else "lines"
+    edits = [((0, key), Rename("symbol", "f"))]
+    assert apply_to_yaml(text, edits) == expected
+    data = parse_text(text, "p.yaml", "yaml").data
+    renamed = apply_to_data(data, edits)
+    assert list(renamed[0]) == [k if k != key else "symbol" for k in data[0]]
+    assert data[0][key] != "f"  # the original is not changed
+
+
+def test_the_read_back_check_compares_key_order_where_a_key_was_renamed() -> None:
+    from compiler.fix import same_key_order
+
+    assert same_key_order([{"a": 1, "b": [{"c": 1, "d": 2}]}], [{"a": 1, "b": [{"c": 1, "d": 2}]}])
+    assert not same_key_order([{"a": 1, "b": [{"c": 1, "d": 2}]}], [{"a": 1, "b": [{"d": 2, "c": 1}]}])
+
+
+def test_dry_run_positions_of_a_renamed_key_are_those_of_the_old_key() -> None:
+    from compiler.fix import Rename, _OnDisk
+    from compiler.load import parse_text
+
+    doc = parse_text("items:\n  - evidence:\n      - {path: a, lines: 1-2}\n", "p.yaml", "yaml")
+    entry = ("items", 0, "evidence", 0)
+    on_disk = _OnDisk(doc.source_map, [((*entry, "lines"), Rename("symbol", "f"))])
+    assert on_disk.key((*entry, "symbol")) == doc.source_map.key((*entry, "lines")) is not None
+    assert on_disk.value((*entry, "symbol")) == doc.source_map.value((*entry, "lines"))
+
+
+def test_symbol_edits_are_edits_of_the_document_with_one_note_each(write: Callable[..., Path]) -> None:
+    from compiler.compile import compile_plan
+    from compiler.fix import Rename
+    from compiler.fix_symbols import symbol_edits
+    from compiler.repository import Repository
+
+    write("app/x.py", ACCOUNTS)
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence: [app/x.py:6-7, app/x.py:14-15, {path: app/x.py, line: 18, contains: LIMIT}, app/x.py:19]
+            proof: p
+        """)
+    result = compile_plan(str(plan))
+    with Repository(result.root) as repo:
+        edits, notes, left = symbol_edits(result, repo)
+    assert edits == [(("items", 0, "evidence", 1), "app/x.py::Accounts.delete"),
+                     (("items", 0, "evidence", 2, "line"), Rename("symbol", "LIMIT"))]
+    assert notes == ["a: app/x.py:14-15 -> app/x.py::Accounts.delete", "a: app/x.py:18 -> app/x.py::LIMIT"]
+    assert left == ["a: app/x.py:19 covers a and b alike (each is defined on exactly those lines): cite the one"
+                    " meant as app/x.py::NAME by hand"]
+
+
+def test_fix_help_shows_to_symbols_with_an_example() -> None:
+    result = run("fix", "--help")
+    assert result.exit_code == 0
+    assert "--to-symbols" in result.output
+    assert "evidence-plan fix --to-symbols --dry-run plan.yaml" in result.output

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -207,7 +208,8 @@ def test_fix_pin_pins_every_entry_with_lines_or_a_symbol_and_keeps_every_other_b
     result = run("fix", "--pin", str(plan))
     assert result.exit_code == 0, result.output
     p45, p9, p910, p1, p4 = lines_pin(4, 5), lines_pin(9, 9), lines_pin(9, 10), lines_pin(1, 1), lines_pin(4, 4)
-    quote = {p: p if not p.isdigit() else f'"{p}"' for p in (p45, p9, p910, p1, p4)}
+    quote = {p: f"'{p}'" if p.isdigit() or re.fullmatch("[0-9]+e[0-9]+|0b[01]+", p) else p
+             for p in (p45, p9, p910, p1, p4)}
     expected = (PLAN
                 .replace("- app.py:4-5   ", f"- {{path: app.py, lines: 4-5, pin: {quote[p45]}}}   ")
                 .replace("- 'app.py::Accounts.find'", f"- {{path: app.py, symbol: Accounts.find, pin: {quote[p910]}}}")
@@ -272,7 +274,7 @@ def test_a_path_that_is_not_plain_yaml_is_quoted_in_the_pinned_entry(write: Call
     write("a, b.py", SOURCE)
     plan = write("plan.yaml", pinned_plan("- 'a, b.py:4'"))
     assert run("fix", "--pin", str(plan)).exit_code == 0, plan.read_text()
-    assert '{path: "a, b.py", line: 4, pin: ' in plan.read_text(encoding="utf-8")
+    assert "{path: 'a, b.py', line: 4, pin: " in plan.read_text(encoding="utf-8")
     assert run("check", str(plan)).exit_code == 0
 
 
@@ -314,3 +316,38 @@ def test_lines_found_twice_stay_when_the_files_other_pins_disagree(write: Callab
     fixed = run("fix", str(plan))
     assert fixed.exit_code == 1
     assert "app.py:5 ->" not in fixed.output
+
+
+@pytest.mark.parametrize(("pin", "written"), [
+    ("3f2a9c1b0d4e", "3f2a9c1b0d4e"),  # hex with a letter: text, plain
+    ("123456789012", "'123456789012'"),  # a number, unless quoted
+    ("12e456789012", "'12e456789012'"),  # a float in YAML 1.2
+    ("0b1010101010", "'0b1010101010'"),  # a binary number
+])
+def test_a_pin_is_written_plain_only_when_it_reads_back_as_text(pin: str, written: str) -> None:
+    from ruamel.yaml import YAML
+
+    from compiler.fix import _scalar_text
+
+    assert _scalar_text("", pin) == written
+    assert YAML(typ="safe", pure=True).load(f"{{pin: {written}}}") == {"pin": pin}
+
+
+def test_fix_pin_with_to_symbols_pins_the_definition_it_rewrote(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", pinned_plan("- app.py:4-5   # the function"))
+    result = run("fix", "--pin", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    assert plan.read_text(encoding="utf-8") == pinned_plan(
+        f"- {{path: app.py, symbol: create_account, pin: {lines_pin(4, 5)}}}   # the function")
+    assert "app.py:4-5 -> app.py::create_account" in result.output
+    assert "pinned app.py::create_account at" in result.output
+
+
+def test_fix_pin_pins_an_entry_where_the_same_run_moved_it(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", pinned_plan("- path: app.py\n        line: 1\n        contains: def create_account"))
+    result = run("fix", "--pin", str(plan))
+    assert result.exit_code == 0, result.output
+    assert plan.read_text(encoding="utf-8") == pinned_plan(
+        f"- path: app.py\n        line: 4\n        contains: def create_account\n        pin: {lines_pin(4, 4)}")
