@@ -70,7 +70,10 @@ LINEAR_TARGET = 12.0  # time at 1,000,000 items / time at 100,000
 MEMORY_TARGET = 4 << 30  # peak RSS at 1,000,000 items
 WHERE_FILES = 10_000  # files in the repository that `where` searches
 WHERE_TARGET = 2.0  # where TEXT / (start-up + imports + read every file as bytes and search it)
-WHERE_GIT_TARGET = 3.0  # where TEXT / git grep -n -F TEXT, on the same tree ("within a small factor")
+# where TEXT / git grep -n -F TEXT on the same tree ("within a small factor"), in CPU time (user +
+# system): git grep searches with a thread per core, so its wall time halves on an idle 2-core
+# machine and doubles when other processes hold the cores; the wall-time ratio is printed beside it.
+WHERE_GIT_TARGET = 3.0
 
 # Modules that a command must not import: jinja2 only renders; ruamel.yaml reads a valid YAML
 # plan only where libyaml (PyYAML's C parser) is missing: see not_needed().
@@ -927,12 +930,14 @@ def make_search_tree(root: Path, files: int = WHERE_FILES, total: int = WHERE_BY
 
 
 def git_commit_all(root: Path) -> None:
-    """git init, add and commit everything, so that git grep (and git ls-files) see the tree."""
+    """git init, add and commit everything, so that git grep (and git ls-files) see the tree.
+    Without gc.auto=0, the commit of 10,000 loose objects starts git's automatic gc in the
+    background, which packs them while the timings run (and writes into .git as it is removed)."""
     env = {**ENV, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
-    for words in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "tree"]):
-        subprocess.run(["git", "-c", "core.autocrlf=false", *words], check=True, cwd=root, env=env,
-                       stdout=subprocess.DEVNULL)
+    for words in (["init", "-q"], ["config", "gc.auto", "0"], ["add", "-A"], ["commit", "-q", "-m", "tree"]):
+        subprocess.run(["git", "-c", "core.autocrlf=false", "-c", "gc.auto=0", *words], check=True, cwd=root,
+                       env=env, stdout=subprocess.DEVNULL)
 
 
 # The honest floor of a Python tool: walk the tree as compiler/discover.py does (no symlinks, no
@@ -998,12 +1003,12 @@ def bench_where(runs: int, results: dict[str, Any], files: int = WHERE_FILES) ->
     print(f"  python -c 'import <what where needs>'  {r['floor']:7.3f} s  (start-up floor)")
     print(f"  that + read every file and search it   {r['read']:7.3f} s  (read floor)")
     print(f"  git grep -n -F                         {r['git_grep']:7.3f} s")
-    print(f"  evidence-plan where                    {r['where']:7.3f} s  ({r['where'] / r['read']:.2f}x the read "
-          f"floor, target <= {WHERE_TARGET}x; {r['where'] / r['git_grep']:.1f}x git grep, target <= "
-          f"{WHERE_GIT_TARGET}x; {r['where'] / r['floor']:.2f}x start-up)")
     cpu = r["cpu"]
+    print(f"  evidence-plan where                    {r['where']:7.3f} s  ({r['where'] / r['read']:.2f}x the read "
+          f"floor, target <= {WHERE_TARGET}x; {r['where'] / r['git_grep']:.1f}x git grep; "
+          f"{r['where'] / r['floor']:.2f}x start-up)")
     print(f"  CPU time (user + system): where {cpu['where']:.3f} s, git grep {cpu['git_grep']:.3f} s "
-          f"({cpu['where'] / cpu['git_grep']:.1f}x), read floor {cpu['read']:.3f} s "
+          f"({cpu['where'] / cpu['git_grep']:.1f}x, target <= {WHERE_GIT_TARGET}x), read floor {cpu['read']:.3f} s "
           f"({cpu['where'] / cpu['read']:.2f}x)")
 
 
@@ -1074,8 +1079,9 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         ratio = where["where"] / where["read"]
         out.append((f"where, {where['files']:,} files / (start-up + imports + read and search every file)",
                     f"{ratio:.2f}x", f"<= {WHERE_TARGET}x", verdict(ratio <= WHERE_TARGET)))
-        ratio = where["where"] / where["git_grep"]
-        out.append((f"where, {where['files']:,} files / git grep -n -F", f"{ratio:.1f}x", f"<= {WHERE_GIT_TARGET}x",
+        ratio = where["cpu"]["where"] / where["cpu"]["git_grep"]
+        out.append((f"where, {where['files']:,} files / git grep -n -F, CPU time (user + system)",
+                    f"{ratio:.1f}x (wall time: {where['where'] / where['git_grep']:.1f}x)", f"<= {WHERE_GIT_TARGET}x",
                     verdict(ratio <= WHERE_GIT_TARGET)))
     return out
 
@@ -1163,12 +1169,13 @@ def markdown_report(results: dict[str, Any]) -> str:
     if where:
         md += ["", f"## `where` ({where['files']:,} files, {where['bytes'] / 1e6:.0f} MB, {where['hits']} hits, "
                f"median of {where['runs']})", "",
-               "| `python -c pass` | start-up floor: `python -c \"import <needed>\"` | read floor: that + read and "
-               "search every file | `git grep -n -F` | `where` | / read floor | / git grep | / start-up floor |",
-               "|---:|---:|---:|---:|---:|---:|---:|---:|",
-               f"| {where['python']:.3f} s | {where['floor']:.3f} s | {where['read']:.3f} s "
-               f"| {where['git_grep']:.3f} s | {where['where']:.3f} s | **{where['where'] / where['read']:.2f}x** "
-               f"| **{where['where'] / where['git_grep']:.1f}x** | {where['where'] / where['floor']:.2f}x |"]
+               "| time | `python -c pass` | start-up floor: `python -c \"import <needed>\"` | read floor: that + read "
+               "and search every file | `git grep -n -F` | `where` | / read floor | / git grep |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for label, t in (("wall", where), ("CPU (user + system)", where["cpu"])):
+            md.append(f"| {label} | {t['python']:.3f} s | {t['floor']:.3f} s | {t['read']:.3f} s "
+                      f"| {t['git_grep']:.3f} s | {t['where']:.3f} s | **{t['where'] / t['read']:.2f}x** "
+                      f"| **{t['where'] / t['git_grep']:.1f}x** |")
     md += ["", "## Targets", "", "| target | measured | limit | verdict |", "|---|---:|---|---|"]
     for name, measured, limit, ok in targets(results):
         md.append(f"| {name} | {measured} | {limit} | {f'**{ok}**' if ok == 'NOT MET' else ok} |")
