@@ -24,9 +24,13 @@ scale    plans of three shapes (chain; wide: one root, N parallel items, one sin
          start-up plus those imports plus the bare parse (`json.loads`, ruamel's
          `YAML(typ='safe', pure=True).load`, and PyYAML's CSafeLoader when it is installed: the
          fastest YAML loader here). Peak memory is the child's ru_maxrss (os.wait4).
+where    `evidence-plan where TEXT` on a generated git repository of 10,000 files (87 MB, seed 1234;
+         the text planted 25 times), against `git grep -n -F TEXT` on the same tree, start-up (the
+         imports where needs) and the read floor: start-up plus reading every file's bytes and
+         searching them. Wall and CPU time; where and git grep must report the same places.
 profile  where the time goes for one case: each pipeline stage timed in-process, then cProfile
          of the whole command (top functions by own time and by cumulative time, as shares).
-all      startup, scale and verify, then the targets.
+all      startup, scale, verify and where, then the targets.
 
 Every timing is the median of --runs (default 3); a case whose first run takes longer than
 --repeat-under seconds (default 5) runs once (a run that long averages out short bursts of noise),
@@ -71,6 +75,12 @@ JSON_TARGET = 3.0  # compile of 100,000 JSON items / (start-up + imports + json 
 YAML_TARGET = 1.2  # compile of 100,000 YAML items / (start-up + imports + ruamel safe pure load)
 LINEAR_TARGET = 12.0  # time at 1,000,000 items / time at 100,000
 MEMORY_TARGET = 4 << 30  # peak RSS at 1,000,000 items
+WHERE_FILES = 10_000  # files in the repository that `where` searches
+WHERE_TARGET = 2.0  # where TEXT / (start-up + imports + read every file as bytes and search it)
+# where TEXT / git grep -n -F TEXT on the same tree ("within a small factor"), in CPU time (user +
+# system): git grep searches with a thread per core, so its wall time halves on an idle 2-core
+# machine and doubles when other processes hold the cores; the wall-time ratio is printed beside it.
+WHERE_GIT_TARGET = 3.0
 
 # Modules that a command must not import: jinja2 only renders; ruamel.yaml reads a valid YAML
 # plan only where libyaml (PyYAML's C parser) is missing: see not_needed().
@@ -221,6 +231,7 @@ class Run:
     seconds: float
     rss: int  # peak resident set size of the child, bytes
     code: int
+    cpu: float = 0.0  # user + system seconds of the child (git grep runs threads: more than its wall time)
 
 
 def run_process(argv: Sequence[str]) -> Run:
@@ -231,7 +242,7 @@ def run_process(argv: Sequence[str]) -> Run:
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = code = os.waitstatus_to_exitcode(status)
-    return Run(seconds, usage.ru_maxrss * 1024, code)
+    return Run(seconds, usage.ru_maxrss * 1024, code, usage.ru_utime + usage.ru_stime)
 
 
 @dataclass
@@ -241,6 +252,10 @@ class Timing:
     @property
     def seconds(self) -> float:
         return statistics.median(r.seconds for r in self.runs)
+
+    @property
+    def cpu(self) -> float:
+        return statistics.median(r.cpu for r in self.runs)
 
     @property
     def rss(self) -> int:
@@ -868,6 +883,185 @@ def bench_verify(files: int, evidence: int, runs: int, results: dict[str, Any] |
                              "check": check, "pinned": pinned, "drifted": drifted, "drifted_count": drifted_count}
 
 
+# --- where ----------------------------------------------------------------------------------------------
+
+WHERE_NEEDLE = "resolve_widget_token"  # in no generated line but the planted ones
+WHERE_BYTES = 80_000_000  # the generated text, about (85 MB on disk with the smallest files rounded up)
+_WORDS = ("value", "item", "record", "config", "result", "index", "buffer", "count", "name", "path", "state",
+          "handler", "request", "response", "cache", "entry", "limit", "offset", "token", "widget", "parse",
+          "render", "load", "store", "check", "build", "update", "total", "queue", "field", "schema", "user")
+
+
+def _words(rnd: random.Random, parts: int = 2) -> str:
+    return "_".join(rnd.choice(_WORDS) for _ in range(parts))
+
+
+def _python_block(rnd: random.Random, k: int) -> str:
+    """One definition of Python-like text: a function or a small class, 5-40 lines."""
+    name, arg, other = _words(rnd, 3), _words(rnd, 1), _words(rnd)
+    if k % 7 == 0:
+        body = [f"class {name.title().replace('_', '')}{k}:", f'    """The {name.replace("_", " ")} of a {arg}."""', ""]
+        for m in range(rnd.randint(1, 4)):
+            body += [f"    def {_words(rnd)}_{m}(self, {arg}):", f"        self.{other} = {arg}",
+                     f"        return self.{other} + {rnd.randint(0, 999)}", ""]
+        return "\n".join(body) + "\n"
+    body = [f"def {name}_{k}({arg}, {other}=None):", f'    """Return the {name.replace("_", " ")} for {arg}."""']
+    for _ in range(rnd.randint(3, 30)):
+        kind = rnd.random()
+        if kind < 0.35:
+            body.append(f"    {_words(rnd)} = {arg}.{_words(rnd, 1)}({other}, {rnd.randint(0, 9999)})")
+        elif kind < 0.55:
+            body.append(f"    if {_words(rnd)} > {rnd.randint(0, 99)}:\n        {other} = {_words(rnd)}({arg})")
+        elif kind < 0.7:
+            body.append(f"    # {' '.join(rnd.choice(_WORDS) for _ in range(rnd.randint(4, 12)))}")
+        elif kind < 0.85:
+            body.append(f"    for {_words(rnd, 1)} in {_words(rnd)}:\n        {other}.append({_words(rnd, 1)})")
+        else:
+            body.append(f"    log.debug(\"{' '.join(rnd.choice(_WORDS) for _ in range(rnd.randint(3, 8)))}\", {arg})")
+    body.append(f"    return {other}")
+    return "\n".join(body) + "\n\n"
+
+
+def make_search_tree(root: Path, files: int = WHERE_FILES, total: int = WHERE_BYTES, needle: str = WHERE_NEEDLE,
+                     seed: int = SEED, planted: int = 24) -> list[tuple[str, int]]:
+    """A repository of ``files`` files, about ``total`` bytes: mostly Python-like modules of
+    lognormal sizes (a few hundred bytes to a few hundred KB) in two levels of folders, with some
+    Markdown, some CRLF files, some non-ASCII text, some Latin-1 (not UTF-8) and some binary files.
+    ``needle`` is planted in ``planted`` files (once as the last bytes of a file with no final newline).
+    Returns the planted hits, (path, line). Not a git repository: see git_commit_all."""
+    rnd = random.Random(seed)
+    pool = [_python_block(rnd, k) for k in range(3000)]
+    assert not any(needle in block for block in pool)
+    weights = [rnd.lognormvariate(0.0, 1.1) for _ in range(files)]
+    scale = total / sum(weights)
+    chosen = set(rnd.sample(range(files), planted))
+    hits: list[tuple[str, int]] = []
+    for n in range(files):
+        size = max(200, int(weights[n] * scale))
+        kind = rnd.random()
+        folder = f"pkg{n % 50:02d}/sub{n // 50 % 20:02d}"
+        ext = "md" if kind < 0.06 else "bin" if kind < 0.065 else "py"
+        rel = f"{folder}/module_{n}.{ext}"
+        if ext == "bin":
+            data = bytes(rnd.getrandbits(8) for _ in range(min(size, 4096))) + b"\x00" * 64
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            continue
+        parts, length = [f'"""Module {n}: {" ".join(rnd.choices(_WORDS, k=8))}."""\n\nimport os\n\n'], 0
+        if ext == "md":
+            parts = [f"# Module {n}\n\n"]
+        while length < size:
+            if ext == "py":
+                block = rnd.choice(pool)
+            else:
+                block = f"## {_words(rnd)}\n\n{' '.join(rnd.choices(_WORDS, k=60))}\n\n"
+            parts.append(block)
+            length += len(block)
+        if kind > 0.97:
+            parts.insert(1, "# naïve café: données, Größe, 東京\n")  # non-ASCII text
+        latin1 = 0.94 < kind <= 0.95  # not UTF-8: read with U+FFFD for each such byte
+        if latin1:
+            parts.insert(1, "# café, Größe (Latin-1)\n")
+        if n in chosen:
+            at = rnd.randint(1, len(parts))
+            parts.insert(at, f"    token = {needle}(value)  # planted\n")
+        text = "".join(parts)
+        if n == min(chosen):  # the needle as the very end of a file, no final newline
+            text += f"last = {needle}"
+        lines = text.split("\n")
+        hits += [(rel, i + 1) for i, line in enumerate(lines) if needle in line]
+        newline = "\r\n" if 0.95 < kind <= 0.97 else "\n"
+        encoding = "latin-1" if latin1 else "utf-8"
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.replace("\n", newline).encode(encoding, errors="replace"))
+    return hits
+
+
+def git_commit_all(root: Path) -> None:
+    """git init, add and commit everything, so that git grep (and git ls-files) see the tree.
+    Without gc.auto=0, the commit of 10,000 loose objects starts git's automatic gc in the
+    background, which packs them while the timings run (and writes into .git as it is removed)."""
+    env = {**ENV, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+    for words in (["init", "-q"], ["config", "gc.auto", "0"], ["add", "-A"], ["commit", "-q", "-m", "tree"]):
+        subprocess.run(["git", "-c", "core.autocrlf=false", "-c", "gc.auto=0", *words], check=True, cwd=root,
+                       env=env, stdout=subprocess.DEVNULL)
+
+
+# The honest floor of a Python tool: walk the tree as compiler/discover.py does (no symlinks, no
+# .git), read every file as bytes and search it; the line of each hit only where there is one.
+READ_FLOOR = """import os
+needle = {needle!r}.encode("utf-8")
+hits = 0
+stack = [{root!r}]
+while stack:
+    folder = stack.pop()
+    with os.scandir(folder) as listing:
+        for entry in listing:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != ".git":
+                    stack.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                with open(entry.path, "rb") as handle:
+                    data = handle.read()
+                at = data.find(needle)
+                while at >= 0:
+                    hits += 1
+                    print(entry.path, data.count(b"\\n", 0, at) + 1)
+                    at = data.find(needle, data.find(b"\\n", at) + 1 or len(data))
+"""
+
+
+def bench_where(runs: int, results: dict[str, Any], files: int = WHERE_FILES) -> None:
+    """`where` on a generated 10,000-file git repository against git grep, start-up, and the
+    read-and-search floor."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "tree"
+        started = time.perf_counter()
+        planted = make_search_tree(root, files)
+        git_commit_all(root)
+        made = time.perf_counter() - started
+        size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
+        argv = ["-m", "compiler", "where", WHERE_NEEDLE, "--root", str(root), "--format", "json"]
+        found = json.loads(subprocess.run([PY, *argv], check=True, capture_output=True, text=True, cwd=REPO,
+                                          env=ENV).stdout)
+        grep = subprocess.run(["git", "-C", str(root), "grep", "-n", "-F", WHERE_NEEDLE], check=True,
+                              capture_output=True, text=True, env=ENV).stdout
+        from_git = sorted((p, int(n)) for p, n, _ in (row.split(":", 2) for row in grep.splitlines()))
+        from_where = sorted((r["path"], r["line"]) for r in found)
+        if not (from_where == from_git == sorted(planted)):
+            raise SystemExit(f"where and git grep disagree: {from_where[:5]} / {from_git[:5]} / {sorted(planted)[:5]}")
+        modules = needed_modules(import_profile_median(argv))
+        cases = {
+            "python": [PY, "-c", "pass"],
+            "floor": floor_argv(modules),
+            "read": floor_argv(modules, READ_FLOOR.format(needle=WHERE_NEEDLE, root=str(root))),
+            "git_grep": ["git", "-C", str(root), "grep", "-n", "-F", WHERE_NEEDLE],
+            "where": [PY, *argv],
+        }
+        measure(cases, 1, repeat_under=1e9)  # warm-up: every file in the page cache
+        timing = measure(cases, runs, repeat_under=1e9)
+    r: dict[str, Any] = {name: t.seconds for name, t in timing.items()}
+    r["cpu"] = {name: t.cpu for name, t in timing.items()}
+    r.update(files=files, bytes=size, hits=len(planted), runs=runs, modules=modules, made=made)
+    results["where"] = r
+    print(f"\nwhere: {files:,} files, {size / 1e6:.0f} MB, {len(planted)} hits (the same as git grep's), "
+          f"median of {runs} runs (made and committed in {made:.0f} s)")
+    print(f"  python -c pass                         {r['python']:7.3f} s")
+    print(f"  python -c 'import <what where needs>'  {r['floor']:7.3f} s  (start-up floor)")
+    print(f"  that + read every file and search it   {r['read']:7.3f} s  (read floor)")
+    print(f"  git grep -n -F                         {r['git_grep']:7.3f} s")
+    cpu = r["cpu"]
+    print(f"  evidence-plan where                    {r['where']:7.3f} s  ({r['where'] / r['read']:.2f}x the read "
+          f"floor, target <= {WHERE_TARGET}x; {r['where'] / r['git_grep']:.1f}x git grep; "
+          f"{r['where'] / r['floor']:.2f}x start-up)")
+    print(f"  CPU time (user + system): where {cpu['where']:.3f} s, git grep {cpu['git_grep']:.3f} s "
+          f"({cpu['where'] / cpu['git_grep']:.1f}x, target <= {WHERE_GIT_TARGET}x), read floor {cpu['read']:.3f} s "
+          f"({cpu['where'] / cpu['read']:.2f}x)")
+
+
 # --- targets and reports ------------------------------------------------------------------------------
 
 
@@ -930,6 +1124,15 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                             f"{rss / (1 << 30):.2f} GB ({rss / big['n'] / 1e3:.2f} kB/item; "
                             f"{per_item(big, results.get('floors', {})):.2f} kB beyond start-up)",
                             "< 4 GB", verdict(rss < MEMORY_TARGET)))
+    where = results.get("where")
+    if where:
+        ratio = where["where"] / where["read"]
+        out.append((f"where, {where['files']:,} files / (start-up + imports + read and search every file)",
+                    f"{ratio:.2f}x", f"<= {WHERE_TARGET}x", verdict(ratio <= WHERE_TARGET)))
+        ratio = where["cpu"]["where"] / where["cpu"]["git_grep"]
+        out.append((f"where, {where['files']:,} files / git grep -n -F, CPU time (user + system)",
+                    f"{ratio:.1f}x (wall time: {where['where'] / where['git_grep']:.1f}x)", f"<= {WHERE_GIT_TARGET}x",
+                    verdict(ratio <= WHERE_GIT_TARGET)))
     return out
 
 
@@ -1012,6 +1215,17 @@ def markdown_report(results: dict[str, Any]) -> str:
                       f"| {per_item(r, results.get('floors', {})):.2f} kB | {r['runs']['compile']} |")
         md += ["", "Linearity (time at 10x the items over time at N; beyond start-up: after taking away the "
                "start-up floor):", "", "```", *linearity(rows, results.get("floors", {})), "```"]
+    where = results.get("where")
+    if where:
+        md += ["", f"## `where` ({where['files']:,} files, {where['bytes'] / 1e6:.0f} MB, {where['hits']} hits, "
+               f"median of {where['runs']})", "",
+               "| time | `python -c pass` | start-up floor: `python -c \"import <needed>\"` | read floor: that + read "
+               "and search every file | `git grep -n -F` | `where` | / read floor | / git grep |",
+               "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for label, t in (("wall", where), ("CPU (user + system)", where["cpu"])):
+            md.append(f"| {label} | {t['python']:.3f} s | {t['floor']:.3f} s | {t['read']:.3f} s "
+                      f"| {t['git_grep']:.3f} s | {t['where']:.3f} s | **{t['where'] / t['read']:.2f}x** "
+                      f"| **{t['where'] / t['git_grep']:.1f}x** |")
     md += ["", "## Targets", "", "| target | measured | limit | verdict |", "|---|---:|---|---|"]
     for name, measured, limit, ok in targets(results):
         md.append(f"| {name} | {measured} | {limit} | {f'**{ok}**' if ok == 'NOT MET' else ok} |")
@@ -1024,11 +1238,13 @@ def save(path: str, results: dict[str, Any]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "profile", "all",
-                                                                      "report"])
+    parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
+                                                                      "all", "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
+    parser.add_argument("--where-files", type=int, default=WHERE_FILES, help="where: files in the repository")
+    parser.add_argument("--where-runs", type=int, default=9, help="where: runs per timing (default 9)")
     parser.add_argument("--startup-runs", type=int, default=11, help="startup: runs per timing (default 11)")
     parser.add_argument("--max-n", type=int, default=100_000, help="scale: largest plan (default 100,000)")
     parser.add_argument("--full", action="store_true", help="scale: up to 1,000,000 items (JSON; YAML see below)")
@@ -1082,10 +1298,12 @@ def main() -> int:
         bench_scale(args, results)
     if args.case in ("verify", "all"):
         bench_verify(args.files, args.evidence, args.runs, results)
+    if args.case in ("where", "all"):
+        bench_where(args.where_runs, results, args.where_files)
     if args.case == "profile":
         bench_profile(args)
         return 0
-    if args.case != "verify":
+    if args.case not in ("verify", "where") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)

@@ -171,6 +171,13 @@ class Repository:
         return cached
 
     def _read(self, path: str) -> FileFacts:
+        got = self._read_bytes(path)
+        return got if isinstance(got, FileFacts) else self._text_facts(*got)
+
+    def _read_bytes(self, path: str) -> FileFacts | tuple[bytes, str]:
+        """The bytes of a file held in memory and the real path they were read from; or its facts
+        when there are no such bytes (missing, unsafe, special, unreadable, a folder, or a large
+        file, which is memory-mapped instead)."""
         reason = unsafe_reason(path)
         if reason:
             return FileFacts("unsafe", reason)
@@ -219,6 +226,12 @@ class Repository:
             os.close(fd)
         if raw is None:
             return FileFacts("unreadable", f"it grew past {MAX_TEXT_BYTES >> 20} MiB while it was being read")
+        return raw, full
+
+    @staticmethod
+    def _text_facts(raw: bytes, full: str) -> FileFacts:
+        """A file held in memory: binary, or its text as lines (undecodable bytes as U+FFFD, CRLF
+        as LF)."""
         if b"\x00" in raw[:_BINARY_SNIFF]:
             return FileFacts("file", size=len(raw), binary=True)
         text = raw.decode("utf-8", errors="replace")
@@ -313,6 +326,31 @@ class Repository:
         out = self._find(facts, needle, limit)
         facts.found[needle] = (limit, out)
         return out
+
+    def search(self, path: str, needle: str, limit: int = 1000) -> list[int]:
+        """What ``find`` answers, for a search through many files that mostly do not hold the
+        needle (`where`): the file's bytes are looked at first, and a file whose bytes do not hold
+        the needle's UTF-8 is answered at once, and nothing of it is kept: it is never decoded or
+        split into lines. Sound because a needle without U+FFFD can occur in the text only where
+        its UTF-8 occurs in the bytes (decoding maps valid UTF-8 to itself and everything else to
+        U+FFFD; CRLF as LF only drops a CR before a line's end, and a needle never holds a LF);
+        any other needle, a file already read, and a large (memory-mapped) file go to ``find``.
+        tests/test_repository.py holds the two equal."""
+        key = posixpath.normpath(path.replace("\\", "/"))
+        if key in self._facts or not needle or limit < 1 or "\ufffd" in needle:
+            return self.find(key, needle, limit)
+        try:
+            pattern = needle.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a name's raw bytes): find says where
+            return self.find(key, needle, limit)
+        got = self._read_bytes(key)
+        if isinstance(got, FileFacts):
+            self._facts[key] = got
+            return self.find(key, needle, limit)
+        if pattern not in got[0]:
+            return []
+        self._facts[key] = self._text_facts(*got)
+        return self.find(key, needle, limit)
 
     def _find(self, facts: FileFacts, needle: str, limit: int) -> list[int]:
         if facts.mapped is not None:

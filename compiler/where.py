@@ -5,8 +5,9 @@ half of `evidence-plan where`.
 Files are those of the repository tree as compiler/discover.py walks it (symlinks never followed;
 .git, node_modules, virtual environments and tool caches skipped; git's index is not read), or
 the files and folders given; each is read as evidence checking reads it (compiler/repository.py:
-inside the root only, without blocking, binary files skipped), and dropped again unless it holds
-the text. Read-only and bounded: at most ``max_hits`` hits, and the walk's own limit."""
+inside the root only, without blocking, binary files skipped), its bytes first: a file whose bytes
+do not hold the text is never decoded, and nothing of it is kept (``Repository.search``). Read-only
+and bounded: at most ``max_hits`` hits, and the walk's own limit."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def where(text: str, root: str | None = None, within: Sequence[str] = (), max_hi
     more = False
     try:
         for path in dict.fromkeys(paths):
-            lines = repo.find(path, text, limit=max_hits - len(hits) + 1)
+            lines = repo.search(path, text, limit=max_hits - len(hits) + 1)  # bytes first: see search
             if not lines:
                 repo.forget(path)  # only the files that hold the text are kept
                 continue

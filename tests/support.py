@@ -201,3 +201,24 @@ class OpenRecorder:
     def outside(self, root: Path) -> list[str]:
         base = os.path.realpath(root)
         return [p for p in self.paths if p != base and not p.startswith(base + os.sep)]
+
+
+# Files and needles on which the bytes-first search of `where` (Repository.search) is held to
+# Repository.find: tests/test_repository.py and tests/test_listing.py.
+SEARCH_NEEDLES = ["needle", "Größe", "東京", "é", "a\r", "\r", "\ufffd", "\udce9", "end", "x" * 40, "ne\u0301"]
+SEARCH_CORPUS: dict[str, str | bytes] = {
+    "plain.py": "def f():\n    return needle\n\nneedle = needle + 1\n",
+    "crlf.txt": b"needle\r\nGr\xc3\xb6\xc3\x9fe a\r\r\nlone\rcr needle\r\n",
+    "end.txt": b"first line\nlast needle",  # the needle is the file's last bytes, no final newline
+    "end-cr.txt": b"x\r\nneedle\r",  # a CR as the very last byte
+    "latin1.txt": "caf\xe9 Gr\xf6\xdfe needle\n".encode("latin-1"),  # not UTF-8: U+FFFD for each such byte
+    "broken.txt": b"\xe6\x9d\xb1\xe4\xba needle \xff\xfe\n\xe6\x9d\xb1\xe4\xba\xac\n",  # a cut 3-byte sequence
+    "bom.txt": b"\xef\xbb\xbfneedle\n",
+    "binary.bin": b"needle\x00\x01\x02 needle\n",
+    "late-nul.txt": b"needle\n" + b"." * 9000 + b"\x00needle\n",  # a NUL after the 8 KiB looked at
+    "tokyo.md": "# 東京\n\n東京 and 東京\n東\n京\n",
+    "empty.txt": b"",
+    "decomposed.txt": "ne\u0301 and n\u00e9\n".encode(),
+    "long.txt": ("x" * 39 + "\n") * 3 + "x" * 80 + "\n",
+    "sub/deep.py": "class A:\n    def g(self):\n        return 'needle'\n",
+}

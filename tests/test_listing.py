@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support import SEARCH_CORPUS, SEARCH_NEEDLES, git_repo
 
 from compiler.cli import cli
 from compiler.diagnostics import PlanInputError
 from compiler.listing import Symbol, list_symbols
+from compiler.repository import Repository
 from compiler.where import where
 
 REPO = Path(__file__).resolve().parent.parent
@@ -101,6 +103,17 @@ def test_where_searches_only_in_what_it_is_given_and_stops_at_the_limit(tmp_path
     assert [h.path for h in where("NEEDLE", root=str(tmp_path), within=[str(tmp_path / "b")]).hits] == ["b/y.md"]
     limited = where("NEEDLE", root=str(tmp_path), max_hits=2)
     assert len(limited.hits) == 2 and limited.more
+
+
+def test_where_through_the_bytes_first_search_finds_what_find_finds(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    git_repo(tmp_path, SEARCH_CORPUS)
+    needles = [n for n in SEARCH_NEEDLES if n.strip()]  # where refuses blank text
+    fast = [where(needle, root=str(tmp_path), max_hits=limit) for needle in needles for limit in (1, 3, 200)]
+    monkeypatch.setattr(Repository, "search", Repository.find)  # the slow path: decode every file
+    slow = [where(needle, root=str(tmp_path), max_hits=limit) for needle in needles for limit in (1, 3, 200)]
+    assert fast == slow  # the same hits, in the same order, with the same definitions and counts
+    assert sum(len(found.hits) for found in fast) > 30
 
 
 def test_where_refuses_what_it_cannot_search(tmp_path: Path) -> None:

@@ -14,13 +14,28 @@ from __future__ import annotations
 import builtins
 import os
 import stat
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import OpenRecorder, codes, compile_in, git_repo, make_tree, one_item_plan, only, rows, write_plan
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import (
+    SEARCH_CORPUS,
+    SEARCH_NEEDLES,
+    OpenRecorder,
+    codes,
+    compile_in,
+    git_repo,
+    make_tree,
+    one_item_plan,
+    only,
+    rows,
+    write_plan,
+)
 
 import compiler.repository as repository_module
 from compiler.compile import compile_plan
@@ -321,3 +336,73 @@ def test_dotted_paths_through_symlinks_never_open_outside(tmp_path: Path, monkey
     monkeypatch.undo()
     assert recorder.outside(root) == []
     assert [d.code for d in result.diagnostics] == ["EP203", "EP204"]
+
+
+# --- search: find, bytes first (the fast path of `where`), held to find ---------------------------
+
+def _read_facts(repo: Repository, path: str) -> tuple[object, ...]:
+    """What reading a file found (not what later queries remembered)."""
+    f = repo.facts(path)
+    return f.kind, f.problem, f.size, f.binary, f.line_count, f.lines, f.real
+
+
+def test_search_answers_what_find_answers_for_every_file_needle_and_limit(tmp_path: Path) -> None:
+    root = git_repo(tmp_path, SEARCH_CORPUS)
+    (root / "folder").mkdir()
+    os.symlink("plain.py", root / "link.py")
+    os.symlink("/etc/hostname", root / "outside.txt")
+    os.mkfifo(root / "pipe")
+    paths = [*SEARCH_CORPUS, "folder", "link.py", "outside.txt", "pipe", "missing.txt", "../escape.txt", "./plain.py"]
+    compared = 0
+    for needle in SEARCH_NEEDLES:
+        for limit in (1, 2, 1000):
+            fast, slow = Repository(root), Repository(root)
+            for path in paths:
+                assert fast.search(path, needle, limit) == slow.find(path, needle, limit), (path, needle, limit)
+                assert _read_facts(fast, path) == _read_facts(slow, path), (path, needle)  # and what is kept
+                compared += 1
+    assert compared == len(SEARCH_NEEDLES) * 3 * len(paths)
+    assert Repository(root).search("crlf.txt", "needle") == [1, 3]
+    assert Repository(root).search("broken.txt", "\ufffd") == [1]  # U+FFFD is find's answer, not the bytes'
+
+
+def test_search_of_a_streamed_file_answers_what_find_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(repository_module, "MAX_TEXT_BYTES", 64)
+    root = git_repo(tmp_path, {"big.txt": b"a\r\n" * 40 + b"needle \xff\n" * 3 + b"needle"})
+    for needle in ("needle", "\ufffd", "a\r"):
+        assert Repository(root).search("big.txt", needle, 10) == Repository(root).find("big.txt", needle, 10)
+    assert Repository(root).search("big.txt", "needle") == [41, 42, 43, 44]
+
+
+def test_search_never_decodes_a_file_whose_bytes_lack_the_needle(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    root = git_repo(tmp_path, {"a.py": "nothing here\n", "b.py": "needle\n"})
+    decoded: list[bytes] = []
+    real = Repository._text_facts
+
+    def recording(raw: bytes, full: str) -> Any:
+        decoded.append(raw)
+        return real(raw, full)
+
+    monkeypatch.setattr(Repository, "_text_facts", staticmethod(recording))
+    repo = Repository(root)
+    assert repo.search("a.py", "needle") == []
+    assert repo.search("b.py", "needle") == [1]
+    assert decoded == [b"needle\n"]
+    assert "a.py" not in repo._facts  # a file without the needle leaves nothing behind
+
+
+_FRAGMENTS = st.sampled_from([b"a", b"b", b" ", b"\n", b"\r", b"\r\n", b"\x00", b"\xff", b"\xe9", b"\xc3",
+                              "é".encode(), "€".encode(), "€".encode()[:2], "東".encode(), b"\xef\xbf\xbd",
+                              b"ab\r", b"\xed\xb3\xa9"])
+_NEEDLE_CHARS = st.sampled_from(["a", "b", " ", "\r", "é", "€", "東", "\ufffd", "\udce9", "\x00"])
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=300)
+@given(st.lists(_FRAGMENTS, max_size=40), st.lists(_NEEDLE_CHARS, min_size=1, max_size=4),
+       st.integers(min_value=1, max_value=4))
+def test_search_equals_find_on_random_bytes(fragments: list[bytes], chars: list[str], limit: int) -> None:
+    needle = "".join(chars)
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "f.txt").write_bytes(b"".join(fragments))
+        assert Repository(tmp).search("f.txt", needle, limit) == Repository(tmp).find("f.txt", needle, limit)
