@@ -187,7 +187,8 @@ def write_plan(folder: Path, shape: str, n: int, fmt: str) -> Path:
 
 def small_repository(root: Path, n: int = 20) -> Path:
     """A repository of n Python files and a YAML plan of n items (layered by 5) citing them:
-    lines, a range with contains, and symbols, all present, so the plan is ready when verified."""
+    lines, a range with contains, symbols and the test files its proofs run, all present, so the plan is
+    ready when verified."""
     (root / ".git").mkdir(parents=True, exist_ok=True)  # find_root stops here
     lines = ["plan: startup", "goal: a small plan, as people write them", "items:"]
     for i in range(n):
@@ -196,6 +197,9 @@ def small_repository(root: Path, n: int = 20) -> Path:
         body = [f'"""Module {i}."""', "", f"def function_{i}(value):", "    return value", ""]
         body += [f"CONSTANT_{i}_{k} = {k}" for k in range(35)]
         module.write_text("\n".join(body) + "\n", encoding="utf-8")
+        test = root / "tests" / f"test_{i}.py"  # the file its proof runs (EP210 checks it is there)
+        test.parent.mkdir(parents=True, exist_ok=True)
+        test.write_text(f"def test_function_{i}():\n    pass\n", encoding="utf-8")
         deps = [f"item-{d}" for d in range((i // 5 - 1) * 5, (i // 5) * 5) if d >= 0 and (d + i) % 2 == 0]
         evidence = [f"src/module_{i}.py:{3 + i % 30}"]
         if i % 2:

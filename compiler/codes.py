@@ -55,6 +55,7 @@ _ALL = [
     Code("EP207", "unreadable-evidence", "error", "cited file cannot be read as text: binary cited by line, not a regular file, not permitted, too large to search for a symbol, or a TOML file cited by symbol that is not valid TOML"),
     Code("EP208", "plan-root-outside", "error", "a plan's `root:` leads outside the git work tree that holds the plan (or its folder when there is none); its evidence is not checked. `--root` on the command line is trusted"),
     Code("EP209", "missing-proof-script", "error", "a proof runs a script of the repository (`./tools/check.sh`, `python3 scripts/check_links.py`) that does not exist, with a did-you-mean; read from the proof's words, never run"),
+    Code("EP210", "missing-test-target", "error", "a proof runs tests that are not in the repository: a test file, folder or test of `pytest path::Class::test`, `python -m unittest pkg.mod.Case.test`, `unittest discover -s DIR`, found as symbol evidence is found (parameters `test_x[1-2]` allowed), with a did-you-mean; `-k` and `-m` are left alone; read from the proof's words, never run"),
     Code("EP301", "unknown-dependency", "error", "`X depends on unknown items: a, b`, with a did-you-mean where an id is close"),
     Code("EP302", "self-dependency", "error", "an item depends on itself"),
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),
