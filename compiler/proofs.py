@@ -1,5 +1,6 @@
 """What a proof command runs, read with the shell's grammar (never run): the commands of a proof
-line and, for each, the repository script it names (EP209) and the tests it selects (EP210).
+line and, for each, the repository script it names (EP209) and the tests it selects (EP210), and
+whether the proof is a command at all (EP110).
 
 A script is named by the command word itself when it is a relative path (``./tools/x.sh``,
 ``scripts/check.py``), or by the first argument of an interpreter (``python3 scripts/check_links.py``,
@@ -289,3 +290,51 @@ def targets_of(proof: str) -> list[Target]:
                 out.append(target)
     return out
 
+
+# --- a proof that is no command ---------------------------------------------------------------
+
+# What only a command has: an option, an operator, a redirection, a variable, an assignment, a glob.
+_COMMAND_SYNTAX = re.compile(r"(?:^|\s)-|[|&;<>$(){}=*~\\\[\]]")
+# What a command may have and a sentence too, rarely: a path, a dotted name, digits.
+_COMMAND_WORD = re.compile(r"[/@%+^:]|\w\.\w")
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+_PROSE_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")  # don't, user's: no quote of the shell
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z'-]*[.,?!]?|\d+[.,?!]?|\x00")
+_SENTENCE_END = re.compile(r"[A-Za-z][A-Za-z'-]*[.?!]")
+_CLAUSE_END = re.compile(r"[A-Za-z][A-Za-z'-]*[,?!.]")
+_CAPITALISED = re.compile(r"[A-Z][a-z]+")
+_LOWER = re.compile(r"[a-z][a-z'-]*[.,?!]?")
+_COMMENT = re.compile(r"(?:^|\s)#.*")
+# Builtins whose arguments are free text: `echo Tests pass.` is a command.
+_PRINTS_TEXT = frozenset({"echo", "printf"})
+
+
+def reads_as_prose(proof: str) -> bool:
+    """Whether a proof reads as a sentence rather than a command (EP110), judged from the shell's
+    grammar: a command has options, operators, paths or a program's name first; a sentence has
+    words of letters, sentence punctuation at their ends (``works.``, ``pass?``, ``first,``), a
+    capitalised first word followed by lowercase ones, apostrophes (``don't``) that the shell
+    would read as an unclosed quote. Conservative: anything with an option, an operator, a
+    redirection or a variable is a command; a path or digits need two signs of a sentence.
+    Quoted text counts as one neutral word."""
+    text = proof.strip()
+    if "\n" in text or text.count(" ") < 2:
+        return False  # a script of several lines, or fewer than three words: a command's shape
+    bare = _COMMENT.sub("", _QUOTED.sub(" \x00 ", _PROSE_APOSTROPHE.sub("", text)))
+    if _COMMAND_SYNTAX.search(bare) or "'" in bare or '"' in bare or "`" in bare:
+        return False
+    said = bare.split()
+    if len(said) < 3 or said[0] in _PRINTS_TEXT:
+        return False
+    apostrophe = _PROSE_APOSTROPHE.search(text) is not None
+    signs = (apostrophe + (_SENTENCE_END.fullmatch(said[-1]) is not None)
+             + any(_CLAUSE_END.fullmatch(w) for w in said[:-1])
+             + (_CAPITALISED.fullmatch(said[0]) is not None and any(_LOWER.fullmatch(w) for w in said[1:])))
+    if _COMMAND_WORD.search(bare) or not all(_PLAIN.fullmatch(w) for w in said):
+        return signs >= 2
+    if signs:
+        return True
+    # Lowercase words only, no punctuation: a sentence is long and made of short words; a
+    # command's words (`rustup component add clippy`, `pip install a b c`) are fewer, or longer.
+    letters = [len(w) for w in said if w != "\x00"]
+    return len(letters) >= 5 and sum(letters) / len(letters) <= 4.5

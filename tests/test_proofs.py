@@ -1,5 +1,5 @@
 """compiler.proofs: what a proof runs, read with the shell's grammar (never run): the repository
-scripts it names (EP209) and the tests it selects (EP210).
+scripts it names (EP209), the tests it selects (EP210), and whether it is a command at all (EP110).
 The checks themselves are asserted here too, with their code, item, line and column."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import pytest
 from support import git_repo, rows, write_plan
 
 from compiler.compile import compile_plan
-from compiler.proofs import Target, scripts, targets_of
+from compiler.proofs import Target, reads_as_prose, scripts, targets_of
+
+DATA = Path(__file__).parent / "proofs"
 
 
 @pytest.mark.parametrize(("proof", "named"), [
@@ -193,3 +195,86 @@ def test_ep210_a_test_that_may_be_defined_elsewhere_is_not_judged(tmp_path: Path
         """)
     assert [d.code for d in compile_plan(str(plan)).diagnostics] == ["EP107"]  # d's two commands
 
+
+# --- EP110 ---------------------------------------------------------------------------------------
+
+
+def _lines(name: str) -> list[str]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_no_real_command_reads_as_prose() -> None:
+    """tests/proofs/commands.txt: the run: lines of CI workflows, tox.ini commands, Makefile
+    recipes and documented shell lines of twelve real projects (its header says which)."""
+    commands = _lines("commands.txt")
+    assert len(commands) > 1000
+    assert [c for c in commands if reads_as_prose(c)] == []
+
+
+def test_no_proof_of_this_repository_reads_as_prose() -> None:
+    """Every proof of every plan the repository holds (cases, examples, golden files) is a
+    command, except those of the case that shows EP110."""
+    from compiler.load import load
+
+    top = Path(__file__).parent.parent
+    plans = [p for folder in ("tests/cases", "tests/golden", "examples") for p in sorted((top / folder).rglob("*"))
+             if p.suffix in (".yaml", ".yml", ".json") and "ep110" not in str(p) and p.is_file()]
+    proofs: list[str] = []
+    for path in plans:
+        try:
+            data = load(str(path)).data
+        except Exception:  # noqa: BLE001 - the corpus holds files that are not plans, on purpose
+            continue
+        items = data.get("items") if isinstance(data, dict) else data
+        proofs += [i["proof"] for i in items or () if isinstance(i, dict) and isinstance(i.get("proof"), str)]
+    assert len(proofs) > 100
+    assert [p for p in proofs if reads_as_prose(p)] == []
+
+
+@pytest.mark.parametrize("proof", _lines("prose.txt"))
+def test_a_sentence_reads_as_prose(proof: str) -> None:
+    assert reads_as_prose(proof)
+
+
+@pytest.mark.parametrize("proof", [
+    "run the unit tests",  # four lowercase words: as short as `flask students create alice`
+    "Try signing up twice with the same email; the second attempt fails.",  # a ; is the shell's
+])
+def test_a_sentence_too_like_a_command_is_left_alone(proof: str) -> None:
+    assert not reads_as_prose(proof)
+
+
+@pytest.mark.parametrize("proof", [
+    "echo Tests pass.",  # echo's arguments are free text
+    "rustup component add clippy",
+    "sudo apt-get install brz subversion",
+    "git fetch origin master",
+    "uv run ruff check",
+    "`starts and ends with ticks`",
+    "grep -n 'Does the page load?' docs/faq.md",  # the question is quoted: an argument
+    "ruff check @arguments.txt  # Lint using an input file, one argument a line.",
+    "pytest tests/a.py tests/b.py tests/c.py",
+])
+def test_a_command_does_not_read_as_prose(proof: str) -> None:
+    assert not reads_as_prose(proof)
+
+
+def test_ep110_a_prose_proof_is_a_warning_at_the_proof(tmp_path: Path) -> None:
+    root = git_repo(tmp_path, {"a.py": "x = 1\n"})
+    plan = write_plan(root, """
+        items:
+          - id: sentence
+            change: c
+            evidence: [a.py]
+            proof: run the tests and make sure they pass
+          - {id: question, change: c, evidence: [a.py], proof: "Does the page load?"}
+          - {id: command, change: c, evidence: [a.py], proof: python3 -m unittest}
+        """)
+    result = compile_plan(str(plan))
+    assert rows(result.diagnostics) == [("EP110", "sentence", 5, 12), ("EP110", "question", 6, 56)]
+    assert result.diagnostics[0].message == ("sentence proof reads as a sentence, not a command:"
+                                             " 'run the tests and make sure they pass'")
+    assert result.diagnostics[0].severity == "warning"
+    assert result.diagnostics[0].hint and "one exact check" in result.diagnostics[0].hint
+    assert result.status == "ready"
