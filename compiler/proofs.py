@@ -29,6 +29,7 @@ INTERPRETERS = frozenset({"python", "python3", "py", "bash", "sh", "zsh", "node"
 _MAY_NAME_A_SCRIPT = re.compile(r"\.(?:py|sh|bash|js|mjs|rb|pl|ps1)\b|(?:^|[\s;&|(])\./")
 # Nor do most name a test runner: one search settles those too.
 _MAY_RUN_TESTS = re.compile(r"py(?:\.)?test|unittest")
+_SEPARATES = re.compile(r"[;&|\n]")  # what split_commands splits at (outside quotes and parentheses)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BLANKS = re.compile(r"[ \t\r\n]+")  # shlex's whitespace
 _QUOTING = re.compile(r"['\"\\]")
@@ -100,7 +101,8 @@ def _commands(proof: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
     """(the variables assigned before it, its words) for each command of a proof that runs in the
     proof's own working folder: a ``cd`` (or ``pushd``) moves the rest of the chain elsewhere, so the
     commands after it are not read."""
-    for command in split_commands(proof):
+    # Without a separator a proof is one command (most are): no need to walk it character by character.
+    for command in split_commands(proof) if _SEPARATES.search(proof) else [proof]:
         said = words(command)
         if said is None:  # an unclosed quote: not a command we can read, so nothing to check
             continue
@@ -297,6 +299,7 @@ def targets_of(proof: str) -> list[Target]:
 _COMMAND_SYNTAX = re.compile(r"(?:^|\s)-|[|&;<>$(){}=*~\\\[\]]")
 # What a command may have and a sentence too, rarely: a path, a dotted name, digits.
 _COMMAND_WORD = re.compile(r"[/@%+^:]|\w\.\w")
+_ANY_QUOTE = re.compile(r"['\"`]")
 _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _PROSE_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")  # don't, user's: no quote of the shell
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z'-]*[.,?!]?|\d+[.,?!]?|\x00")
@@ -320,6 +323,8 @@ def reads_as_prose(proof: str) -> bool:
     text = proof.strip()
     if "\n" in text or text.count(" ") < 2:
         return False  # a script of several lines, or fewer than three words: a command's shape
+    if _COMMAND_SYNTAX.search(text) and not _ANY_QUOTE.search(text):
+        return False  # an option or an operator, none of it quoted: a command (most proofs end here)
     bare = _COMMENT.sub("", _QUOTED.sub(" \x00 ", _PROSE_APOSTROPHE.sub("", text)))
     if _COMMAND_SYNTAX.search(bare) or "'" in bare or '"' in bare or "`" in bare:
         return False

@@ -278,3 +278,17 @@ def test_ep110_a_prose_proof_is_a_warning_at_the_proof(tmp_path: Path) -> None:
     assert result.diagnostics[0].severity == "warning"
     assert result.diagnostics[0].hint and "one exact check" in result.diagnostics[0].hint
     assert result.status == "ready"
+
+
+def test_a_command_without_quotes_is_split_as_shlex_splits_it() -> None:
+    """words() splits a command with no quote or backslash without shlex (not imported by check of
+    most plans): the same words as shlex, on every such line of the real commands."""
+    import shlex
+
+    from compiler.proofs import words
+
+    plain = [c for c in _lines("commands.txt") if not any(q in c for q in "'\"\\")]
+    assert len(plain) > 500
+    assert [c for c in plain if words(c) != shlex.split(c, comments=True)] == []
+    assert words("pytest 'tests/a b.py'  # quoted") == ["pytest", "tests/a b.py"]
+    assert words("pytest 'unclosed") is None
