@@ -18,31 +18,59 @@ root any more: later commands name nothing this module can place."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from compiler.checks.items import split_commands
+from compiler.paths import is_absolute
 
 INTERPRETERS = frozenset({"python", "python3", "py", "bash", "sh", "zsh", "node", "ruby", "perl", "pwsh"})
-# Most proofs name no script (`pytest ...`, `make test`): one search settles them.
-_MAY_NAME_A_SCRIPT = re.compile(r"\.(?:py|sh|bash|js|mjs|rb|pl|ps1)\b|(?:^|[\s;&|(])\./")
-# Nor do most name a test runner: one search settles those too.
-_MAY_RUN_TESTS = re.compile(r"py(?:\.)?test|unittest")
-_SEPARATES = re.compile(r"[;&|\n]")  # what split_commands splits at (outside quotes and parentheses)
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_BLANKS = re.compile(r"[ \t\r\n]+")  # shlex's whitespace
-_QUOTING = re.compile(r"['\"\\]")
-_PYTHON = re.compile(r"python(?:\d+(?:\.\d+)*)?|py|pypy3?")
+# check imports this module for every plan with proofs, and a regular expression costs about 0.1 ms
+# to compile, more than all the checks of a 20-item plan: the paths most proofs take use string
+# methods, and the patterns of the others are compiled on first use (_re).
+# Most proofs name no script (`pytest ...`, `make test`): these settle them.
+_SCRIPT_HINTS = ("./", ".py", ".sh", ".bash", ".js", ".mjs", ".rb", ".pl", ".ps1")
+_SEPARATOR_CHARS = frozenset(";&|\n")  # what split_commands may split at (outside quotes and parentheses)
 _CHANGES_FOLDER = frozenset({"cd", "pushd", "popd"})
 # `uv run pytest ...`: a runner of the project's environment, then the command.
 _RUN_PREFIXES = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye"})
-# A word that ends the command's arguments: a pipe, a redirection (`>`, `2>&1`, `<in`), a background `&`.
-_ENDS_ARGUMENTS = re.compile(r"\|&?$|&$|\d*[<>]|&>")
-# Words the shell would expand, or that name something outside the repository.
-_NOT_LITERAL = re.compile(r"[*?{}$`~]|^[/\\]|^[A-Za-z]:[\\/]")
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Characters of words the shell would expand: not the literal path the runner gets.
+_EXPANDS = frozenset("*?{}$`~")
+
+
+@functools.cache
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _is_assignment(word: str) -> bool:
+    name, equals, _ = word.partition("=")
+    return bool(equals) and name.isascii() and name.isidentifier()
+
+
+def _is_python(name: str) -> bool:
+    """python, python3, python3.12, py, pypy3: an interpreter that runs ``-m MODULE``."""
+    if name in ("py", "pypy", "pypy3"):
+        return True
+    version = name[6:]
+    return name.startswith("python") and (not version or all(part.isdigit() for part in version.split(".")))
+
+
+def _ends_arguments(word: str) -> bool:
+    """A pipe, a redirection (``>``, ``2>&1``, ``<in``) or a background ``&``: the arguments end."""
+    return word.startswith(("|", "&")) or word.lstrip("0123456789")[:1] in ("<", ">")
+
+
+def _literal(word: str) -> bool:
+    """Whether the runner gets the word as written, a path relative to the working folder."""
+    return _EXPANDS.isdisjoint(word) and not is_absolute(word)
+
+
+def _identifier(word: str) -> bool:
+    return word.isascii() and word.isidentifier()
+
 
 # Options of pytest (and its common plugins) whose value is the next word: never a target.
 PYTEST_VALUE_OPTIONS = frozenset("""
@@ -86,15 +114,16 @@ class Target(NamedTuple):
 def words(command: str) -> list[str] | None:
     """The words of one command as the shell splits them (quotes removed, a ``#`` comment
     dropped), or None when it cannot be read (a quote never closed). Without quotes or
-    backslashes (most proofs) a plain split gives what shlex would, without importing it."""
-    if _QUOTING.search(command):
+    backslashes (most proofs) a plain split gives what shlex would (it also splits at the rarer
+    ASCII separators, form feed and the like), without importing it."""
+    if "'" in command or '"' in command or "\\" in command:
         import shlex  # only for the proofs that quote
 
         try:
             return shlex.split(command, comments=True)
         except ValueError:
             return None
-    return [w for w in _BLANKS.split(command.split("#", 1)[0]) if w]
+    return command.split("#", 1)[0].split()
 
 
 def _commands(proof: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
@@ -102,7 +131,7 @@ def _commands(proof: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
     proof's own working folder: a ``cd`` (or ``pushd``) moves the rest of the chain elsewhere, so the
     commands after it are not read."""
     # Without a separator a proof is one command (most are): no need to walk it character by character.
-    for command in split_commands(proof) if _SEPARATES.search(proof) else [proof]:
+    for command in [proof] if _SEPARATOR_CHARS.isdisjoint(proof) else split_commands(proof):
         said = words(command)
         if said is None:  # an unclosed quote: not a command we can read, so nothing to check
             continue
@@ -111,7 +140,7 @@ def _commands(proof: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
             said = said[1:]
             if said and said[0].startswith("-"):
                 continue  # env -i, env -C DIR: another environment, or another folder
-        while said and _ASSIGNMENT.match(said[0]):
+        while said and _is_assignment(said[0]):
             assigned.append(said[0].split("=", 1)[0])
             said = said[1:]
         if not said:
@@ -123,7 +152,7 @@ def _commands(proof: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
 
 def scripts(proof: str) -> list[str]:
     """The repository scripts a proof runs, in order, each once."""
-    if not _MAY_NAME_A_SCRIPT.search(proof):
+    if not any(hint in proof for hint in _SCRIPT_HINTS):
         return []
     out: list[str] = []
     seen: set[str] = set()
@@ -132,7 +161,7 @@ def scripts(proof: str) -> list[str]:
         name = first.rsplit("/", 1)[-1]
         if name in INTERPRETERS and len(said) > 1 and not said[1].startswith("-"):
             candidate = said[1]
-        elif "/" in first and not (name in INTERPRETERS or _PYTHON.fullmatch(name)):
+        elif "/" in first and not (name in INTERPRETERS or _is_python(name)):
             candidate = first  # (.venv/bin/python is an environment's interpreter, not a script)
         else:
             continue
@@ -157,7 +186,7 @@ def _runner(said: list[str]) -> tuple[str, list[str]] | None:
         return "pytest", said[1:]
     module: str | None = None
     rest: list[str] = []
-    if _PYTHON.fullmatch(name):
+    if _is_python(name):
         i = 1
         while i < len(said) and said[i].startswith("-") and module is None:
             option = said[i]
@@ -186,7 +215,7 @@ def _pytest_targets(args: list[str]) -> Iterator[Target]:
     while i < len(args):
         word = args[i]
         i += 1
-        if _ENDS_ARGUMENTS.match(word):
+        if _ends_arguments(word):
             return
         if options and word == "--":
             options = False
@@ -213,12 +242,12 @@ def _pytest_targets(args: list[str]) -> Iterator[Target]:
 def _pytest_target(word: str) -> Target | None:
     path, node, rest = word.partition("::")
     names = rest.split("[", 1)[0]  # test_x[1-2] is test_x, with parameters
-    if _NOT_LITERAL.search(path) or "[" in path or _NOT_LITERAL.search(names):
+    if not (_literal(path) and _literal(names)) or "[" in path:
         return None
     if not (node or path.endswith(".py") or "/" in path):
         return None  # a word, not a path: `pytest tests` is left alone
     parts = tuple(names.split("::")) if node else ()
-    if parts and not all(_IDENTIFIER.fullmatch(p) for p in parts):
+    if parts and not all(map(_identifier, parts)):
         return None
     if parts and not path.endswith(".py"):
         return None  # a doctest of a text file, a node of a plugin's file: not a Python definition
@@ -231,7 +260,7 @@ def _unittest_targets(args: list[str]) -> Iterator[Target]:
         start: str | None = None
         while i < len(args):
             word = args[i]
-            if _ENDS_ARGUMENTS.match(word):
+            if _ends_arguments(word):
                 break
             if word in ("-s", "--start-directory") and i + 1 < len(args):
                 start = args[i + 1]
@@ -244,15 +273,15 @@ def _unittest_targets(args: list[str]) -> Iterator[Target]:
             elif not word.startswith("-") and start is None:
                 start = word  # discover [start [pattern [top]]]
             i += 1
-        if start is not None and not _NOT_LITERAL.search(start):
+        if start is not None and _literal(start):
             yield Target(f"unittest discover -s {start}", start.rstrip("/") or start, folder=True)
         return
     for word in _arguments(args, UNITTEST_VALUE_OPTIONS):
-        if _NOT_LITERAL.search(word) or "[" in word:
+        if not _literal(word) or "[" in word:
             continue
         if "/" in word or word.endswith(".py"):
             yield Target(word, word.rstrip("/") or word)
-        elif _DOTTED.fullmatch(word):
+        elif "." in word and all(map(_identifier, word.split("."))):
             yield Target(word, dotted=tuple(word.split(".")))
 
 
@@ -262,7 +291,7 @@ def _arguments(args: list[str], takes_value: frozenset[str]) -> Iterator[str]:
     while i < len(args):
         word = args[i]
         i += 1
-        if _ENDS_ARGUMENTS.match(word):
+        if _ends_arguments(word):
             return
         if word.startswith("-"):
             if word in takes_value:
@@ -274,7 +303,7 @@ def _arguments(args: list[str], takes_value: frozenset[str]) -> Iterator[str]:
 def targets_of(proof: str) -> list[Target]:
     """The test files, folders and tests a proof selects, in order, each once. Only commands that
     run pytest or unittest from the proof's own working folder count (see the module's doc)."""
-    if not _MAY_RUN_TESTS.search(proof):
+    if "pytest" not in proof and "py.test" not in proof and "unittest" not in proof:
         return []
     out: list[Target] = []
     seen: set[str] = set()
@@ -296,18 +325,18 @@ def targets_of(proof: str) -> list[Target]:
 # --- a proof that is no command ---------------------------------------------------------------
 
 # What only a command has: an option, an operator, a redirection, a variable, an assignment, a glob.
-_COMMAND_SYNTAX = re.compile(r"(?:^|\s)-|[|&;<>$(){}=*~\\\[\]]")
-# What a command may have and a sentence too, rarely: a path, a dotted name, digits.
-_COMMAND_WORD = re.compile(r"[/@%+^:]|\w\.\w")
-_ANY_QUOTE = re.compile(r"['\"`]")
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
-_PROSE_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")  # don't, user's: no quote of the shell
-_PLAIN = re.compile(r"[A-Za-z][A-Za-z'-]*[.,?!]?|\d+[.,?!]?|\x00")
-_SENTENCE_END = re.compile(r"[A-Za-z][A-Za-z'-]*[.?!]")
-_CLAUSE_END = re.compile(r"[A-Za-z][A-Za-z'-]*[,?!.]")
-_CAPITALISED = re.compile(r"[A-Z][a-z]+")
-_LOWER = re.compile(r"[a-z][a-z'-]*[.,?!]?")
-_COMMENT = re.compile(r"(?:^|\s)#.*")
+_COMMAND_SYNTAX = r"(?:^|\s)-|[|&;<>$(){}=*~\\\[\]]"
+# What a command may have and a sentence too, rarely: a path, a dotted name, @ % + ^ :.
+_COMMAND_WORD = r"[/@%+^:]|\w\.\w"
+_SYNTAX_CHARS = frozenset("|&;<>$(){}=*~\\[]")
+_QUOTED = r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`"
+_PROSE_APOSTROPHE = r"(?<=[A-Za-z])'(?=[A-Za-z])"  # don't, user's: no quote of the shell
+_PLAIN = r"[A-Za-z][A-Za-z'-]*[.,?!]?|\d+[.,?!]?|\x00"
+_SENTENCE_END = r"[A-Za-z][A-Za-z'-]*[.?!]"
+_CLAUSE_END = r"[A-Za-z][A-Za-z'-]*[,?!.]"
+_CAPITALISED = r"[A-Z][a-z]+"
+_LOWER = r"[a-z][a-z'-]*[.,?!]?"
+_COMMENT = r"(?:^|\s)#.*"
 # Builtins whose arguments are free text: `echo Tests pass.` is a command.
 _PRINTS_TEXT = frozenset({"echo", "printf"})
 
@@ -323,19 +352,20 @@ def reads_as_prose(proof: str) -> bool:
     text = proof.strip()
     if "\n" in text or text.count(" ") < 2:
         return False  # a script of several lines, or fewer than three words: a command's shape
-    if _COMMAND_SYNTAX.search(text) and not _ANY_QUOTE.search(text):
+    if ((" -" in text or "\t-" in text or text[0] == "-" or not _SYNTAX_CHARS.isdisjoint(text))
+            and "'" not in text and '"' not in text and "`" not in text):
         return False  # an option or an operator, none of it quoted: a command (most proofs end here)
-    bare = _COMMENT.sub("", _QUOTED.sub(" \x00 ", _PROSE_APOSTROPHE.sub("", text)))
-    if _COMMAND_SYNTAX.search(bare) or "'" in bare or '"' in bare or "`" in bare:
+    bare = _re(_COMMENT).sub("", _re(_QUOTED).sub(" \x00 ", _re(_PROSE_APOSTROPHE).sub("", text)))
+    if _re(_COMMAND_SYNTAX).search(bare) or "'" in bare or '"' in bare or "`" in bare:
         return False
     said = bare.split()
     if len(said) < 3 or said[0] in _PRINTS_TEXT:
         return False
-    apostrophe = _PROSE_APOSTROPHE.search(text) is not None
-    signs = (apostrophe + (_SENTENCE_END.fullmatch(said[-1]) is not None)
-             + any(_CLAUSE_END.fullmatch(w) for w in said[:-1])
-             + (_CAPITALISED.fullmatch(said[0]) is not None and any(_LOWER.fullmatch(w) for w in said[1:])))
-    if _COMMAND_WORD.search(bare) or not all(_PLAIN.fullmatch(w) for w in said):
+    apostrophe = _re(_PROSE_APOSTROPHE).search(text) is not None
+    signs = (apostrophe + (_re(_SENTENCE_END).fullmatch(said[-1]) is not None)
+             + any(_re(_CLAUSE_END).fullmatch(w) for w in said[:-1])
+             + (_re(_CAPITALISED).fullmatch(said[0]) is not None and any(_re(_LOWER).fullmatch(w) for w in said[1:])))
+    if _re(_COMMAND_WORD).search(bare) or not all(_re(_PLAIN).fullmatch(w) for w in said):
         return signs >= 2
     if signs:
         return True

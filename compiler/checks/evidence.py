@@ -166,7 +166,8 @@ def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 # A class whose tests may come from a base class defined elsewhere: a name it lacks may be inherited.
-_CLASS_LINE = re.compile(r"class\s+\w+\s*(?:\((?P<bases>[^)]*)\))?\s*:")
+# (A pattern, compiled by re on first use: check imports this module for every plan.)
+_CLASS_LINE = r"class\s+\w+\s*(?:\((?P<bases>[^)]*)\))?\s*:"
 _PLAIN_BASES = frozenset({"", "object", "TestCase", "unittest.TestCase", "IsolatedAsyncioTestCase",
                           "unittest.IsolatedAsyncioTestCase"})
 
@@ -179,7 +180,7 @@ def _may_be_elsewhere(repo: Repository, path: str, names: tuple[str, ...]) -> bo
         found = repo.symbol(path, ".".join(names[:k]))
         if found is not None:
             head = repo.text(path, found[0], min(found[1], found[0] + 20)) or ""
-            header = _CLASS_LINE.search(head)
+            header = re.search(_CLASS_LINE, head)
             bases = "" if header is None else "".join((header["bases"] or "").split()).rstrip(",")
             return header is None or any(b not in _PLAIN_BASES for b in bases.split(","))
     return any("import" in (repo.text(path, n, n) or "") for n in repo.find(path, names[0], limit=20))
