@@ -305,6 +305,8 @@ def targets_of(proof: str) -> list[Target]:
     run pytest or unittest from the proof's own working folder count (see the module's doc)."""
     if "pytest" not in proof and "py.test" not in proof and "unittest" not in proof:
         return []
+    if "\\" in proof.replace("\\\n", ""):
+        return []  # tests\test_x.py: a path of Windows, which a POSIX shell reads as teststest_x.py
     out: list[Target] = []
     seen: set[str] = set()
     for assigned, said in _commands(proof):

@@ -90,6 +90,8 @@ def _read(targets: list[Target]) -> list[tuple[str, str, tuple[str, ...], tuple[
     ("pytest $TESTS/x.py", []),
     ("pytest ~/x/test_a.py /abs/test_a.py", []),
     ("pytest --pyargs pkg/tests", []),
+    ("pytest tests\\test_a.py", []),  # written for Windows: not judged by a POSIX shell's reading
+    ("pytest \\\n  tests/t.py", [("tests/t.py", "tests/t.py", (), (), False)]),  # a continued line
     ("python -m unittest test_a", []),  # one name: a module anywhere on the path
     ("PYTHONPATH=src python -m unittest pkg.tests", []),
     ("python -c 'import pytest' tests/t.py", []),
