@@ -8,9 +8,10 @@ verify   the cost of checking evidence against a repository. A temporary reposit
          items cite --evidence lines (default 20,000: a line, a range with `contains`, a symbol,
          in turn) are compiled in-process with and without verification; the difference is what
          verification adds. The floor is the compile without verification.
-startup  `check` of a 20-item YAML plan (evidence verified against a real 20-file repository) as a
-         whole process, against the floor `python -c "import M1, M2, ..."`, where M1, M2, ... are
-         the modules that the real command imports from outside the project, read from
+startup  `check` of a 20-item YAML plan (evidence and proofs verified against a real repository of
+         20 modules and the 20 test files its proofs run) as a whole process, against the floor
+         `python -c "import M1, M2, ..."`, where M1, M2, ... are the modules that the real command
+         imports from outside the project, read from
          `python -X importtime`. Prints the imports by cost, and the ratio. A 20-item JSON plan too.
 scale    plans of three shapes (chain; wide: one root, N parallel items, one sink; layered: layers
          of 100, each item depending on 1-3 random items of the layer before, seed 1234) at
