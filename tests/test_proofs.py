@@ -143,7 +143,7 @@ def test_ep210_a_missing_test_file_or_test_is_an_error_at_the_proof(tmp_path: Pa
           - {id: folder, change: c, evidence: [tests], proof: pytest tests/integration}
           - {id: dotted, change: c, evidence: [tests], proof: python3 -m unittest tests.test_types.TestCase.test_n}
           - {id: module, change: c, evidence: [tests], proof: python3 -m unittest tests.test_typs}
-          - {id: discover, change: c, evidence: [tests], proof: python3 -m unittest discover -s tset}
+          - {id: discover, change: c, evidence: [tests], proof: python3 -m unittest discover -s test}
         """)
     result = compile_plan(str(plan))
     assert rows(result.diagnostics) == [
@@ -157,12 +157,12 @@ def test_ep210_a_missing_test_file_or_test_is_an_error_at_the_proof(tmp_path: Pa
         " (did you mean test_a?)",
         "method proof runs tests/test_types.py::TestCase::test_n, but tests/test_types.py defines no"
         " TestCase::test_n (did you mean TestCase::test_m?)",
-        "folder proof runs tests/integration, but tests/integration does not exist",
+        "folder proof runs tests/integration, but tests/integration does not exist",  # nothing close
         "dotted proof runs tests.test_types.TestCase.test_n, but tests/test_types.py defines no TestCase.test_n"
         " (did you mean TestCase.test_m?)",
         "module proof runs tests.test_typs, but tests/test_typs.py does not exist (did you mean"
         " tests/test_types.py?)",
-        "discover proof runs unittest discover -s tset, but tset does not exist",  # folders have no did-you-mean
+        "discover proof runs unittest discover -s test, but test does not exist (did you mean tests?)",
     ]
     assert all(d.severity == "error" for d in result.diagnostics)
     assert compile_plan(str(plan), verify_evidence=False).diagnostics == ()

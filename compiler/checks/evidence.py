@@ -196,7 +196,8 @@ def _missing_test(target: Target, repo: Repository) -> str | None:
         return None
     facts = repo.facts(path)
     if facts.kind == "missing":
-        guess = repo.suggest(path)
+        folder = target.folder or "." not in posixpath.basename(path)  # tests/unit, not tests/test_x.py
+        guess = repo.suggest_folder(path) if folder else repo.suggest(path)
         return f"{clip(posixpath.normpath(path))} does not exist" + (f" (did you mean {guess}?)" if guess else "")
     if facts.kind == "file" and target.folder:
         return f"{clip(posixpath.normpath(path))} is a file, not a folder"
