@@ -11,9 +11,10 @@ verify   the cost of checking evidence against a repository. A temporary reposit
          the same entries each pinned, against `check` of them unpinned (the floor), and again
          after two lines were added on top of every file (each pin by line number drifted and
          is looked for in its file).
-startup  `check` of a 20-item YAML plan (evidence verified against a real 20-file repository) as a
-         whole process, against the floor `python -c "import M1, M2, ..."`, where M1, M2, ... are
-         the modules that the real command imports from outside the project, read from
+startup  `check` of a 20-item YAML plan (evidence and proofs verified against a real repository of
+         20 modules and the 20 test files its proofs run) as a whole process, against the floor
+         `python -c "import M1, M2, ..."`, where M1, M2, ... are the modules that the real command
+         imports from outside the project, read from
          `python -X importtime`. Prints the imports by cost, and the ratio. A 20-item JSON plan too.
 scale    plans of three shapes (chain; wide: one root, N parallel items, one sink; layered: layers
          of 100, each item depending on 1-3 random items of the layer before, seed 1234) at
@@ -200,7 +201,8 @@ def write_plan(folder: Path, shape: str, n: int, fmt: str) -> Path:
 
 def small_repository(root: Path, n: int = 20) -> Path:
     """A repository of n Python files and a YAML plan of n items (layered by 5) citing them:
-    lines, a range with contains, and symbols, all present, so the plan is ready when verified."""
+    lines, a range with contains, symbols and the test files its proofs run, all present, so the plan is
+    ready when verified."""
     (root / ".git").mkdir(parents=True, exist_ok=True)  # find_root stops here
     lines = ["plan: startup", "goal: a small plan, as people write them", "items:"]
     for i in range(n):
@@ -209,6 +211,9 @@ def small_repository(root: Path, n: int = 20) -> Path:
         body = [f'"""Module {i}."""', "", f"def function_{i}(value):", "    return value", ""]
         body += [f"CONSTANT_{i}_{k} = {k}" for k in range(35)]
         module.write_text("\n".join(body) + "\n", encoding="utf-8")
+        test = root / "tests" / f"test_{i}.py"  # the file its proof runs (EP210 checks it is there)
+        test.parent.mkdir(parents=True, exist_ok=True)
+        test.write_text(f"def test_function_{i}():\n    pass\n", encoding="utf-8")
         deps = [f"item-{d}" for d in range((i // 5 - 1) * 5, (i // 5) * 5) if d >= 0 and (d + i) % 2 == 0]
         evidence = [f"src/module_{i}.py:{3 + i % 30}"]
         if i % 2:

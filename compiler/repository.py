@@ -132,6 +132,7 @@ class Repository:
         self._dirs: dict[str, str | None] = {}  # folder -> its real path, None when it leaves the root
         self._all_files: list[str] | None = None
         self._paths: PathSuggester | None = None
+        self._folders: Suggester | None = None
         self._symbol_suggesters: dict[str, Suggester] = {}
         self._budget: Budget | None = None
         self._mapped: list[mmap.mmap] = []
@@ -526,6 +527,21 @@ class Repository:
 
             self._paths = PathSuggester(self.all_files(), budget=self._suggestion_budget())
         return self._paths.suggest(path)
+
+    def suggest_folder(self, path: str) -> str | None:
+        """The folder closest to a missing one (a test folder a proof names), among the folders
+        that hold the files ``all_files`` lists, for a did-you-mean."""
+        if self._folders is None:
+            from compiler.suggest import Suggester
+
+            folders: set[str] = set()
+            for name in self.all_files():
+                folder = posixpath.dirname(name)
+                while folder and folder not in folders:  # each folder and its parents, once
+                    folders.add(folder)
+                    folder = posixpath.dirname(folder)
+            self._folders = Suggester(folders, budget=self._suggestion_budget())
+        return self._folders.closest(posixpath.normpath(path.replace("\\", "/")))
 
     def suggest_symbol(self, path: str, name: str) -> str | None:
         """The symbol of a file closest to ``name``, for a did-you-mean."""

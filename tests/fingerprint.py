@@ -7,7 +7,7 @@ A refactoring that "changes no output byte" is held to that here, not by reading
 plans: every case of tests/cases (in a copy of its folder, with its args.txt), every file of
 tests/golden and tests/hostile (with the manifest's options), the examples, the compiled example
 read back, and the benchmark's plans (three shapes at 1,000 items, YAML and JSON, and its
-20-file repository). The commands: ``check`` in every format, ``compile`` (both artifacts),
+20-module repository). The commands: ``check`` in every format, ``compile`` (both artifacts),
 ``convert`` to JSON, YAML and Markdown, ``render`` of the compiled JSON, and ``fix --dry-run``.
 For each: the exit code, standard output and error, and the bytes of every file written. They
 run in-process, from the plan's folder with relative paths, so that nothing depends on where the

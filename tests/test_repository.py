@@ -406,3 +406,15 @@ def test_search_equals_find_on_random_bytes(fragments: list[bytes], chars: list[
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "f.txt").write_bytes(b"".join(fragments))
         assert Repository(tmp).search("f.txt", needle, limit) == Repository(tmp).find("f.txt", needle, limit)
+
+
+def test_a_missing_folder_is_suggested_among_the_folders_that_hold_files(tmp_path: Path) -> None:
+    """suggest_folder (EP210's did-you-mean for a test folder): every folder of a listed file and
+    its parents are candidates; folders skipped by the walk (.git, node_modules) are not."""
+    make_tree(tmp_path, {"tests/unit/test_a.py": "", "tests/integration/api/test_b.py": "",
+                         "node_modules/tests/units/x.js": ""})
+    repo = Repository(tmp_path)
+    assert repo.suggest_folder("tests/units") == "tests/unit"
+    assert repo.suggest_folder("tests/integraton") == "tests/integration"
+    assert repo.suggest_folder("test") == "tests"
+    assert repo.suggest_folder("docs/build") is None

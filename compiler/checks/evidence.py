@@ -7,15 +7,21 @@ field), and names the item.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from compiler import repository, symbols
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic
 from compiler.display import clip, quoted
+from compiler.paths import leaves_root
 from compiler.repository import Repository
 from compiler.values import Evidence, Item
+
+if TYPE_CHECKING:
+    from compiler.proofs import Target
 
 
 class Finding(NamedTuple):
@@ -229,7 +235,6 @@ def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
     repository like evidence, so skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return
-    from compiler.paths import leaves_root
     from compiler.proofs import scripts
 
     for item in ctx.plan.items:
@@ -244,4 +249,98 @@ def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
                                  f" exist{hint}", item.id, ctx.loc(item, "proof"))
 
 
-CHECKS = [repository_evidence, external_only, proof_scripts]
+# A class whose tests may come from a base class defined elsewhere: a name it lacks may be inherited.
+# (A pattern, compiled by re on first use: check imports this module for every plan.)
+_CLASS_LINE = r"class\s+\w+\s*(?:\((?P<bases>[^)]*)\))?\s*:"
+_PLAIN_BASES = frozenset({"", "object", "TestCase", "unittest.TestCase", "IsolatedAsyncioTestCase",
+                          "unittest.IsolatedAsyncioTestCase"})
+
+
+def _may_be_elsewhere(repo: Repository, path: str, names: tuple[str, ...]) -> bool:
+    """Whether names missing from a file's definitions may still be there at run time: a method
+    inherited by a class with bases of its own, or a name the module imports (``from x import
+    test_a``), which pytest and unittest collect but which is no definition of the file."""
+    for k in range(len(names) - 1, 0, -1):
+        found = repo.symbol(path, ".".join(names[:k]))
+        if found is not None:
+            head = repo.text(path, found[0], min(found[1], found[0] + 20)) or ""
+            header = re.search(_CLASS_LINE, head)
+            bases = "" if header is None else "".join((header["bases"] or "").split()).rstrip(",")
+            return header is None or any(b not in _PLAIN_BASES for b in bases.split(","))
+    return any("import" in (repo.text(path, n, n) or "") for n in repo.find(path, names[0], limit=20))
+
+
+def _missing_test(target: Target, repo: Repository) -> str | None:
+    """What is missing of a test a proof selects ("F does not exist ...", "F defines no T ..."),
+    or None when it is there or cannot be judged (outside the root, unreadable, too large)."""
+    if target.dotted:
+        return _missing_module(target.dotted, repo)
+    path = target.path
+    if leaves_root(path):
+        return None
+    facts = repo.facts(path)
+    if facts.kind == "missing":
+        folder = target.folder or "." not in posixpath.basename(path)  # tests/unit, not tests/test_x.py
+        guess = repo.suggest_folder(path) if folder else repo.suggest(path)
+        return f"{clip(posixpath.normpath(path))} does not exist" + (f" (did you mean {guess}?)" if guess else "")
+    if facts.kind == "file" and target.folder:
+        return f"{clip(posixpath.normpath(path))} is a file, not a folder"
+    if facts.kind != "file" or not target.names:
+        return None
+    return _missing_name(repo, posixpath.normpath(path), target.names, "::")
+
+
+def _missing_name(repo: Repository, path: str, names: tuple[str, ...], sep: str) -> str | None:
+    facts = repo.facts(path)
+    if facts.binary or facts.mapped is not None or repo.too_large_to_parse(path):
+        return None
+    dotted = ".".join(names)
+    if repo.symbol(path, dotted) is not None or _may_be_elsewhere(repo, path, names):
+        return None
+    guess = repo.suggest_symbol(path, dotted)
+    hint = f" (did you mean {guess.replace('.', sep)}?)" if guess else ""
+    return f"{clip(path)} defines no {clip(sep.join(names))}{hint}"
+
+
+def _missing_module(parts: tuple[str, ...], repo: Repository) -> str | None:
+    """unittest's dotted name: its longest prefix that is a module (``pkg/mod.py``) or a package
+    (a folder) of the root, and the rest, names in that module. A first part the root does not
+    have is left alone: it may be an installed package."""
+    package = 0  # how many leading parts are folders
+    for k in range(1, len(parts) + 1):
+        base = "/".join(parts[:k])
+        if repo.facts(base + ".py").kind == "file":
+            return _missing_name(repo, base + ".py", parts[k:], ".") if k < len(parts) else None
+        if repo.facts(base).kind != "folder":
+            break
+        package = k
+    if package == 0 or package == len(parts):
+        return None
+    init = "/".join(parts[:package]) + "/__init__.py"
+    if repo.facts(init).kind == "file" and repo.symbol(init, ".".join(parts[package:])) is not None:
+        return None
+    # The module meant: the parts up to the first capitalised one (a class), at least one more.
+    end = next((k for k in range(package, len(parts)) if parts[k][:1].isupper()), len(parts))
+    module = "/".join(parts[:max(end, package + 1)]) + ".py"
+    guess = repo.suggest(module)
+    return f"{clip(module)} does not exist" + (f" (did you mean {guess}?)" if guess else "")
+
+
+def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP210: the test files, folders and tests a proof selects (``pytest tests/x.py::test_a``,
+    ``python -m unittest tests.test_x.Case``, ``unittest discover -s tests``) are in the repository,
+    found as symbol evidence is found. Read from the proof's words, never run; skipped with
+    --no-verify-evidence."""
+    if ctx.repo is None:
+        return
+    from compiler.proofs import targets_of
+
+    for item in ctx.plan.items:
+        for target in targets_of(item.proof):
+            problem = _missing_test(target, ctx.repo)
+            if problem is not None:
+                yield Diagnostic("EP210", f"{clip(item.id)} proof runs {clip(target.word)}, but {problem}", item.id,
+                                 ctx.loc(item, "proof"))
+
+
+CHECKS = [repository_evidence, external_only, proof_scripts, proof_tests]

@@ -177,7 +177,20 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
                              " split the item, one proof each", item.id, ctx.loc(item, "proof"))
 
 
+def prose_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP110 (warning): a proof is a command, not a sentence ("run the tests and make sure they
+    pass", "Does the page load?"), judged from the shell's grammar (compiler/proofs.py)."""
+    from compiler.proofs import reads_as_prose
+
+    for item in ctx.plan.items:
+        if item.proof_parts <= 1 and reads_as_prose(item.proof):
+            yield Diagnostic("EP110", f"{clip(item.id)} proof reads as a sentence, not a command:"
+                             f" {quoted(item.proof.strip())}", item.id, ctx.loc(item, "proof"),
+                             hint="give the one exact check that closes the item: a command, such as"
+                                  " pytest tests/test_login.py::test_redirect")
+
+
 CHECKS = [
     no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, similar_ids, duplicate_evidence,
-    compound_proof, backslash_paths,
+    compound_proof, prose_proof, backslash_paths,
 ]

@@ -1,0 +1,1 @@
+print("Does the page load?")
