@@ -4,7 +4,8 @@ under it cannot go on "holding" silently.
 A pin is the first ``DIGITS`` hex digits of the SHA-256 of the cited lines, normalised so that
 only what a reader sees counts: each line without its trailing whitespace, lines joined by
 ``\\n`` (so CRLF and LF files give the same pin), no final line break. ``fix --pin`` writes
-them; checking compares them (EP211), and ``find`` looks for pinned lines that moved.
+them; checking compares them (EP211), and ``index`` finds pinned lines that moved (compiler/repository.py:
+``find_pinned`` keeps one index per file and length, under one budget a run).
 
 Nothing here reads files: callers give the text (compiler/repository.py reads it, bounded).
 hashlib is imported on first use: a plan without pins, checked, never needs it.
@@ -60,16 +61,6 @@ def index(normal: Sequence[bytes], length: int) -> dict[str, list[int]]:
     for start in range(len(normal) - length + 1):
         out.setdefault(sha256(join(normal[start:start + length])).hexdigest()[:DIGITS], []).append(start + 1)
     return out
-
-
-def find(lines: Sequence[str], length: int, pin: str, limit: int = 6) -> list[int] | None:
-    """The 1-based first lines of the ranges of ``length`` lines of ``lines`` whose pin is
-    ``pin``, the first ``limit``; None when that would hash more than MAX_SEARCH_BYTES.
-    (compiler/repository.py keeps the index per file and length, under one budget a run.)"""
-    normal = normal_lines(lines)
-    if search_cost(normal, length) > MAX_SEARCH_BYTES:
-        return None
-    return index(normal, length).get(pin, [])[:limit]
 
 
 def valid(pin: str) -> bool:

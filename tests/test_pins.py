@@ -59,12 +59,16 @@ def test_a_crlf_file_and_its_lf_copy_hold_the_same_pin(write: Callable[..., Path
     assert run("check", str(plan)).exit_code == 0
 
 
-def test_find_gives_every_window_with_the_pin_and_stops_at_the_limit() -> None:
+def find(lines: list[str], length: int, pin: str) -> list[int]:
+    return pins.index(pins.normal_lines(lines), length).get(pin, [])
+
+
+def test_the_index_gives_every_window_with_the_pin() -> None:
     lines = ["a", "b", "a", "b", "a", "b"]
-    assert pins.find(lines, 2, pin_of("a\nb")) == [1, 3, 5]
-    assert pins.find(lines, 2, pin_of("a\nb"), limit=2) == [1, 3]
-    assert pins.find(lines, 2, pin_of("x\ny")) == []
-    assert pins.find(lines, 7, pin_of("a")) == []  # longer than the file
+    assert find(lines, 2, pin_of("a\nb")) == [1, 3, 5]
+    assert find(lines, 2, pin_of("b\na")) == [2, 4]
+    assert find(lines, 2, pin_of("x\ny")) == []
+    assert find(lines, 7, pin_of("a")) == []  # longer than the file
 
 
 @given(st.lists(st.sampled_from(["x", "y", "", "  z"]), min_size=1, max_size=30), st.data())
@@ -72,16 +76,11 @@ def test_find_finds_the_window_a_pin_was_taken_from(lines: list[str], data: st.D
     start = data.draw(st.integers(1, len(lines)))
     length = data.draw(st.integers(1, len(lines) - start + 1))
     pin = pin_of("\n".join(lines[start - 1:start - 1 + length]))
-    found = pins.find(lines, length, pin, limit=len(lines))
-    assert found is not None and start in found
+    found = find(lines, length, pin)
+    assert start in found
     # ... and only windows that hold the same text (a 48-bit hash: no collision in 30 lines).
     window = [line.rstrip() for line in lines[start - 1:start - 1 + length]]
     assert all([line.rstrip() for line in lines[f - 1:f - 1 + length]] == window for f in found)
-
-
-def test_the_search_for_moved_lines_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pins, "MAX_SEARCH_BYTES", 100)
-    assert pins.find(["x" * 20] * 10, 5, pin_of("x")) is None
 
 
 def test_the_repository_searches_each_file_and_length_once_under_one_budget(write: Callable[..., Path]) -> None:
@@ -351,3 +350,19 @@ def test_fix_pin_pins_an_entry_where_the_same_run_moved_it(write: Callable[..., 
     assert result.exit_code == 0, result.output
     assert plan.read_text(encoding="utf-8") == pinned_plan(
         f"- path: app.py\n        line: 4\n        contains: def create_account\n        pin: {lines_pin(4, 4)}")
+
+
+def test_past_the_search_budget_the_message_says_the_pinned_lines_were_not_looked_for(
+    write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from compiler import repository
+
+    monkeypatch.setattr(repository, "MAX_PIN_SEARCH_BYTES", 10)
+    old = lines_pin(4, 5)
+    write("app.py", "# one\n" + SOURCE)
+    plan = write("plan.yaml", pinned_plan(f"- {{path: app.py, lines: 4-5, pin: {old}}}"))
+    result = run("check", str(plan))
+    assert result.exit_code == 1
+    assert f"EP211 signup cites app.py:4-5 pinned {old}, but those lines changed (they hash" in result.output
+    assert "the pinned lines were not looked for elsewhere (the file is over 16 MiB, or this run hashed its" in (
+        result.output)

@@ -171,8 +171,10 @@ def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int)
     length = end - start + 1
     found = repo.find_pinned(path, length, ev.pin or "")
     if found is None:
-        return Finding("EP211", head + f"those lines changed (they hash {now} now); the file is too large to look"
-                       " for the pinned lines elsewhere", ("pin",), hint=_REPIN)
+        return Finding("EP211", head + f"those lines changed (they hash {now} now); the pinned lines were not looked"
+                       f" for elsewhere (the file is over {repository.MAX_TEXT_BYTES >> 20} MiB, or this run hashed"
+                       f" its {pins.MAX_SEARCH_BYTES >> 20} MiB for such searches already)", ("pin",),
+                       hint=_REPIN)
     if not found:
         return Finding("EP211", head + f"those lines changed (they hash {now} now), and the pinned lines are not"
                        " found elsewhere in the file", ("pin",), hint=_REPIN)
