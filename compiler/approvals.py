@@ -2,7 +2,7 @@
 the record that `evidence-plan approve` writes into the plan.
 
 - An item of ``kind: approval`` is a checkpoint a person passes. An ``irreversible: true`` item
-  must have one among its transitive dependencies (EP310, compiler/checks/approvals.py).
+  must have one among its transitive dependencies (EP310, compiler/checks/gates.py).
 - What an approval *covers*: the irreversible items that depend on it (directly or through
   others), and everything those items depend on, transitively: the approval itself, what precedes
   it, and the other branches that lead into the irreversible items. That is what a person signs
@@ -75,14 +75,52 @@ def ungated(items: tuple[Item, ...]) -> list[Item]:
     """The irreversible items that have no approval among their transitive dependencies, in the
     plan's order.
 
-    One pass in topological order (Kahn's algorithm, plain Python), carrying for each item
-    whether an approval precedes it: an item is gated when one of its dependencies is an approval
-    or is gated itself. Linear in items + dependencies. Items on or after a cycle are never
-    reached: the cycle is reported (EP303), and they are not judged here. Unknown dependencies
-    and self-dependencies are left out, as the graph leaves them."""
+    One pass in topological order, carrying for each item whether an approval precedes it: an
+    item is gated when one of its dependencies is an approval or is gated itself. Linear in items
+    + dependencies. Plans are mostly written in order (each item after what it depends on), and
+    then the written order is a topological order; otherwise Kahn's algorithm (plain Python)
+    gives one. Items on or after a cycle are never reached: the cycle is reported (EP303), and
+    they are not judged here. Unknown dependencies and self-dependencies are left out, as the
+    graph leaves them."""
     first = first_items(items)
-    if not any(is_irreversible(item) for item in first.values()):
+    irreversible = {ident for ident, item in first.items() if item.options and is_irreversible(item)}
+    if not irreversible:
         return []
+    order = _written_order(first)
+    if order is None:
+        order = _kahn_order(first)
+    passes: set[str] = set()  # the items whose dependents are gated: approvals, and gated items
+    ungated_ids = []
+    for ident in order:
+        item = first[ident]
+        gated = False
+        for dep in item.depends_on:
+            if dep in passes and dep != ident:
+                gated = True
+                break
+        if gated or (item.options and is_approval(item)):
+            passes.add(ident)
+        if ident in irreversible and not gated:
+            ungated_ids.append(ident)
+    if len(order) < len(first):  # not reached: on or after a cycle
+        ungated_ids = [ident for ident in ungated_ids if ident in set(order)]
+    chosen = set(ungated_ids)
+    return [item for ident, item in first.items() if ident in chosen]
+
+
+def _written_order(first: dict[str, Item]) -> list[str] | None:
+    """The plan's own order, when every dependency on a known item comes before its dependent."""
+    seen: set[str] = set()
+    for ident, item in first.items():
+        for dep in item.depends_on:
+            if dep not in seen and dep != ident and dep in first:
+                return None
+        seen.add(ident)
+    return list(first)
+
+
+def _kahn_order(first: dict[str, Item]) -> list[str]:
+    """A topological order of the items that no cycle holds back (Kahn's algorithm)."""
     waiting = dict.fromkeys(first, 0)
     dependents: dict[str, list[str]] = {}
     for ident, item in first.items():
@@ -90,21 +128,16 @@ def ungated(items: tuple[Item, ...]) -> list[Item]:
             if dep != ident and dep in first:
                 waiting[ident] += 1
                 dependents.setdefault(dep, []).append(ident)
-    gated = dict.fromkeys(first, False)
     ready = [ident for ident, n in waiting.items() if n == 0]
-    reached: set[str] = set()
+    order = []
     while ready:
         ident = ready.pop()
-        reached.add(ident)
-        passes = gated[ident] or is_approval(first[ident])  # what its dependents inherit
+        order.append(ident)
         for nxt in dependents.get(ident, ()):
-            if passes:
-                gated[nxt] = True
             waiting[nxt] -= 1
             if waiting[nxt] == 0:
                 ready.append(nxt)
-    return [item for ident, item in first.items()
-            if ident in reached and is_irreversible(item) and not gated[ident]]
+    return order
 
 
 def item_digest(item: Item) -> str:

@@ -310,3 +310,15 @@ def test_convert_keeps_the_gate_fields_and_the_approval_stays_current(tmp_path: 
         assert items["sign-off"].option("kind") == "approval" and items["drop-table"].option("irreversible") is True
         assert items["sign-off"].option("approved_at") == "2026-12-01T15:04:05Z"
         assert _check(out, tmp_path)[0] == 0
+
+
+def test_the_readme_example_is_ready_and_its_approval_current() -> None:
+    """examples/approval-gate, the README's example: as committed, ready, with a current approval
+    over the five items the README names."""
+    from compiler.compile import compile_plan
+
+    result = compile_plan(str(Path(__file__).resolve().parent.parent / "examples" / "approval-gate" / "plan.yaml"))
+    assert result.status == "ready" and result.diagnostics == ()
+    (state,) = approvals.states(result.plan.items).values()
+    assert state.state == "current" and state.coverage.digest == "ee6e15b40212"
+    assert state.coverage.covers == ("read-new-table", "backup", "sign-off", "migrate", "drop-table")

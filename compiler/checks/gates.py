@@ -10,6 +10,7 @@ from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, Note
 from compiler.display import clip, quoted
 from compiler.display import names as shown_names
+from compiler.values import Item
 
 
 def _uses_gates(ctx: CheckContext) -> bool:
@@ -48,11 +49,11 @@ def approval_records(ctx: CheckContext) -> Iterator[Diagnostic]:
     if not _uses_gates(ctx):
         return
     graph_states: dict[str, approvals.State] | None = None
-    seen: set[str] = set()
+    firsts: dict[str, Item] = {}
     for item in ctx.plan.items:
+        if not item.options:
+            continue
         given = [key for key in approvals.RECORD if item.option(key) is not None]
-        first = item.id not in seen
-        seen.add(item.id)
         if not given or "kind" in item.broken:
             continue
         label = clip(item.id)
@@ -71,12 +72,14 @@ def approval_records(ctx: CheckContext) -> Iterator[Diagnostic]:
                              f" (2026-12-01T15:04:05Z), not {quoted(clip(at))}", item.id,
                              ctx.loc(item, "approved_at"))
         recorded = item.option("approval_digest")
-        if recorded is None or not first:
+        if recorded is None:
             continue
         if graph_states is None:
             graph_states = approvals.states(ctx.plan.items)
-        state = graph_states[item.id]
-        if state.state != "stale":
+            firsts = approvals.first_items(ctx.plan.items)
+        state = graph_states.get(item.id)
+        # A repeated id (EP104) is judged as its first item: the one the graph holds.
+        if state is None or state.state != "stale" or firsts[item.id] is not item:
             continue
         covers = state.coverage.covers
         what = (f"it covers {len(covers)} item{'' if len(covers) == 1 else 's'} ({shown_names(covers)})"
