@@ -188,8 +188,12 @@ def test_the_json_shows_each_approval_its_state_what_it_covers_and_its_digest(tm
     assert "kind" not in items["backup"]  # a field not given is not written: the default is task
 
 
-def test_approval_items_are_drawn_as_hexagons(tmp_path: Path) -> None:
-    graph, _ = flowchart(plan_view(_compiled(tmp_path, PLAN)).graph)
+@pytest.mark.parametrize("blocked", [False, True], ids=["by-wave", "blocked"])
+def test_approval_items_are_drawn_as_hexagons(tmp_path: Path, blocked: bool) -> None:
+    """In a wave's subgraph, and in the graph of a blocked plan (no waves) alike."""
+    document = _compiled(tmp_path, PLAN.replace("make announce", "") if blocked else PLAN)
+    assert (document["status"] == "blocked") is blocked
+    graph, _ = flowchart(plan_view(document).graph)
     assert graph is not None
     assert '{{"sign-off"}}' in graph and '["backup"]' in graph and '{{"backup"}}' not in graph
 
