@@ -47,6 +47,7 @@ _ALL = [
     Code("EP108", "similar-ids", "warning", "two ids differ only in case or in `-` against `_` (`duration-class`, `Duration_Class`): one item meant twice, or a dependency that names the wrong one"),
     Code("EP109", "backslash-path", "warning", "an evidence path written with `\\` (`src\\app.py`): found, but written back as is, and a broken link in the Markdown: write `/`"),
     Code("EP110", "prose-proof", "warning", "the proof reads as a sentence, not a command (`run the tests and make sure they pass`, `Does the page load?`): give the one exact check that closes the item; judged from the shell's grammar, never run"),
+    Code("EP111", "stale-approval", "error", "a recorded approval (`approved_by`, `approved_at`, `approval_digest`) that does not hold: its digest no longer matches what it covers (the items it names changed since), the record is incomplete, `approved_at` is no ISO 8601 date-time, or the item is not `kind: approval`; `evidence-plan approve` records it again"),
     Code("EP201", "missing-file", "error", "cited file does not exist, with a did-you-mean (same name elsewhere, case differences, close spelling)"),
     Code("EP202", "line-out-of-range", "error", "cited line or range goes past the end of the file"),
     Code("EP203", "contains-not-found", "error", "`contains` text is not in the cited lines; says where it is when found elsewhere (`fix` moves the lines there)"),
@@ -62,6 +63,7 @@ _ALL = [
     Code("EP302", "self-dependency", "error", "an item depends on itself"),
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),
     Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice (`fix` removes the repeat)"),
+    Code("EP310", "unapproved-irreversible", "error", "`X is irreversible but no approval precedes it`: an `irreversible: true` item has no `kind: approval` item among its transitive dependencies (an approval on another branch does not count)"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

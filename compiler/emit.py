@@ -42,6 +42,8 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
     every = result.plan.every_item()
     items = [item.to_dict() if not item.broken else {**item.to_dict(), "invalid": list(item.broken)}
              for item in every]
+    if any(entry.get("kind") == "approval" for entry in items):  # most plans have none
+        _approval_states(result, every, items)
     wave_of = result.wave_of()  # empty when blocked: items then carry no wave
     if wave_of:
         for entry in items:
@@ -73,6 +75,22 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "critical_path": list(result.critical_path),
         "items": items,
     }
+
+
+def _approval_states(result: CompileResult, every: tuple[Any, ...], entries: list[dict[str, Any]]) -> None:
+    """Each approval item's state, what it covers and its digest now (compiler/approvals.py)."""
+    from compiler.approvals import states
+
+    found = states(result.plan.items)
+    done: set[str] = set()
+    for item, entry in zip(every, entries, strict=True):
+        state = found.get(item.id)
+        if state is None or item.id in done or entry.get("kind") != "approval":
+            continue
+        done.add(item.id)
+        entry["approval_state"] = state.state
+        entry["approval_covers"] = list(state.coverage.covers)
+        entry["approval_digest_now"] = state.coverage.digest
 
 
 def _c_encoder() -> Any:

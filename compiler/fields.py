@@ -40,9 +40,11 @@ Kind = Literal[
     "optional-line",  # a whole number of at least 1, or absent
     "optional-lines",  # START-END as text, a whole number, or absent
     "items",  # the list of work items (the plan's own field)
+    "choice",  # one of the field's ``choices`` (a word)
+    "flag",  # true or false
 ]
 KINDS: tuple[Kind, ...] = ("text", "optional-text", "ids", "evidence", "proof", "optional-line", "optional-lines",
-                           "items")
+                           "items", "choice", "flag")
 
 
 class _Required:
@@ -68,6 +70,8 @@ class Field(NamedTuple):
     # Keys that writers (people, and agents most of all) use for this field: an unknown key that
     # is one of them is answered with this field's name, before any spelling is compared.
     synonyms: tuple[str, ...] = ()
+    # The words a "choice" field takes (the first is its default).
+    choices: tuple[str, ...] = ()
 
     @property
     def required(self) -> bool:
@@ -90,6 +94,20 @@ ITEM_FIELDS: tuple[Field, ...] = (
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
           " by &&, with a warning: split the item instead)", default="",
           schema={"x-grammar": "command"}, needed=True, synonyms=("test", "verify", "check", "command", "validation")),
+    # Approval gates (compiler/approvals.py): an irreversible item needs an approval among what it
+    # depends on (EP310); an approval's record binds it, by digest, to what it covers (EP111).
+    Field("kind", "choice", "`task`, or `approval`: a checkpoint a person passes (`evidence-plan approve`"
+          " records it)", default="task", choices=("task", "approval"), synonyms=("type",)),
+    Field("irreversible", "flag", "cannot be undone (a migration, a deletion, a release): an approval must"
+          " precede it among what it depends on (EP310)", default=False, synonyms=("destructive",)),
+    Field("approved_by", "optional-text", "on an approval: who approved it, written by `evidence-plan approve`",
+          default=None),
+    Field("approved_at", "optional-text", "on an approval: when, an ISO 8601 date-time with its offset"
+          " (`2026-12-01T15:04:05Z`), written by `evidence-plan approve`", default=None,
+          schema={"format": "date-time"}),
+    Field("approval_digest", "optional-text", "on an approval: the digest of what it covers when it was"
+          " approved, written by `evidence-plan approve`: when that content changes, the approval is stale"
+          " (EP111)", default=None),
 )
 
 # The object form of an evidence entry.
@@ -124,6 +142,12 @@ COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked", default=None),
     Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"
           " issues); absent when the item was read whole", default=()),
+    Field("approval_state", "choice", "on an approval: `current` (its recorded digest matches what it covers),"
+          " `stale` (it does not: EP111) or `unrecorded`", default=None, choices=("current", "stale", "unrecorded")),
+    Field("approval_covers", "ids", "on an approval: what it covers, in the plan's order: the irreversible items"
+          " that depend on it and everything they depend on", default=()),
+    Field("approval_digest_now", "optional-text", "on an approval: the digest of what it covers as the plan"
+          " stands (what `evidence-plan approve` would record)", default=None),
 )
 COMPILED_EVIDENCE_FIELDS: tuple[Field, ...] = (
     Field("resolved_lines", "optional-lines", "the lines the entry covers, when evidence was verified: its lines,"
@@ -163,7 +187,8 @@ def markdown_table() -> str:
         for f in fields:
             name = f"`{f.name}`" + (f" (or `{f.alias}`)" if f.alias else "")
             default = "required" if f.required else "`[]`" if f.default == () else (
-                "none" if f.default is None else f"`{f.default!r}`" if f.default != "" else "empty")
+                "none" if f.default is None else f"`{str(f.default).lower()}`" if isinstance(f.default, bool)
+                else f"`{f.default}`" if f.choices else f"`{f.default!r}`" if f.default != "" else "empty")
             lines.append(f"| {where} | {name} | {default} | {f.description} |")
     return "\n".join(lines) + "\n"
 

@@ -262,6 +262,8 @@ def apply_to_yaml(text: str, edits: list[Edit]) -> str:
                 spans.append(_replacement(text, node, value.value))
             elif isinstance(value, dict):
                 spans.append((node.start_mark.index, node.end_mark.index, _flow_mapping(value)))
+            elif node.start_mark.index == node.end_mark.index and isinstance(path[-1], str):
+                spans.append(_filled(text, parent, path[-1], value))
             else:
                 spans.append(_replacement(text, node, value))
     for start, end, new in sorted(spans, reverse=True):
@@ -287,6 +289,14 @@ def _replacement(text: str, node: Any, value: Any) -> tuple[int, int, str]:
         body = text[start:end]
         return start, end, _scalar_text("'", value) + body[len(body.rstrip()):]
     return start, end, _scalar_text(text[start] if text[start] in "'\"" else "", value)
+
+
+def _filled(text: str, mapping: Any, key: str, value: Any) -> tuple[int, int, str]:
+    """A key left blank (``approved_by:`` with nothing after it) given a value: written after its
+    colon (an empty scalar's marks point past it, at whatever follows)."""
+    node = next(k for k, _ in mapping.value if k.value == key)
+    colon = text.index(":", node.end_mark.index)
+    return colon + 1, colon + 1, " " + _scalar_text("", value)
 
 
 def _scalar_text(quote: str, value: Any) -> str:

@@ -51,6 +51,8 @@ class Row(NamedTuple):
     evidence: str  # the evidence lines, joined into one list body
     depends_on: str
     proof: str
+    gate: str  # an approval and its record, or "irreversible"; empty for an ordinary item
+
 
 
 def md(text: Any) -> str:
@@ -268,7 +270,33 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
             ", ".join([code(d) for d in deps]) if deps else "_nothing_",
             proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
+            gate_text(item) if "kind" in item or "irreversible" in item else "",
         )
+
+
+_STATES = {"current": "current", "stale": "**stale**: what it covers changed since it was approved",
+           "unrecorded": "not approved yet"}
+
+
+def gate_text(item: dict[str, Any]) -> str:
+    """An item's part in an approval gate: an approval, with its record and whether it still holds
+    and what it covers; an irreversible item; or nothing."""
+    parts = []
+    if item.get("kind") == "approval":
+        text = "approval"
+        state = item.get("approval_state")
+        if state in _STATES:
+            text += f", {_STATES[state]}"
+        if item.get("approved_by") is not None:
+            text += f" (by {md(item['approved_by'])}"
+            text += f" at {code(item['approved_at'])})" if item.get("approved_at") is not None else ")"
+        covers = item.get("approval_covers")
+        if isinstance(covers, list) and covers:
+            text += "; covers " + ", ".join([code(c) for c in covers])
+        parts.append(text)
+    if item.get("irreversible") is True:
+        parts.append("irreversible")
+    return "; ".join(parts)
 
 
 def page(document: dict[str, Any], base: str) -> dict[str, Any]:

@@ -48,6 +48,13 @@ def label(text: object) -> str:
     return s
 
 
+def item_node(name: str, ident: str, approvals: frozenset[str]) -> str:
+    """An item's node: a box, or for an approval a hexagon (a gate a person passes)."""
+    if ident in approvals:
+        return f'{name}{{{{"{label(ident)}"}}}}'
+    return f'{name}["{label(ident)}"]'
+
+
 def flowchart(graph: Graph) -> tuple[str | None, str | None]:
     """The flowchart, top down, a subgraph per wave (when there are waves) and an edge per
     dependency, folded where Mermaid would refuse it or the page could not show it legibly; and
@@ -89,7 +96,7 @@ def _items(graph: Graph) -> str:
     edges = sorted({(index[dep], n) for n, deps in enumerate(graph.depends_on, 1)
                     for dep in deps if dep in index and dep != graph.ids[n - 1]})
     lines = ["flowchart TD"]
-    lines += [f'  n{n}["{label(text)}"]' for n, text in enumerate(graph.ids, 1)]
+    lines += ["  " + item_node(f"n{n}", text, graph.approvals) for n, text in enumerate(graph.ids, 1)]
     lines += [f"  n{a} --> n{b}" for a, b in edges]
     return "\n".join(lines) + "\n"
 
@@ -114,7 +121,7 @@ def _by_wave(graph: Graph, folded: set[int]) -> str | None:
             n = position[ident]
             node[ident] = order_name = f"n{n}"
             order[order_name] = n
-            lines.append(f'    {order_name}["{label(ident)}"]')
+            lines.append(f"    {item_node(order_name, ident, graph.approvals)}")
         lines.append("  end")
     edges = _edges(graph, node, order)
     if edges is None:

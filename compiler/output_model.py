@@ -7,7 +7,7 @@ dicts, and a test validates every document it produces against these models.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -45,7 +45,8 @@ class IssueOut(_Strict):
 _CONFIG = ConfigDict(extra="forbid", strict=True)
 # The five commitments are always written; every other field only when the item gives it.
 _COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
-_OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str}
+_OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str,
+                              "flag": bool | None}
 
 
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:
@@ -57,6 +58,8 @@ def _out(field: fields.Field, *, required: bool = False, described: bool = True)
     elif field.kind == "optional-lines":
         annotation = str | None
         options["pattern"] = r"^\d+-\d+$"
+    elif field.kind == "choice":
+        annotation = (cast(Any, Literal)[field.choices] if field.choices else str) | None
     else:
         annotation = _OUT_KINDS[field.kind]
     return annotation, (Field(**options) if required else Field(default=None, **options))

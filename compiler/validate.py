@@ -57,7 +57,7 @@ def expected_words(error: dict[str, Any]) -> str:
         return _EXPECTED[kind]
     if kind in ("literal_error", "enum"):
         choices = (error.get("ctx") or {}).get("expected", "")
-        return f"one of {choices}" if choices else "one of its values"
+        return str(choices) if " or " in str(choices) else f"one of {choices}" if choices else "one of its values"
     if kind.startswith("greater_than") or kind.startswith("less_than"):
         limit = (error.get("ctx") or {})
         bound = limit.get("ge", limit.get("gt", limit.get("le", limit.get("lt", ""))))
@@ -113,11 +113,15 @@ class _Collector:
                 self.add("EP017", f"{label} has no {_field_name(loc)}", item, (*base, *loc[:-1]))
             else:
                 expected = expected_words(dict(e))
-                actual = kind_of(value)
+                # A word that is not one of a choice's is named: "not 'gate'", not "not text".
+                named = kind in ("literal_error", "bool_type") and isinstance(value, str)
+                actual = quoted(value) if named else kind_of(value)
                 # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and
                 # booleans: never turned into text silently, but the fix is one pair of quotes.
                 quote = kind == "string_type" and isinstance(value, (bool, int, float))
-                fix = "put it in quotes to keep it as text" if quote else _shape_hint(loc, value)
+                fix = ("put it in quotes to keep it as text" if quote else
+                       "write true or false, without quotes" if named and kind == "bool_type" else
+                       _shape_hint(loc, value))
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
                          (*base, *loc), hint=fix)
 
@@ -298,10 +302,23 @@ _PLAIN_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "optional-text": lambda value: type(value) is str,
     "ids": lambda value: type(value) is list and all(type(v) is str for v in value),
     "optional-line": lambda value: type(value) is int and value >= 1,
+    "choice": lambda value: type(value) is str,  # and one of the field's words: _plain_check
+    "flag": lambda value: type(value) is bool,
 }
+
+
+def _plain_check(field: fields.Field) -> Callable[[Any], bool]:
+    """The fast path's check of an option: its kind's, and for a choice, one of its words."""
+    plain = _PLAIN_OPTIONS[field.kind]
+    if not field.choices:
+        return plain
+    words = frozenset(field.choices)
+    return lambda value: plain(value) and value in words
+
+
 # The keys the fast path decides: the five commitments (checked below) and the options it can.
 PLAIN_KEYS = frozenset((*COMMITMENTS, *_ITEM_ALIASES, *(f.name for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)))
-_PLAIN_OPTION_CHECKS = tuple((f.name, _PLAIN_OPTIONS[f.kind]) for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)
+_PLAIN_OPTION_CHECKS = tuple((f.name, _plain_check(f)) for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)
 _COMMITMENT_KEYS = frozenset(COMMITMENTS)
 
 

@@ -25,6 +25,7 @@ class Graph(NamedTuple):
     ids: tuple[str, ...]  # each item's id, in the plan's order: node n is the n-th item
     waves: list[list[str]]  # the ids of each wave, in order; [] when blocked
     depends_on: tuple[list[str], ...]  # each item's dependencies, as the document gives them
+    approvals: frozenset[str] = frozenset()  # the ids of the approval items (drawn distinctly)
 
 
 class Section(NamedTuple):
@@ -83,4 +84,5 @@ def _graph(items: list[dict[str, Any]], waves: list[list[str]]) -> Graph:
         depends_on = tuple(map(itemgetter("depends_on"), items))
     except KeyError:
         depends_on = tuple([item.get("depends_on") or [] for item in items])
-    return Graph(ids, waves, depends_on)
+    approvals = frozenset([item["id"] for item in items if item.get("kind") == "approval"])
+    return Graph(ids, waves, depends_on, approvals)

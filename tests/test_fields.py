@@ -88,6 +88,9 @@ _VALUES: dict[str, Any] = {
     "proof": st.one_of(_TEXT, st.lists(_TEXT, max_size=3), st.none(), st.integers(0, 3)),
     "optional-line": st.one_of(st.none(), st.integers(-1, 5), _TEXT),
     "optional-lines": st.one_of(st.none(), _TEXT, st.integers(0, 3)),
+    "choice": st.one_of(st.sampled_from(["task", "approval", "gate", "", "Approval"]), _TEXT, st.none(),
+                        st.integers(0, 2), st.booleans()),
+    "flag": st.one_of(st.booleans(), st.none(), st.sampled_from(["yes please", "true", "no"]), st.integers(0, 1)),
 }
 # Every key an item may give (names and aliases), and a few it may not.
 _KEYS = [*fields.names(fields.ITEM_FIELDS), "depend_on", "status", "wave"]
@@ -162,6 +165,10 @@ def test_the_differential_test_reaches_both_outcomes() -> None:
     """Not a test that passes by deferring: plainly valid items are read by the fast path."""
     assert plain_item({"id": "a", "change": "c", "evidence": ["a.py:1", {"path": "a.py", "line": 2}],
                        "dependencies": ["b"], "proof": "p"}, 0) is not None
+    gate = plain_item({"id": "a", "kind": "approval", "irreversible": False, "approved_by": "ana"}, 0)
+    assert gate is not None and gate.options == (("kind", "approval"), ("irreversible", False), ("approved_by", "ana"))
+    assert plain_item({"id": "a", "kind": "gate"}, 0) is None  # not one of its words: the model's to word
+    assert plain_item({"id": "a", "irreversible": "yes please"}, 0) is None
     assert plain_item({"id": "a", "proof": ["p", "q"]}, 0) is None  # a list of commands: the model's
 
 
@@ -169,7 +176,7 @@ def test_the_differential_test_reaches_both_outcomes() -> None:
 
 _WRONG: dict[str, Any] = {
     "text": 12, "optional-text": ["a list"], "ids": "one id", "evidence": "a.py", "proof": {"a": 1},
-    "optional-line": "three", "optional-lines": 1.5,
+    "optional-line": "three", "optional-lines": 1.5, "choice": 12, "flag": "yes please",
 }
 
 
@@ -200,6 +207,24 @@ def test_a_wrong_type_in_any_evidence_field_is_ep011_in_our_words(field: fields.
 def test_a_wrong_type_in_any_plan_field_is_ep011_in_our_words(field: fields.Field) -> None:
     (d,) = _check({field.name: 12, "items": [{"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p"}]})
     assert (d.code, d.message) == ("EP011", f"plan field {field.name} must be text, not the number 12")
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("kind", 12, "a: kind must be 'task' or 'approval', not the number 12"),
+    ("kind", "gate", "a: kind must be 'task' or 'approval', not 'gate'"),
+    ("irreversible", "yes please", "a: irreversible must be true or false, not 'yes please'"),
+    ("irreversible", 1, "a: irreversible must be true or false, not the number 1"),
+], ids=["kind-number", "kind-word", "irreversible-text", "irreversible-number"])
+def test_a_wrong_gate_value_is_located_in_our_words_on_both_paths(field: str, value: Any, message: str) -> None:
+    """`kind: 12`, `irreversible: "yes please"`: EP011 at the value, named, from the YAML reader
+    that the fast path takes and from the input model alike (the item goes to the model)."""
+    text = f"items:\n  - id: a\n    change: c\n    evidence: [a.py]\n    proof: p\n    {field}: {json.dumps(value)}\n"
+    (d,) = build_plan(parse_text(text, "plan.yaml", "yaml")).diagnostics
+    assert (d.code, d.message, d.item) == ("EP011", message, "a")
+    assert d.location is not None and (d.location.line, d.location.column) == (6, len(field) + 7)
+    raw = {"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p", field: value}
+    assert plain_item(raw, 0) is None
+    assert [x.message for x in _reference_item(raw)[1]] == [message]
 
 
 def test_a_missing_field_beyond_the_id_is_ep017_at_its_object() -> None:

@@ -326,6 +326,17 @@ MUTATIONS: list[tuple[str, dict[str, Any], bool]] = [
     ("object: a compiled entry's resolved_lines, in a plain plan",
      _with(evidence=[{"path": "a", "resolved_lines": "1-2"}]), False),
     ("evidence entry null", _with(evidence=[None]), False),
+    ("kind approval", _with(kind="approval"), True),
+    ("kind task", _with(kind="task"), True),
+    ("kind not one of its words", _with(kind="gate"), False),
+    ("kind a number", _with(kind=12), False),
+    ("irreversible", _with(irreversible=True), True),
+    ("irreversible as text", _with(irreversible="yes please"), False),
+    ("irreversible a number", _with(irreversible=1), False),
+    ("an approval record", _with(kind="approval", approved_by="ana", approved_at="2026-12-01T15:04:05Z",
+                                 approval_digest="0123456789ab"), True),
+    ("approved_by a number", _with(approved_by=7), False),
+    ("a compiled approval's state, in a plain plan", _with(kind="approval", approval_state="current"), False),
 ]
 
 

@@ -223,8 +223,8 @@ def test_item_rows_escape_each_part_and_join_the_evidence() -> None:
             "depends_on": ["c", "d`e"], "proof": "make `t`"}
     empty = {"id": "z", "change": "", "evidence": [], "depends_on": [], "proof": ""}
     assert list(item_rows([item, empty], repository_link(".."))) == [
-        ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``"),
-        ("`z`", "_none_", "", "_nothing_", "_none_"),
+        ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``", ""),
+        ("`z`", "_none_", "", "_nothing_", "_none_", ""),
     ]
 
 

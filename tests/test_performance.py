@@ -147,6 +147,22 @@ items:
     evidence: [app.py:2]
     dependencies: [call]
     proof: pytest
+  - id: sign-off
+    kind: approval
+    change: A person signs off the release
+    evidence: [app.py:1]
+    depends_on: [again]
+    proof: pytest
+    approved_by: ana
+    approved_at: "2026-12-01T15:04:05Z"
+    approval_digest: cc8d8e8e720e
+  - id: release
+    kind: task
+    change: Release
+    evidence: [app.py:2]
+    depends_on: [sign-off]
+    proof: pytest
+    irreversible: true
 """
 
 

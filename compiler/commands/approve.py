@@ -1,0 +1,58 @@
+"""`evidence-plan approve PLAN ID --by NAME`: record that a person passed an approval gate."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("approve")
+@click.argument("plan", metavar="PLAN")
+@click.argument("ident", metavar="ID")
+@click.option("--by", "by", metavar="NAME", required=True, help="Who approves (recorded as approved_by).")
+@click.option("--at", "at", metavar="ISO", default=None,
+              help="When, an ISO 8601 date-time with its offset (default: now, UTC, to the second).")
+@click.option("--root", metavar="DIR", default=None, help="Repository root for evidence paths (as for compile).")
+def command(plan: str, ident: str, by: str, at: str | None, root: str | None) -> int:
+    """Record in PLAN that NAME approved the approval item ID: approved_by, approved_at and the
+    digest of what it covers (the irreversible items that depend on it and everything they depend
+    on). When any of that content changes later, check reports the approval as stale (EP111).
+    A YAML plan keeps every other byte; a JSON plan is rewritten one key per line. The only
+    command that reads the clock (for --at's default). Exit 0 when recorded, 1 when the plan is
+    blocked by other problems (listed; nothing written), 2 for an unknown id, an item that is no
+    approval, or a bad option.
+
+    \b
+    Examples:
+      evidence-plan approve plan.yaml sign-off --by "Ana Lima"
+      evidence-plan approve plan.yaml sign-off --by ana --at 2026-12-01T15:04:05Z
+    """
+    from compiler import approvals
+    from compiler.cli import _err, _rewrite, _show_diagnostics
+    from compiler.load import load_with_text
+
+    if plan == "-":
+        raise click.UsageError("approve edits a file in place: give its path, not -")
+    if not by.strip():
+        raise click.BadParameter("give the name of who approves", param_hint="--by")
+    if at is None:
+        at = approvals.now()
+    elif not approvals.valid_date_time(at):
+        raise click.BadParameter(f"{at!r} is not an ISO 8601 date-time with its offset (2026-12-01T15:04:05Z)",
+                                 param_hint="--at")
+    doc, text = load_with_text(plan)
+    try:
+        done = approvals.approve_document(doc, text, plan, ident, by, at, root=root)
+    except approvals.Refused as err:
+        location = err.location if err.location is not None else plan
+        _err(f"{location}: error: {err}")
+        if err.blocking:
+            _show_diagnostics(err.blocking)
+            return 1
+        return 2
+    if not _rewrite(plan, done.fixed):
+        return 2
+    covers = done.coverage.covers
+    _err(f"{plan}: approved {ident} by {by} at {at}, digest {done.coverage.digest}")
+    _err(f"  covers {len(covers)} item{'' if len(covers) == 1 else 's'}: {', '.join(covers) or 'none'}"
+         + ("" if done.coverage.gates else " (no irreversible item depends on it yet)"))
+    return 0

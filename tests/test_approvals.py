@@ -1,0 +1,328 @@
+"""compiler/approvals.py and `evidence-plan approve`: what an approval covers, its digest, the
+gate pass (linear, iterative), and the record written into the plan keeping every other byte.
+The rules (EP310, EP111) are tests/checks/test_approvals.py."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from support import write_plan
+
+from compiler import approvals
+from compiler.cli import cli
+from compiler.emit import build_output
+from compiler.load import parse_text
+from compiler.mermaid import flowchart
+from compiler.validate import build_plan
+from compiler.values import Item
+from compiler.view import plan_view
+
+PLAN = """\
+# Retire the old users table
+items:
+  - id: backup          # first, always
+    change: Back up users_old
+    evidence: [a.py:1]
+    proof: make backup
+  - id: sign-off
+    kind: approval
+    change: A person checks the backup
+    evidence: [a.py:1]
+    depends_on: [backup]
+    proof: make show-backup
+  - id: schema
+    change: Add the new column
+    evidence: [a.py:1]
+    proof: make schema
+  - id: drop-table
+    change: Drop users_old
+    evidence: [a.py:1]
+    depends_on: [sign-off, schema]
+    proof: make drop
+    irreversible: true
+  - id: announce
+    change: Tell the team it is done
+    evidence: [a.py:1]
+    depends_on: [sign-off]
+    proof: make announce
+"""
+
+
+def _items(text: str, fmt: str = "yaml") -> tuple[Item, ...]:
+    return build_plan(parse_text(text, f"plan.{fmt}", fmt)).items  # type: ignore[arg-type]
+
+
+# --- what an approval covers, and its digest -------------------------------------------------------
+
+def test_an_approval_covers_its_irreversible_dependents_and_all_they_depend_on() -> None:
+    """drop-table depends on sign-off: covered, with everything it depends on (schema too, on
+    another branch into it); announce depends on sign-off but is not irreversible, nor depended
+    on by an irreversible item: not covered."""
+    cover = approvals.coverage(_items(PLAN), "sign-off")
+    assert cover.gates == ("drop-table",)
+    assert cover.covers == ("backup", "sign-off", "schema", "drop-table")
+    assert len(cover.digest) == 12 and int(cover.digest, 16) >= 0
+
+
+def test_the_digest_is_of_the_content_not_of_how_it_is_written() -> None:
+    """The same plan in JSON, with evidence in the object form and keys in another order, has the
+    same digest: the content is normalized before it is hashed."""
+    data = parse_text(PLAN, "plan.yaml", "yaml").data
+    for item in data["items"]:
+        item["evidence"] = [{"path": "a.py", "line": 1}]
+    data["items"] = [dict(reversed(list(item.items()))) for item in data["items"]]
+    as_json = _items(json.dumps(data), "json")
+    assert approvals.coverage(as_json, "sign-off").digest == approvals.coverage(_items(PLAN), "sign-off").digest
+
+
+@pytest.mark.parametrize(("edit", "stale"), [
+    (("make drop", "make drop --force"), True),  # a covered item's proof
+    (("Add the new column", "Add two columns"), True),  # the change of a covered item on another branch
+    (("evidence: [a.py:1]\n    depends_on: [sign-off, schema]", "evidence: [a.py:2]\n    depends_on: [sign-off,"
+      " schema]"), True),  # a covered item's evidence
+    (("Tell the team it is done", "Tell everyone"), False),  # an item it does not cover
+    (("# Retire the old users table", "# Retire it"), False),  # a comment
+    (("    depends_on: [sign-off]\n    proof: make announce", "    depends_on: [sign-off]\n    proof: make announce"
+      "\n    irreversible: true"), True),  # an irreversible item joins what it covers
+])
+def test_the_digest_changes_exactly_when_covered_content_does(edit: tuple[str, str], stale: bool) -> None:
+    before = approvals.coverage(_items(PLAN), "sign-off").digest
+    assert PLAN.count(edit[0]) == 1
+    after = approvals.coverage(_items(PLAN.replace(*edit)), "sign-off").digest
+    assert (after != before) is stale
+
+
+def test_another_approvals_record_changes_no_digest() -> None:
+    two = PLAN.replace("  - id: schema\n", "  - id: schema\n    kind: approval\n")
+    before = approvals.coverage(_items(two), "sign-off").digest
+    recorded = two.replace("    proof: make schema\n", "    proof: make schema\n    approved_by: bo\n"
+                           "    approved_at: '2026-12-01T15:04:05Z'\n    approval_digest: 0123456789ab\n")
+    assert approvals.coverage(_items(recorded), "sign-off").digest == before
+
+
+def test_an_approval_that_precedes_no_irreversible_item_covers_nothing() -> None:
+    cover = approvals.coverage(_items(PLAN.replace("    irreversible: true\n", "")), "sign-off")
+    assert (cover.gates, cover.covers) == ((), ())
+
+
+@pytest.mark.parametrize(("text", "valid"), [
+    ("2026-12-01T15:04:05Z", True), ("2026-12-01T15:04:05+01:00", True), ("2026-12-01T15:04:05.25-05:30", True),
+    ("2026-12-01T15:04:05", False), ("2026-12-01", False), ("2026-02-30T10:00:00Z", False),
+    ("2026-12-01 15:04:05Z", False), ("yesterday", False), ("2026-12-01T24:00:00Z", False),
+])
+def test_approved_at_is_an_iso_8601_date_time_with_its_offset(text: str, valid: bool) -> None:
+    assert approvals.valid_date_time(text) is valid
+
+
+# --- linear and iterative --------------------------------------------------------------------------
+
+def _chain(n: int, *, approval_at: int | None = 0) -> tuple[Item, ...]:
+    options = {approval_at: (("kind", "approval"),)} if approval_at is not None else {}
+    return tuple(Item(f"i{k}", "c", (), (f"i{k - 1}",) if k else (), "p", k,
+                      options=options.get(k, (("irreversible", True),) if k == n - 1 else ())) for k in range(n))
+
+
+def _wide(n: int) -> tuple[Item, ...]:
+    """One approval, then n irreversible items after it, each also after one of n plain items."""
+    gate = Item("gate", "c", (), (), "p", 0, options=(("kind", "approval"),))
+    plain = [Item(f"p{k}", "c", (), (), "p", 1 + k) for k in range(n)]
+    last = [Item(f"x{k}", "c", (), ("gate", f"p{k}"), "p", 1 + n + k, options=(("irreversible", True),))
+            for k in range(n)]
+    return (gate, *plain, *last)
+
+
+def test_a_deep_chain_is_judged_without_recursion() -> None:
+    """20,000 items in a chain, far past the recursion limit: gated, ungated, and covered (the
+    growth test below and the README's figures take 100,000)."""
+    n = 20_000
+    assert n > sys.getrecursionlimit() * 10
+    assert approvals.ungated(_chain(n)) == []
+    assert [i.id for i in approvals.ungated(_chain(n, approval_at=None))] == [f"i{n - 1}"]
+    assert len(approvals.coverage(_chain(n), "i0").covers) == n
+
+
+@pytest.mark.performance
+@pytest.mark.parametrize("shape", [_chain, _wide], ids=["chain", "wide"])
+def test_the_gate_pass_and_a_digest_grow_linearly(shape: object) -> None:
+    """10x the items cost less than 20x the time (the project's growth check), for the gate
+    pass (EP310) and for one approval's digest (EP111)."""
+    def seconds(n: int) -> float:
+        items = shape(n)  # type: ignore[operator]
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            approvals.ungated(items)
+            approvals.states(items)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = seconds(10_000), seconds(100_000)
+    assert large < 20 * small, (small, large)
+
+
+# --- the compiled plan ---------------------------------------------------------------------------
+
+def _compiled(tmp_path: Path, text: str) -> dict[str, object]:
+    from compiler.compile import compile_document
+
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
+    plan = write_plan(tmp_path, text)
+    doc = parse_text(text, str(plan), "yaml")
+    return build_output(compile_document(doc, str(plan), root=str(tmp_path)), tmp_path)
+
+
+def test_the_json_shows_each_approval_its_state_what_it_covers_and_its_digest(tmp_path: Path) -> None:
+    document = _compiled(tmp_path, PLAN)
+    items = {item["id"]: item for item in document["items"]}  # type: ignore[attr-defined]
+    digest = approvals.coverage(_items(PLAN), "sign-off").digest
+    assert items["sign-off"]["kind"] == "approval"
+    assert (items["sign-off"]["approval_state"], items["sign-off"]["approval_covers"],
+            items["sign-off"]["approval_digest_now"]) == ("unrecorded", ["backup", "sign-off", "schema", "drop-table"],
+                                                          digest)
+    assert items["drop-table"]["irreversible"] is True and "approval_state" not in items["drop-table"]
+    assert "kind" not in items["backup"]  # a field not given is not written: the default is task
+
+
+@pytest.mark.parametrize("blocked", [False, True], ids=["by-wave", "blocked"])
+def test_approval_items_are_drawn_as_hexagons(tmp_path: Path, blocked: bool) -> None:
+    """In a wave's subgraph, and in the graph of a blocked plan (no waves) alike."""
+    document = _compiled(tmp_path, PLAN.replace("make announce", "") if blocked else PLAN)
+    assert (document["status"] == "blocked") is blocked
+    graph, _ = flowchart(plan_view(document).graph)
+    assert graph is not None
+    assert '{{"sign-off"}}' in graph and '["backup"]' in graph and '{{"backup"}}' not in graph
+
+
+# --- evidence-plan approve -------------------------------------------------------------------------
+
+def _approve(tmp_path: Path, *args: str, text: str = PLAN, name: str = "plan.yaml") -> tuple[int, str, Path]:
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
+    plan = write_plan(tmp_path, text, name)
+    result = CliRunner().invoke(cli, ["approve", str(plan), *args, "--root", str(tmp_path)])
+    return result.exit_code, result.output, plan
+
+
+def _check(plan: Path, tmp_path: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["check", "--format", "text", "--root", str(tmp_path), str(plan)])
+    return result.exit_code, result.output
+
+
+def test_approve_writes_the_record_and_keeps_every_other_byte(tmp_path: Path) -> None:
+    code, output, plan = _approve(tmp_path, "sign-off", "--by", "Ana Lima", "--at", "2026-12-01T15:04:05Z")
+    digest = approvals.coverage(_items(PLAN), "sign-off").digest
+    assert code == 0, output
+    assert plan.read_text(encoding="utf-8") == PLAN.replace(
+        "    proof: make show-backup\n", "    proof: make show-backup\n    approved_by: 'Ana Lima'\n"
+        f"    approved_at: '2026-12-01T15:04:05Z'\n    approval_digest: {digest}\n")
+    assert f"approved sign-off by Ana Lima at 2026-12-01T15:04:05Z, digest {digest}" in output
+    assert "covers 4 items: backup, sign-off, schema, drop-table" in output
+    assert _check(plan, tmp_path)[0] == 0
+
+
+def test_approve_again_replaces_a_stale_record_in_place(tmp_path: Path) -> None:
+    _, _, plan = _approve(tmp_path, "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z")
+    plan.write_text(plan.read_text(encoding="utf-8").replace("make drop", "make drop --force"), encoding="utf-8")
+    code, output = _check(plan, tmp_path)
+    assert code == 1 and "plan.yaml:15:22: error EP111 sign-off is a stale approval: it covers 4 items" in output
+    stale = plan.read_text(encoding="utf-8")
+    result = CliRunner().invoke(cli, ["approve", str(plan), "sign-off", "--by", "bo", "--at", "2026-12-02T09:00:00Z",
+                                      "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    new = approvals.coverage(_items(stale), "sign-off").digest
+    old = approvals.coverage(_items(PLAN), "sign-off").digest
+    assert plan.read_text(encoding="utf-8") == stale.replace("approved_by: ana", "approved_by: bo").replace(
+        "2026-12-01T15:04:05Z", "2026-12-02T09:00:00Z").replace(old, new)
+    assert _check(plan, tmp_path)[0] == 0
+
+
+def test_approve_fills_keys_left_blank(tmp_path: Path) -> None:
+    text = PLAN.replace("    proof: make show-backup\n", "    proof: make show-backup\n    approved_by:\n"
+                        "    approved_at: ~   # to fill\n")
+    code, output, plan = _approve(tmp_path, "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z", text=text)
+    assert code == 0, output
+    assert "    approved_by: ana\n    approved_at: '2026-12-01T15:04:05Z'   # to fill\n    approval_digest: " in (
+        plan.read_text(encoding="utf-8"))
+
+
+def test_approve_rewrites_a_json_plan_in_converts_layout(tmp_path: Path) -> None:
+    from compiler.convert import dump_json
+
+    data = parse_text(PLAN, "plan.yaml", "yaml").data
+    code, output, plan = _approve(tmp_path, "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z",
+                                  text=json.dumps(data), name="plan.json")
+    assert code == 0, output
+    data["items"][1].update(approved_by="ana", approved_at="2026-12-01T15:04:05Z",
+                            approval_digest=approvals.coverage(_items(PLAN), "sign-off").digest)
+    assert plan.read_text(encoding="utf-8") == dump_json(data)
+    assert _check(plan, tmp_path)[0] == 0
+
+
+def test_approve_at_defaults_to_now_in_utc_to_the_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(approvals, "now", lambda: "2030-01-02T03:04:05Z")
+    code, _, plan = _approve(tmp_path, "sign-off", "--by", "ana")
+    assert code == 0 and "approved_at: '2030-01-02T03:04:05Z'" in plan.read_text(encoding="utf-8")
+    monkeypatch.undo()
+    assert approvals.valid_date_time(approvals.now()) and approvals.now().endswith("Z")
+
+
+def test_approve_an_unknown_id_is_exit_2_with_a_did_you_mean(tmp_path: Path) -> None:
+    code, output, plan = _approve(tmp_path, "sign-of", "--by", "ana")
+    assert code == 2 and "error: the plan has no item 'sign-of' (did you mean sign-off?)" in output
+    assert plan.read_text(encoding="utf-8") == PLAN
+
+
+def test_approve_an_item_that_is_no_approval_is_exit_2_at_its_id(tmp_path: Path) -> None:
+    code, output, plan = _approve(tmp_path, "drop-table", "--by", "ana")
+    assert code == 2
+    assert "plan.yaml:17:9: error: 'drop-table' is not an approval: only an item with kind: approval is approved" in (
+        output)
+    assert plan.read_text(encoding="utf-8") == PLAN
+
+
+def test_approve_refuses_a_plan_blocked_by_other_problems(tmp_path: Path) -> None:
+    text = PLAN.replace("make announce", "")
+    code, output, plan = _approve(tmp_path, "sign-off", "--by", "ana", text=text)
+    assert code == 1
+    assert "error: the plan is blocked by 1 other problem: fix them first" in output
+    assert "plan.yaml:27:11: error EP102 announce has no proof command" in output
+    assert plan.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--by", "ana", "--at", "tomorrow"], "is not an ISO 8601 date-time"),
+    (["--by", " "], "give the name of who approves"),
+    ([], "Missing option '--by'"),
+])
+def test_approve_bad_options_are_exit_2(tmp_path: Path, args: list[str], words: str) -> None:
+    code, output, plan = _approve(tmp_path, "sign-off", *args)
+    assert code == 2 and words in output
+    assert plan.read_text(encoding="utf-8") == PLAN
+
+
+def test_convert_keeps_the_gate_fields_and_the_approval_stays_current(tmp_path: Path) -> None:
+    _, _, plan = _approve(tmp_path, "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z")
+    for fmt in ("json", "yaml"):
+        out = tmp_path / f"converted.{fmt}"
+        result = CliRunner().invoke(cli, ["convert", str(plan), str(out), "--root", str(tmp_path)])
+        assert result.exit_code == 0, result.output
+        items = {i.id: i for i in _items(out.read_text(encoding="utf-8"), fmt)}
+        assert items["sign-off"].option("kind") == "approval" and items["drop-table"].option("irreversible") is True
+        assert items["sign-off"].option("approved_at") == "2026-12-01T15:04:05Z"
+        assert _check(out, tmp_path)[0] == 0
+
+
+def test_the_readme_example_is_ready_and_its_approval_current() -> None:
+    """examples/approval-gate, the README's example: as committed, ready, with a current approval
+    over the five items the README names."""
+    from compiler.compile import compile_plan
+
+    result = compile_plan(str(Path(__file__).resolve().parent.parent / "examples" / "approval-gate" / "plan.yaml"))
+    assert result.status == "ready" and result.diagnostics == ()
+    (state,) = approvals.states(result.plan.items).values()
+    assert state.state == "current" and state.coverage.digest == "ee6e15b40212"
+    assert state.coverage.covers == ("read-new-table", "backup", "sign-off", "migrate", "drop-table")
