@@ -294,7 +294,7 @@ def _append_step_summary(fmt: str, context: Context, ordered: Sequence[Diagnosti
 @click.option("--format", "fmt", type=click.Choice(FORMATS),
               default="auto", show_default=True,
               help="Report format; auto is github under GitHub Actions, else text.")
-@click.option("--strict", is_flag=True, help="Warnings block too (exit 1).")
+@click.option("--strict", is_flag=True, help="Warnings block too (exit 1); also the `strict` setting.")
 @_evidence_options
 @_limit_options
 def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no_verify: bool,
@@ -335,7 +335,8 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
             reports.append(reporters.PlanReport(plan, "unreadable", (err.diagnostic,)))
             continue
         diagnostics.extend(result.diagnostics)
-        is_blocked = result.status == "blocked" or bool(strict and result.count("warning"))
+        strict_here = strict or bool(result.settings.get("strict"))  # the option, or the repository's setting
+        is_blocked = result.status == "blocked" or bool(strict_here and result.count("warning"))
         blocked += is_blocked
         reports.append(reporters.PlanReport(plan, "blocked" if is_blocked else "ready", tuple(result.diagnostics)))
     ordered = sort_diagnostics(diagnostics) if len(plans) > 1 else tuple(diagnostics)

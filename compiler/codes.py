@@ -29,6 +29,7 @@ _ALL = [
     Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder, or holds a NUL character", True),
     Code("EP007", "too-large", "error", "the file is larger than `--max-bytes` (default 256 MiB); checked before it is read", True),
     Code("EP008", "too-many-items", "error", "the plan has more items than `--max-items` (default 1,000,000)", True),
+    Code("EP009", "bad-config", "error", "the repository's settings (`.evidence-plan.toml`, or `[tool.evidence-plan]` in `pyproject.toml`) are not valid TOML, name an unknown setting (with a did-you-mean) or give a bad value; located at its key", True),
     Code("EP010", "unknown-field", "error", "a field the plan format does not define, with a did-you-mean for spellings (`depend_on` -> `depends_on`) and for the synonyms writers use (`file` -> `path`, `summary` -> `change`; each field declares its own in compiler/fields.py)"),
     Code("EP011", "wrong-type", "error", "a field or item has the wrong type, e.g. a number where text is expected"),
     Code("EP012", "missing-id", "error", "an item has no `id`"),
@@ -64,6 +65,7 @@ _ALL = [
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),
     Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice (`fix` removes the repeat)"),
     Code("EP310", "unapproved-irreversible", "error", "`X is irreversible but no approval precedes it`: an `irreversible: true` item has no `kind: approval` item among its transitive dependencies (an approval on another branch does not count)"),
+    Code("EP311", "too-complex", "warning", "the plan's complexity tier (items, waves, widest wave, irreversible items, distinct files) is above the `max_tier` the repository's settings allow: split it"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.codes import Severity
+from compiler.complexity import Complexity, assess, measure
+from compiler.config import DEFAULTS, TIERS, Settings
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.display import clip
 from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
@@ -31,6 +33,8 @@ class CompileResult:
     # (item position, evidence index) -> the lines the entry covers and their pin (compiler/pins.py),
     # where evidence was verified and the plan was ordered (`check` writes no JSON that needs them)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
+    settings: Settings = DEFAULTS  # the repository's (compiler/config.py)
+    complexity: Complexity | None = None  # its tier and why (compiler/complexity.py)
 
     @property
     def status(self) -> str:
@@ -126,6 +130,15 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
                                      " folder, outside git); to check against another folder, give --root"))
         verify_evidence = False
     repo_root = chosen.path
+    settings = DEFAULTS
+    # The settings are the repository's: read with it (never for a refused root, nor with
+    # --no-verify-evidence, which reads nothing of the repository).
+    if chosen.refused is None and verify_evidence:
+        from compiler.config import load as load_settings
+
+        settings = load_settings(repo_root)
+        # A policy on complexity needs the waves, which only ordering finds: check orders too.
+        order = order or settings.get("max_tier") != TIERS[-1]
     repo = None
     if verify_evidence:
         from compiler.repository import Repository
@@ -153,8 +166,17 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         from compiler.checks.dependencies import cycles
 
         diagnostics.extend(cycles(ctx))
+    complexity = assess(measure(plan.items, ordered), settings)
+    allowed = settings.get("max_tier")
+    if TIERS.index(complexity.tier) > TIERS.index(allowed):
+        pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
+        source = settings.source or "the settings"
+        diagnostics.append(Diagnostic(
+            "EP311", f"the plan is {complexity.tier}: {'; '.join(complexity.why)}; {source} allows {allowed} at most",
+            None, Location(doc.name, *pos) if pos else Location(doc.name),
+            hint=f"split the plan into smaller ones, or raise max_tier in {source}"))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, resolved)
+                         repo_root, verify_evidence, resolved, settings, complexity)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:

@@ -73,6 +73,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "issues": [relocate(d) for d in result.diagnostics],
         "waves": waves,
         "critical_path": list(result.critical_path),
+        **({"complexity": result.complexity.to_dict()} if result.complexity is not None else {}),
         "items": items,
     }
 

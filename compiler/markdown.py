@@ -320,8 +320,18 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "graph_note": graph_note,  # what is folded; or, with no graph, why it is left out
         "critical_path": " → ".join("…" if i is None else code(i) for i in view.critical_path),
         "critical_path_length": view.critical_path_length,
+        "complexity": _complexity(document.get("complexity")),
         "sections": ((section.heading, item_rows(section.items, link)) for section in view.sections),
     }
+
+
+def _complexity(value: Any) -> str:
+    """The complexity line's text, escaped; '' when the document has none that can be read (an
+    older compile, or a hand-written JSON)."""
+    if not isinstance(value, dict) or value.get("tier") not in ("simple", "medium", "complex"):
+        return ""
+    why = [md(str(w)) for w in value.get("why") or [] if isinstance(w, str)]
+    return f"**{value['tier']}**" + (f": {'; '.join(why)}" if why else "")
 
 
 def render_markdown(document: dict[str, Any], *, base: str = ".") -> str:

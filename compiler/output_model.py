@@ -89,6 +89,18 @@ class SummaryOut(_Strict):
     warnings: int = Field(ge=0)
 
 
+class ComplexityOut(_Strict):
+    """How complex the plan is (compiler/complexity.py), by the repository's thresholds."""
+
+    tier: Literal["simple", "medium", "complex"]
+    why: list[str] = Field(description="each measure that reached the tier, with its threshold")
+    items: int = Field(ge=0)
+    irreversible: int = Field(ge=0, description="items marked irreversible")
+    files: int = Field(ge=0, description="distinct files cited as evidence or listed in paths")
+    waves: int | None = Field(default=None, ge=0, description="absent when the plan is blocked")
+    widest_wave: int | None = Field(default=None, ge=0, description="absent when the plan is blocked")
+
+
 class CompiledPlan(_Strict):
     """evidence-plan.json: the compiled plan, the machine contract."""
 
@@ -105,6 +117,7 @@ class CompiledPlan(_Strict):
     issues: list[IssueOut]
     waves: list[list[str]] = Field(description="ids per wave, sorted; [] when blocked")
     critical_path: list[str] = Field(description="the longest dependency chain; [] when blocked")
+    complexity: ComplexityOut | None = Field(default=None, description="the plan's complexity tier and why")
     items: list[ItemOut] = Field(description="the valid items, in input order")
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples/duplicate-email/plan.yaml"
 # README sections made from the code: marker name -> the module whose markdown_table() makes it.
-README_SECTIONS = {"codes": "compiler.codes", "fields": "compiler.fields"}
+README_SECTIONS = {"codes": "compiler.codes", "fields": "compiler.fields", "settings": "compiler.config"}
 
 
 def schemas() -> dict[Path, str]:

@@ -47,6 +47,9 @@ Within = Callable[[float, Callable[[], Any]], Any]  # the conftest fixture
 # --- reading: once, binary, empty, CRLF, streaming, special files ---------------------------------
 
 
+SETTINGS_FILES = [".evidence-plan.toml", "pyproject.toml"]
+
+
 def test_each_file_is_read_once(std_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[str] = []
     real_read = Repository._read
@@ -68,7 +71,7 @@ def test_each_file_is_read_once(std_repo: Path, monkeypatch: pytest.MonkeyPatch)
     result = compile_plan(str(plan))
     monkeypatch.undo()
     assert result.diagnostics == ()
-    assert reads == ["app/accounts.py"]
+    assert reads == [*SETTINGS_FILES, "app/accounts.py"]  # the settings are looked for once (compiler/config.py)
     target = os.path.realpath(std_repo / "app" / "accounts.py")
     assert recorder.paths.count(target) == 1
 
