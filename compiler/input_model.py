@@ -8,7 +8,7 @@ is read without importing pydantic at all (see compiler/validate.py), which keep
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
@@ -40,6 +40,8 @@ def _annotation(field: fields.Field) -> Any:
         })]
     if kind == "items":
         return cast(Any, list)[WorkItem]  # the model is made at run time: a type to pydantic, a value to mypy
+    if kind == "choice":  # one of its choices, as text (a blank key is absent: never null here)
+        return cast(Any, Literal)[field.choices]
     return _ANNOTATIONS[kind]
 
 

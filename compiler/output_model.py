@@ -7,7 +7,7 @@ dicts, and a test validates every document it produces against these models.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -57,6 +57,8 @@ def _out(field: fields.Field, *, required: bool = False, described: bool = True)
     elif field.kind == "optional-lines":
         annotation = str | None
         options["pattern"] = r"^\d+-\d+$"
+    elif field.kind == "choice":
+        annotation = cast(Any, Literal)[field.choices] | None
     else:
         annotation = _OUT_KINDS[field.kind]
     return annotation, (Field(**options) if required else Field(default=None, **options))
@@ -86,6 +88,13 @@ class SummaryOut(_Strict):
     warnings: int = Field(ge=0)
 
 
+_STATUS = fields.by_name(fields.ITEM_FIELDS)["status"]
+ProgressOut: Any = create_model(  # type: ignore[call-overload]  # one count per status, from the declaration
+    "ProgressOut", __config__=_CONFIG, __doc__="Items per status (items whose status could not be read are not"
+    " counted).", **{choice: (int, Field(ge=0)) for choice in _STATUS.choices},
+)
+
+
 class CompiledPlan(_Strict):
     """evidence-plan.json: the compiled plan, the machine contract."""
 
@@ -99,6 +108,8 @@ class CompiledPlan(_Strict):
     evidence_verified: bool = Field(description="false when compiled with --no-verify-evidence")
     status: Literal["ready", "blocked"]
     summary: SummaryOut
+    progress: ProgressOut | None = Field(default=None, description="items per status (todo, doing, done, dropped);"
+                                         " written by every compile since progress was added")
     issues: list[IssueOut]
     waves: list[list[str]] = Field(description="ids per wave, sorted; [] when blocked")
     critical_path: list[str] = Field(description="the longest dependency chain; [] when blocked")

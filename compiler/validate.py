@@ -113,11 +113,13 @@ class _Collector:
                 self.add("EP017", f"{label} has no {_field_name(loc)}", item, (*base, *loc[:-1]))
             else:
                 expected = expected_words(dict(e))
-                actual = kind_of(value)
+                actual = quoted(value) if kind == "literal_error" and isinstance(value, str) else kind_of(value)
                 # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and
                 # booleans: never turned into text silently, but the fix is one pair of quotes.
                 quote = kind == "string_type" and isinstance(value, (bool, int, float))
                 fix = "put it in quotes to keep it as text" if quote else _shape_hint(loc, value)
+                if kind == "literal_error" and len(loc) == 1:
+                    fix = choice_hint(fields.by_name(declared).get(str(loc[0])), value)
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
                          (*base, *loc), hint=fix)
 
@@ -132,6 +134,20 @@ def _shape_hint(loc: tuple[Any, ...], value: Any) -> str | None:
             and all(type(v) is int for v in value)):
         return f"a range is text: write lines: {value[0]}-{value[1]}"
     return None
+
+
+def choice_hint(field: fields.Field | None, value: Any) -> str | None:
+    """The value meant by a wrong value of a choice field: the word writers use for it
+    (``finished``: done), the same in another case (``Done``), or the closest spelling."""
+    if field is None or not field.choices or type(value) is not str:
+        return None
+    word = value.strip().lower()
+    meant = dict(field.meant).get(word) or (word if word in field.choices else None)
+    if meant is None:
+        from compiler.diagnostics import closest
+
+        meant = closest(word, field.choices)
+    return f"did you mean {meant}?" if meant else None
 
 
 def suggest_field(key: str, declared: tuple[fields.Field, ...]) -> str:
@@ -298,10 +314,21 @@ _PLAIN_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "optional-text": lambda value: type(value) is str,
     "ids": lambda value: type(value) is list and all(type(v) is str for v in value),
     "optional-line": lambda value: type(value) is int and value >= 1,
+    "choice": lambda value: type(value) is str,  # and one of the field's choices (_plain_check)
 }
+
+
+def _plain_check(field: fields.Field) -> Callable[[Any], bool]:
+    if field.kind == "choice":
+        allowed = frozenset(field.choices)
+        return lambda value: type(value) is str and value in allowed
+    return _PLAIN_OPTIONS[field.kind]
+
+
+
 # The keys the fast path decides: the five commitments (checked below) and the options it can.
 PLAIN_KEYS = frozenset((*COMMITMENTS, *_ITEM_ALIASES, *(f.name for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)))
-_PLAIN_OPTION_CHECKS = tuple((f.name, _PLAIN_OPTIONS[f.kind]) for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)
+_PLAIN_OPTION_CHECKS = tuple((f.name, _plain_check(f)) for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)
 _COMMITMENT_KEYS = frozenset(COMMITMENTS)
 
 

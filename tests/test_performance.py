@@ -139,6 +139,8 @@ items:
     evidence: [app.py:2]
     dependencies: [call]
     proof: pytest
+    status: doing
+    reason: started by the first user
 """
 
 
