@@ -62,15 +62,19 @@ def counts(statuses: list[str]) -> dict[str, int]:
 def wave_numbers(items: tuple[Item, ...]) -> dict[str, int]:
     """Each live item's wave (1-based): one more than the latest wave of its dependencies, as
     compiler/graph.waves makes them (topological generations). The first item of each id; known,
-    non-self dependencies only. Kahn's algorithm, iterative and linear; the plan must have no
-    cycle (the checks have said so) — items on one are left out."""
+    non-self dependencies only. One pass when the plan is written in order, else Kahn's
+    algorithm, iterative and linear; the plan must have no cycle (the checks have said so):
+    items on one are left out."""
     first: dict[str, Item] = {}
     for item in live(items):
         first.setdefault(item.id, item)
+    in_order = _in_order(first)
+    if in_order is not None:
+        return in_order
     waiting = dict.fromkeys(first, 0)
     dependents: dict[str, list[str]] = {}
     for ident, item in first.items():
-        for dep in dict.fromkeys(item.depends_on):
+        for dep in item.depends_on:  # a repeated one counts twice and is released twice
             if dep != ident and dep in first:
                 waiting[ident] += 1
                 dependents.setdefault(dep, []).append(ident)
@@ -86,6 +90,25 @@ def wave_numbers(items: tuple[Item, ...]) -> dict[str, int]:
             if waiting[nxt] == 0:
                 ready.append(nxt)
     return {ident: wave[ident] for ident in first if waiting[ident] == 0}
+
+
+def _in_order(first: dict[str, Item]) -> dict[str, int] | None:
+    """The waves in one pass, when every dependency is on an item listed earlier (plans are mostly
+    written in order); None as soon as one is not."""
+    wave: dict[str, int] = {}
+    get = wave.get
+    for ident, item in first.items():
+        below = 0
+        for dep in item.depends_on:
+            known = get(dep)
+            if known is None:
+                if dep in first and dep != ident:
+                    return None  # a dependency listed later: Kahn's algorithm decides
+                continue
+            if known > below:
+                below = known
+        wave[ident] = below + 1
+    return wave
 
 
 class NextItem(NamedTuple):

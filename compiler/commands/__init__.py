@@ -5,6 +5,7 @@ of a click command. compiler/cli.py's group reads this."""
 from __future__ import annotations
 
 COMMANDS = {
+    "next": "compiler.commands.next:command",
     "symbols": "compiler.commands.symbols:command",
     "where": "compiler.commands.where:command",
 }
