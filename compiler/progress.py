@@ -71,25 +71,40 @@ def wave_numbers(items: tuple[Item, ...]) -> dict[str, int]:
     in_order = _in_order(first)
     if in_order is not None:
         return in_order
-    waiting = dict.fromkeys(first, 0)
-    dependents: dict[str, list[str]] = {}
-    for ident, item in first.items():
+    # Kahn's algorithm over item numbers: lists of integers (a dependency's dependents laid out
+    # side by side, as a compressed sparse row), which stay compact where dicts of ids do not.
+    ids = list(first)
+    number = {ident: n for n, ident in enumerate(ids)}
+    waiting = [0] * len(ids)
+    edges: list[tuple[int, int]] = []
+    for n, item in enumerate(first.values()):
         for dep in item.depends_on:  # a repeated one counts twice and is released twice
-            if dep != ident and dep in first:
-                waiting[ident] += 1
-                dependents.setdefault(dep, []).append(ident)
-    wave = {ident: 1 for ident, n in waiting.items() if n == 0}
-    ready = list(wave)
+            d = number.get(dep)
+            if d is not None and d != n:
+                waiting[n] += 1
+                edges.append((d, n))
+    start = [0] * (len(ids) + 1)
+    for d, _ in edges:
+        start[d + 1] += 1
+    for n in range(len(ids)):
+        start[n + 1] += start[n]
+    filled = start[:-1]
+    dependents = [0] * len(edges)
+    for d, n in edges:
+        dependents[filled[d]] = n
+        filled[d] += 1
+    wave = [1] * len(ids)
+    ready = [n for n, count in enumerate(waiting) if count == 0]
     while ready:
-        ident = ready.pop()
-        below = wave[ident] + 1
-        for nxt in dependents.get(ident, ()):
-            if wave.get(nxt, 0) < below:
-                wave[nxt] = below
-            waiting[nxt] -= 1
-            if waiting[nxt] == 0:
-                ready.append(nxt)
-    return {ident: wave[ident] for ident in first if waiting[ident] == 0}
+        n = ready.pop()
+        below = wave[n] + 1
+        for m in dependents[start[n]:start[n + 1]]:
+            if wave[m] < below:
+                wave[m] = below
+            waiting[m] -= 1
+            if waiting[m] == 0:
+                ready.append(m)
+    return {ident: wave[n] for n, ident in enumerate(ids) if waiting[n] == 0}
 
 
 def _in_order(first: dict[str, Item]) -> dict[str, int] | None:
