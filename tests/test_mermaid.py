@@ -200,6 +200,10 @@ def test_folded_graphs_of_large_plans_render_in_mermaid_and_fit_the_page(tmp_pat
     waves = tuple(tuple(range(8 * w + 1, 8 * w + 9)) for w in range(50))  # the largest graph drawn item by item
     graphs["widest-unfolded"] = G(tuple(f"w{k // 8:02d}i{k % 8}xyz" for k in range(400)), waves,
                                       tuple((waves[w - 1][k], waves[w][k]) for w in range(1, 50) for k in range(8)))
+    # progress: done items (a class and a check mark), a folded wave all done, a blocked plan's dropped item
+    graphs["progress-chain"] = chain(30)._replace(done=frozenset(chain(30).ids[:12]))
+    graphs["progress-wide"] = wide(60)._replace(done=frozenset(wide(60).ids[:59]))
+    graphs["progress-blocked"] = Graph(("a", "b", "c"), [], ([], ["a"], []), frozenset({"a"}), frozenset({"c"}))
     files = []
     for name, graph in graphs.items():
         text, _ = flowchart(graph)
