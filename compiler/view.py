@@ -60,7 +60,9 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     graph = _graph(items, waves, progress is not None)
     sections: Iterator[Section]
     if waves:
-        sections = _waves(items, index, waves, graph.done if progress is not None else None)
+        counted = document.get("progress")
+        maybe_dropped = not isinstance(counted, dict) or bool(counted.get("dropped"))  # a hand-written file: look
+        sections = _waves(items, index, waves, graph.done if progress is not None else None, maybe_dropped)
     else:
         sections = iter([Section("Items", iter(items))] if items else [])
     summary = document.get("summary", {})
@@ -85,15 +87,16 @@ def _progress(document: dict[str, Any]) -> dict[str, int] | None:
 
 
 def _waves(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[str]],
-           done: frozenset[str] | None) -> Iterator[Section]:
+           done: frozenset[str] | None, maybe_dropped: bool) -> Iterator[Section]:
     """A section per wave (with its items done, when progress is shown), then the dropped items,
-    which are in no wave."""
-    placed: set[str] = set()
+    which are in no wave (looked for only when the document counts some, or counts none)."""
     for n, wave in enumerate(waves, 1):
         shown = [items[index[i]] for i in wave if i in index]
-        placed.update(wave)
         yield Section(f"Wave {n}", iter(shown), None if done is None else (len(done.intersection(wave)), len(shown)))
-    dropped = [item for item in items if item.get("status") == "dropped" and item["id"] not in placed]
+    dropped = [item for item in items if item.get("status") == "dropped"] if maybe_dropped else []
+    if dropped:
+        placed = set(chain.from_iterable(waves))  # a hand-written file may place one in a wave
+        dropped = [item for item in dropped if item["id"] not in placed]
     if dropped:
         yield Section("Dropped", iter(dropped))
 
