@@ -38,6 +38,7 @@ _ALL = [
     Code("EP015", "invalid-id", "error", "an id breaks the id grammar: letters and digits of any script and `- _ . / :`, starting with a letter or digit, at most 128 characters"),
     Code("EP016", "confusable-id", "error", "an id mixes Latin, Cyrillic and Greek letters, or looks like another id of the plan (`cоntract` with a Cyrillic `о`)"),
     Code("EP017", "missing-field", "error", "a field that must be given is missing (within an object that has it: an item's `id` is EP012)"),
+    Code("EP019", "missing-reason", "error", "an item is `status: dropped` without a `reason` (what replaced it, or why it is no longer needed); located at its status"),
     Code("EP101", "no-evidence", "error", "`X has no repository evidence`: the item cites no evidence"),
     Code("EP102", "no-proof", "error", "`X has no proof command`: the proof is missing or blank"),
     Code("EP103", "no-change", "error", "`X has no change`: the change is missing or blank"),
@@ -64,6 +65,8 @@ _ALL = [
     Code("EP302", "self-dependency", "error", "an item depends on itself"),
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),
     Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice (`fix` removes the repeat)"),
+    Code("EP307", "depends-on-dropped", "error", "`X depends on Y, which is dropped`: a live item (todo, doing or done) depends on a dropped one, which has left the graph; at that `depends_on` entry, with a note at Y's status. Drop X too, or depend on what replaced Y"),
+    Code("EP308", "done-before-dependency", "warning", "`X is done, but depends on Y, which is todo` (or doing): X's status, or the dependency, is wrong"),
     Code("EP310", "unapproved-irreversible", "error", "`X is irreversible but no approval precedes it`: an `irreversible: true` item has no `kind: approval` item among its transitive dependencies (an approval on another branch does not count)"),
     Code("EP311", "too-complex", "warning", "the plan's complexity tier (items, waves, widest wave, irreversible items, distinct files) is above the `max_tier` the repository's settings allow: split it"),
 ]

@@ -187,8 +187,9 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 
     from compiler.checks.dependencies import cycles
     from compiler.graph import build_graph, critical_path, waves
+    from compiler.progress import live
 
-    graph = build_graph(ctx.plan.items)
+    graph = build_graph(live(ctx.plan.items))  # dropped items leave the graph
     try:
         generations = waves(graph)
     except NetworkXUnfeasible:

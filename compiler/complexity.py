@@ -31,10 +31,13 @@ _WORDS = {"items": ("item", "items"), "waves": ("wave", "waves"),
 
 
 def measure(items: Iterable[Item], waves: tuple[tuple[str, ...], ...]) -> dict[str, int]:
-    """The measures of a plan: waves only when it was ordered (a blocked plan has none)."""
+    """The measures of a plan: waves only when it was ordered (a blocked plan has none). Dropped
+    items have left the plan: not counted."""
     count = irreversible = 0
     files: set[str] = set()
     for item in items:
+        if item.option("status") == "dropped":
+            continue
         count += 1
         irreversible += item.option("irreversible", False) is True
         files.update(ev.path for ev in item.evidence if ev.path is not None)

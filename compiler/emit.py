@@ -19,6 +19,8 @@ from compiler.display import escape_surrogates
 from compiler.fields import FORMAT
 from compiler.load import STDIN
 from compiler.paths import relative_posix
+from compiler.progress import DEFAULT, counts, status, tracked
+from compiler.values import Item
 
 JSON_NAME = "evidence-plan.json"
 MARKDOWN_NAME = "evidence-plan.md"
@@ -70,6 +72,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
             "errors": result.count("error"),
             "warnings": result.count("warning"),
         },
+        "progress": _progress(every),
         "issues": [relocate(d) for d in result.diagnostics],
         "waves": waves,
         "critical_path": list(result.critical_path),
@@ -92,6 +95,15 @@ def _approval_states(result: CompileResult, every: tuple[Any, ...], entries: lis
         entry["approval_state"] = state.state
         entry["approval_covers"] = list(state.coverage.covers)
         entry["approval_digest_now"] = state.coverage.digest
+
+
+def _progress(every: tuple[Item, ...]) -> dict[str, int]:
+    """Items per status: an item that does not give one is todo (and is written without it, so
+    that a compiled file reads back as the plan it was made from); one whose status could not be
+    read (see its ``invalid``) is not counted."""
+    if not tracked(every):
+        return counts([DEFAULT] * sum(1 for item in every if "id" not in item.broken))
+    return counts([status(item) for item in every if "id" not in item.broken and "status" not in item.broken])
 
 
 def _c_encoder() -> Any:

@@ -40,7 +40,7 @@ Kind = Literal[
     "optional-line",  # a whole number of at least 1, or absent
     "optional-lines",  # START-END as text, a whole number, or absent
     "items",  # the list of work items (the plan's own field)
-    "choice",  # one of the field's ``choices`` (a word)
+    "choice",  # one of the field's ``choices`` (a word), or absent
     "flag",  # true or false
 ]
 KINDS: tuple[Kind, ...] = ("text", "optional-text", "ids", "evidence", "proof", "optional-line", "optional-lines",
@@ -70,8 +70,11 @@ class Field(NamedTuple):
     # Keys that writers (people, and agents most of all) use for this field: an unknown key that
     # is one of them is answered with this field's name, before any spelling is compared.
     synonyms: tuple[str, ...] = ()
-    # The words a "choice" field takes (the first is its default).
+    # A choice field's values (the default is one of them, or None), and the words writers use for
+    # them (``finished`` for ``done``): a wrong value is answered with the value meant, before any
+    # spelling is compared.
     choices: tuple[str, ...] = ()
+    meant: tuple[tuple[str, str], ...] = ()
 
     @property
     def required(self) -> bool:
@@ -82,7 +85,18 @@ class Field(NamedTuple):
         return self.name.replace("_", " ").title()
 
 
-# The five commitments of a work item, in the order the output writes them.
+# The words writers use for a status that is not one (``status: finished``), and the one meant.
+STATUS_MEANT: tuple[tuple[str, str], ...] = (
+    *((word, "done") for word in ("finished", "complete", "completed", "closed", "resolved", "merged", "shipped",
+                                   "fixed")),
+    *((word, "doing") for word in ("in-progress", "in_progress", "in progress", "wip", "started", "active",
+                                    "ongoing", "working")),
+    *((word, "todo") for word in ("to-do", "to do", "open", "pending", "planned", "new", "not-started")),
+    *((word, "dropped") for word in ("cancelled", "canceled", "abandoned", "skipped", "wontfix", "won't do",
+                                      "obsolete", "removed", "deleted")),
+)
+
+# The five commitments of a work item, in the order the output writes them, then the options.
 ITEM_FIELDS: tuple[Field, ...] = (
     Field("id", "text", "stable reference, unique in the plan", schema={"x-grammar": "id"}),
     Field("change", "text", "the smallest behaviour or contract change", default="", schema={"x-grammar": "not-blank"},
@@ -108,6 +122,12 @@ ITEM_FIELDS: tuple[Field, ...] = (
     Field("approval_digest", "optional-text", "on an approval: the digest of what it covers when it was"
           " approved, written by `evidence-plan approve`: when that content changes, the approval is stale"
           " (EP111)", default=None),
+    # Progress (compiler/progress.py): what `next` reads, and the Markdown shows per wave.
+    Field("status", "choice", "todo, doing, done or dropped; a dropped item leaves the graph (no wave), and no live"
+          " item may depend on it (EP307)", default="todo", choices=("todo", "doing", "done", "dropped"),
+          synonyms=("state", "progress"), meant=STATUS_MEANT),
+    Field("reason", "optional-text", "why the item has its status: required when it is dropped (EP019)",
+          default=None, synonyms=("why", "note", "because")),
 )
 
 # The object form of an evidence entry.
@@ -137,9 +157,10 @@ PLAN_FIELDS: tuple[Field, ...] = (
 # What only a compiled evidence-plan.json holds (compiler/output_model.py describes the whole
 # document): read past when it is read back as a plan.
 COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary", "complexity",
-                      "critical_path")
+                      "critical_path", "progress")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
-    Field("wave", "optional-line", "1-based; absent when the plan is blocked", default=None),
+    Field("wave", "optional-line", "1-based; absent when the plan is blocked, null for a dropped item (dropped"
+          " items are in no wave)", default=None),
     Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"
           " issues); absent when the item was read whole", default=()),
     Field("approval_state", "choice", "on an approval: `current` (its recorded digest matches what it covers),"

@@ -35,10 +35,19 @@ def _item(item: dict[str, Any]) -> None:
             properties[field.name].pop("default", None)
         elif not field.required:
             for key in filter(None, (field.name, field.alias)):
+                if {"type": "null"} in properties[key].get("anyOf", ()):
+                    continue  # optional text: null already
                 said = {k: properties[key].pop(k) for k in ("title", "description", "default") if k in properties[key]}
                 properties[key] = {"anyOf": [properties[key], {"type": "null"}], **said}
         if field.alias:
             item.setdefault("allOf", []).append(_both(field.name, field.alias))
+    # A dropped item says why (EP019, compiler/checks/status.py): a reason that is not blank.
+    from compiler.references import NOT_BLANK
+
+    item.setdefault("allOf", []).append({
+        "if": {"required": ["status"], "properties": {"status": {"const": "dropped"}}},
+        "then": {"required": ["reason"], "properties": {"reason": {"type": "string", "pattern": NOT_BLANK}}},
+    })
 
 
 def _evidence(evidence: dict[str, Any]) -> None:

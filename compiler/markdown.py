@@ -52,7 +52,7 @@ class Row(NamedTuple):
     depends_on: str
     proof: str
     gate: str  # an approval and its record, or "irreversible"; empty for an ordinary item
-
+    reason: str  # why the item has its status (empty: none given)
 
 
 def md(text: Any) -> str:
@@ -254,6 +254,20 @@ def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
     return relative_posix(os.path.join(json_dir, root), markdown_dir)
 
 
+_MARKED = {"doing": " · doing", "done": " · done ✓", "dropped": " · dropped"}
+
+
+def progress_line(progress: dict[str, int] | None) -> str | None:
+    """The plan's progress, once anything has started: ``2 of 5 done · 1 doing · 1 dropped``
+    (dropped items count in no total: they have left the plan)."""
+    if progress is None:
+        return None
+    live = sum(n for key, n in progress.items() if key != "dropped")
+    parts = [f"{progress.get('done', 0):,} of {live:,} done"]
+    parts += [f"{progress[key]:,} {key}" for key in ("doing", "dropped") if progress.get(key)]
+    return " · ".join(parts)
+
+
 def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> Iterator[Row]:
     """Each item as a Row: the template's loop runs once per item, so it gets finished fragments.
 
@@ -264,6 +278,10 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
         title = code(item["id"]) if item["id"] else "_no id_"
         if item.get("invalid"):  # an item of a blocked plan that could not be read whole
             title += " · not read: " + ", ".join([code(key) for key in item["invalid"]])
+        state = item.get("status")
+        if state in _MARKED:  # todo goes unsaid
+            title += _MARKED[state]
+        reason = item.get("reason")
         yield Row(
             title,
             md(change) if (change := item.get("change")) and not change.isspace() else "_none_",
@@ -271,6 +289,7 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             ", ".join([code(d) for d in deps]) if deps else "_nothing_",
             proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
             gate_text(item) if "kind" in item or "irreversible" in item else "",
+            md(reason) if isinstance(reason, str) and reason.strip() else "",
         )
 
 
@@ -321,7 +340,8 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "critical_path": " → ".join("…" if i is None else code(i) for i in view.critical_path),
         "critical_path_length": view.critical_path_length,
         "complexity": _complexity(document.get("complexity")),
-        "sections": ((section.heading, item_rows(section.items, link)) for section in view.sections),
+        "progress": progress_line(view.progress),
+        "sections": ((_heading(section), item_rows(section.items, link)) for section in view.sections),
     }
 
 
@@ -332,6 +352,14 @@ def _complexity(value: Any) -> str:
         return ""
     why = [md(str(w)) for w in value.get("why") or [] if isinstance(w, str)]
     return f"**{value['tier']}**" + (f": {'; '.join(why)}" if why else "")
+
+
+def _heading(section: Any) -> str:
+    """A section's heading, with a wave's progress when the plan's is shown: ``Wave 2 · 1/3 done``."""
+    if section.done is None:
+        return str(section.heading)
+    done, total = section.done
+    return f"{section.heading} · {done:,}/{total:,} done"
 
 
 def render_markdown(document: dict[str, Any], *, base: str = ".") -> str:

@@ -40,6 +40,32 @@ _ENTITIES = (("°", "\\u00b0"), ("¶", "\\u00b6"), ("#", "#35;"), ('"', "#quot;"
              ("`", "#96;"), ("&", "#amp;"), ("%", "#37;"), ("\\", "#92;"), (":", "#58;"))
 
 
+# Progress (compiler/progress.py): a done item's node is green with a check mark after its label,
+# a dropped one's (drawn only in a blocked plan: dropped items are in no wave) grey and dashed.
+# The class names and styles are ours, never plan text; a node takes one with ``:::``.
+_CLASSES = {"done": "  classDef done fill:#dcfce7,stroke:#15803d,color:#14532d",
+            "dropped": "  classDef dropped fill:#f3f4f6,stroke:#9ca3af,stroke-dasharray:4 3,color:#6b7280"}
+_MARKS = {"done": " ✓", "dropped": " (dropped)"}
+_FOLDED = ('[["', '"]]')  # a folded wave's (or group's) node shape
+
+
+def _state(graph: Graph, ident: str) -> str | None:
+    return "done" if ident in graph.done else "dropped" if ident in graph.dropped else None
+
+
+def _node(name: str, text: str, state: str | None, shape: tuple[str, str] = ('["', '"]')) -> str:
+    """A node: its name, its label (escaped here), and its progress class, if any."""
+    if state is None:
+        return f"{name}{shape[0]}{label(text)}{shape[1]}"
+    return f"{name}{shape[0]}{label(text)}{_MARKS[state]}{shape[1]}:::{state}"
+
+
+def _class_lines(lines: list[str]) -> list[str]:
+    """The classDef lines of the classes the nodes use, after ``flowchart TD``."""
+    used = [line for name, line in _CLASSES.items() if any(node.endswith(f":::{name}") for node in lines)]
+    return [lines[0], *used, *lines[1:]] if used else lines
+
+
 def label(text: object) -> str:
     """A quoted Mermaid label's text: control characters escaped, Mermaid's syntax as entities."""
     s = escape(str(text))
@@ -48,11 +74,11 @@ def label(text: object) -> str:
     return s
 
 
-def item_node(name: str, ident: str, approvals: frozenset[str]) -> str:
-    """An item's node: a box, or for an approval a hexagon (a gate a person passes)."""
-    if ident in approvals:
-        return f'{name}{{{{"{label(ident)}"}}}}'
-    return f'{name}["{label(ident)}"]'
+def item_node(name: str, ident: str, graph: Graph) -> str:
+    """An item's node: a box, or for an approval a hexagon (a gate a person passes), with its
+    progress class (done, dropped) when it has one."""
+    shape = ('{{"', '"}}') if ident in graph.approvals else ('["', '"]')
+    return _node(name, ident, _state(graph, ident), shape)
 
 
 def flowchart(graph: Graph) -> tuple[str | None, str | None]:
@@ -96,7 +122,8 @@ def _items(graph: Graph) -> str:
     edges = sorted({(index[dep], n) for n, deps in enumerate(graph.depends_on, 1)
                     for dep in deps if dep in index and dep != graph.ids[n - 1]})
     lines = ["flowchart TD"]
-    lines += ["  " + item_node(f"n{n}", text, graph.approvals) for n, text in enumerate(graph.ids, 1)]
+    lines += [f"  {item_node(f'n{n}', text, graph)}" for n, text in enumerate(graph.ids, 1)]
+    lines = _class_lines(lines)
     lines += [f"  n{a} --> n{b}" for a, b in edges]
     return "\n".join(lines) + "\n"
 
@@ -114,19 +141,20 @@ def _by_wave(graph: Graph, folded: set[int]) -> str | None:
             name = f"w{w}"
             node.update(dict.fromkeys(wave, name))
             order[name] = min(map(position.__getitem__, wave))
-            lines.append(f'  {name}[["{label(f"Wave {w}: {_items_count(len(wave))}")}"]]')
+            state = "done" if graph.done and graph.done.issuperset(wave) else None  # a wave all done
+            lines.append(f"  {_node(name, f'Wave {w}: {_items_count(len(wave))}', state, _FOLDED)}")
             continue
         lines.append(f'  subgraph wave{w}["Wave {w}"]')
         for ident in wave:
             n = position[ident]
             node[ident] = order_name = f"n{n}"
             order[order_name] = n
-            lines.append(f"    {item_node(order_name, ident, graph.approvals)}")
+            lines.append(f"    {item_node(order_name, ident, graph)}")
         lines.append("  end")
     edges = _edges(graph, node, order)
     if edges is None:
         return None
-    text = "\n".join(lines + edges) + "\n"
+    text = "\n".join(_class_lines(lines) + edges) + "\n"
     return text if len(text) <= MAX_TEXT else None
 
 
@@ -157,7 +185,8 @@ def _by_group(graph: Graph) -> str:
         items = sum(map(len, share))
         node.update(dict.fromkeys(chain.from_iterable(share), name))
         waves = f"Wave {first + 1:,}" if last == first + 1 else f"Waves {first + 1:,}–{last:,}"
-        lines.append(f'  {name}[["{label(f"{waves}: {_items_count(items)}")}"]]')
+        state = "done" if graph.done and all(map(graph.done.issuperset, share)) else None  # all done
+        lines.append(f"  {_node(name, f'{waves}: {_items_count(items)}', state, _FOLDED)}")
     edges = _edges(graph, node, order)
     assert edges is not None  # forward edges among MAX_GROUPS nodes: at most MAX_EDGES
-    return "\n".join(lines + edges) + "\n"
+    return "\n".join(_class_lines(lines) + edges) + "\n"

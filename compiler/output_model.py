@@ -101,6 +101,13 @@ class ComplexityOut(_Strict):
     widest_wave: int | None = Field(default=None, ge=0, description="absent when the plan is blocked")
 
 
+_STATUS = fields.by_name(fields.ITEM_FIELDS)["status"]
+ProgressOut: Any = create_model(  # type: ignore[call-overload]  # one count per status, from the declaration
+    "ProgressOut", __config__=_CONFIG, __doc__="Items per status (items whose status could not be read are not"
+    " counted).", **{choice: (int, Field(ge=0)) for choice in _STATUS.choices},
+)
+
+
 class CompiledPlan(_Strict):
     """evidence-plan.json: the compiled plan, the machine contract."""
 
@@ -114,6 +121,8 @@ class CompiledPlan(_Strict):
     evidence_verified: bool = Field(description="false when compiled with --no-verify-evidence")
     status: Literal["ready", "blocked"]
     summary: SummaryOut
+    progress: ProgressOut | None = Field(default=None, description="items per status (todo, doing, done, dropped);"
+                                         " written by every compile since progress was added")
     issues: list[IssueOut]
     waves: list[list[str]] = Field(description="ids per wave, sorted; [] when blocked")
     critical_path: list[str] = Field(description="the longest dependency chain; [] when blocked")

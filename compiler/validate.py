@@ -122,6 +122,8 @@ class _Collector:
                 fix = ("put it in quotes to keep it as text" if quote else
                        "write true or false, without quotes" if named and kind == "bool_type" else
                        _shape_hint(loc, value))
+                if kind == "literal_error" and len(loc) == 1:  # a choice's wrong word: the one meant
+                    fix = choice_hint(fields.by_name(declared).get(str(loc[0])), value) or fix
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
                          (*base, *loc), hint=fix)
 
@@ -136,6 +138,20 @@ def _shape_hint(loc: tuple[Any, ...], value: Any) -> str | None:
             and all(type(v) is int for v in value)):
         return f"a range is text: write lines: {value[0]}-{value[1]}"
     return None
+
+
+def choice_hint(field: fields.Field | None, value: Any) -> str | None:
+    """The value meant by a wrong value of a choice field: the word writers use for it
+    (``finished``: done), the same in another case (``Done``), or the closest spelling."""
+    if field is None or not field.choices or type(value) is not str:
+        return None
+    word = value.strip().lower()
+    meant = dict(field.meant).get(word) or (word if word in field.choices else None)
+    if meant is None:
+        from compiler.diagnostics import closest
+
+        meant = closest(word, field.choices)
+    return f"did you mean {meant}?" if meant else None
 
 
 def suggest_field(key: str, declared: tuple[fields.Field, ...]) -> str:

@@ -26,11 +26,14 @@ class Graph(NamedTuple):
     waves: list[list[str]]  # the ids of each wave, in order; [] when blocked
     depends_on: tuple[list[str], ...]  # each item's dependencies, as the document gives them
     approvals: frozenset[str] = frozenset()  # the ids of the approval items (drawn distinctly)
+    done: frozenset[str] = frozenset()  # the ids of the items that are done (compiler/progress.py)
+    dropped: frozenset[str] = frozenset()  # and of those dropped: in no wave, drawn only in a blocked plan
 
 
 class Section(NamedTuple):
-    heading: str  # "Wave 3", or "Items" when the plan is blocked
+    heading: str  # "Wave 3", "Dropped" (a ready plan's dropped items), or "Items" when the plan is blocked
     items: Iterator[dict[str, Any]]  # the compiled items, read once, as the page is made
+    done: tuple[int, int] | None = None  # a wave's items done, and its items; None when progress is not shown
 
 
 class PlanView(NamedTuple):
@@ -43,6 +46,9 @@ class PlanView(NamedTuple):
     critical_path: tuple[str | None, ...]  # the path's ids; None where the middle of a long one is left out
     critical_path_length: int
     sections: Iterator[Section]  # read once
+    # Items per status (todo, doing, done, dropped), when the plan tracks progress (an item is
+    # doing, done or dropped); None for a plan where nothing has started, which shows none.
+    progress: dict[str, int] | None = None
 
 
 def plan_view(document: dict[str, Any]) -> PlanView:
@@ -51,11 +57,13 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     for n, item in enumerate(items):
         index.setdefault(item["id"], n)
     waves = document.get("waves", [])
-    graph = _graph(items, waves)
+    progress = _progress(document)
+    graph = _graph(items, waves, progress is not None)
     sections: Iterator[Section]
     if waves:
-        sections = (Section(f"Wave {n}", iter([items[index[i]] for i in wave if i in index]))
-                    for n, wave in enumerate(waves, 1))
+        counted = document.get("progress")
+        maybe_dropped = not isinstance(counted, dict) or bool(counted.get("dropped"))  # a hand-written file: look
+        sections = _waves(items, index, waves, graph.done if progress is not None else None, maybe_dropped)
     else:
         sections = iter([Section("Items", iter(items))] if items else [])
     summary = document.get("summary", {})
@@ -67,7 +75,31 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     path = document.get("critical_path", [])
     shown: list[str | None] = list(path) if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
     return PlanView(document, _text(document.get("plan")) or "Plan", _text(document.get("goal")), tuple(counts),
-                    len(items), graph, tuple(shown), len(path), sections)
+                    len(items), graph, tuple(shown), len(path), sections, progress)
+
+
+def _progress(document: dict[str, Any]) -> dict[str, int] | None:
+    """The document's items per status, when anything has started (or was dropped)."""
+    progress = document.get("progress")
+    if not isinstance(progress, dict):
+        return None
+    counts = {key: value for key, value in progress.items() if type(value) is int}
+    return counts if any(counts.get(key) for key in ("doing", "done", "dropped")) else None
+
+
+def _waves(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[str]],
+           done: frozenset[str] | None, maybe_dropped: bool) -> Iterator[Section]:
+    """A section per wave (with its items done, when progress is shown), then the dropped items,
+    which are in no wave (looked for only when the document counts some, or counts none)."""
+    for n, wave in enumerate(waves, 1):
+        shown = [items[index[i]] for i in wave if i in index]
+        yield Section(f"Wave {n}", iter(shown), None if done is None else (len(done.intersection(wave)), len(shown)))
+    dropped = [item for item in items if item.get("status") == "dropped"] if maybe_dropped else []
+    if dropped:
+        placed = set(chain.from_iterable(waves))  # a hand-written file may place one in a wave
+        dropped = [item for item in dropped if item["id"] not in placed]
+    if dropped:
+        yield Section("Dropped", iter(dropped))
 
 
 def _text(value: Any) -> str | None:
@@ -75,7 +107,7 @@ def _text(value: Any) -> str | None:
     return None if value is None or not str(value) or str(value).isspace() else str(value)
 
 
-def _graph(items: list[dict[str, Any]], waves: list[list[str]]) -> Graph:
+def _graph(items: list[dict[str, Any]], waves: list[list[str]], tracked: bool = False) -> Graph:
     ids = tuple(map(itemgetter("id"), items))
     known = set(ids)
     if not known.issuperset(chain.from_iterable(waves)):  # a hand-written document: only its items
@@ -85,4 +117,8 @@ def _graph(items: list[dict[str, Any]], waves: list[list[str]]) -> Graph:
     except KeyError:
         depends_on = tuple([item.get("depends_on") or [] for item in items])
     approvals = frozenset([item["id"] for item in items if item.get("kind") == "approval"])
-    return Graph(ids, waves, depends_on, approvals)
+    if not tracked:
+        return Graph(ids, waves, depends_on, approvals)
+    done = frozenset([item["id"] for item in items if item.get("status") == "done"])
+    dropped = frozenset([item["id"] for item in items if item.get("status") == "dropped"])
+    return Graph(ids, waves, depends_on, approvals, done, dropped)

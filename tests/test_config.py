@@ -160,3 +160,12 @@ def test_a_bad_setting_makes_check_exit_2_with_its_location(repo: Path) -> None:
 def test_without_verification_the_settings_are_not_read(repo: Path) -> None:
     (repo / ".evidence-plan.toml").write_text("not toml [\n")
     assert run("check", "--no-verify-evidence", str(repo / "plan.yaml")).exit_code == 0
+
+
+def test_dropped_items_are_not_measured(repo: Path) -> None:
+    (repo / "plan.yaml").write_text(PLAN + "  - {id: d, change: c, evidence: [third.py], proof: make test,"
+                                    " status: dropped, reason: not needed}\n")
+    (repo / "third.py").write_text("z = 3\n")
+    assert run("compile", str(repo / "plan.yaml"), "-o", str(repo / "out")).exit_code == 0
+    complexity = json.loads((repo / "out" / "evidence-plan.json").read_text())["complexity"]
+    assert (complexity["items"], complexity["files"]) == (3, 2)

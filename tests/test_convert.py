@@ -327,3 +327,24 @@ def test_a_root_that_is_no_folder_is_exit_2_at_the_root_key_unless_evidence_is_n
     result = run("convert", "--no-verify-evidence", str(plan), str(tmp_path / "out" / "plan.json"))
     assert result.exit_code == 0, result.output
     assert written(tmp_path / "out" / "plan.json")["root"] == "../missing"
+
+
+def test_status_and_reason_are_kept_both_ways_and_through_a_compiled_file(tmp_path: Path) -> None:
+    """Progress fields are plan data: YAML -> JSON -> YAML keeps them, and so does reading back the
+    evidence-plan.json a compile wrote (an item that gave no status still gives none)."""
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    source = write_plan(tmp_path, "items:\n"
+                        "  - {id: a, change: c, evidence: [a.py], proof: p, status: done}\n"
+                        "  - {id: b, change: c, evidence: [a.py], proof: p, status: dropped, reason: not needed}\n"
+                        "  - {id: c, change: c, evidence: [a.py], depends_on: [a], proof: p}\n")
+    as_json = convert(str(source), "json", str(tmp_path))
+    assert as_json.text is not None
+    items = json.loads(as_json.text)["items"]
+    assert [(i.get("status"), i.get("reason")) for i in items] == [("done", None), ("dropped", "not needed"),
+                                                                 (None, None)]
+    (tmp_path / "plan.json").write_text(as_json.text, encoding="utf-8")
+    back = convert(str(tmp_path / "plan.json"), "yaml", str(tmp_path))
+    assert back.text is not None and yaml.safe_load(back.text)["items"] == items
+    assert CliRunner().invoke(cli, ["compile", str(source), "-o", str(tmp_path / "out")]).exit_code == 0
+    compiled = convert(str(tmp_path / "out" / "evidence-plan.json"), "yaml", str(tmp_path))
+    assert compiled.text is not None and yaml.safe_load(compiled.text)["items"] == items

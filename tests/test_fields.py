@@ -88,12 +88,14 @@ _VALUES: dict[str, Any] = {
     "proof": st.one_of(_TEXT, st.lists(_TEXT, max_size=3), st.none(), st.integers(0, 3)),
     "optional-line": st.one_of(st.none(), st.integers(-1, 5), _TEXT),
     "optional-lines": st.one_of(st.none(), _TEXT, st.integers(0, 3)),
-    "choice": st.one_of(st.sampled_from(["task", "approval", "gate", "", "Approval"]), _TEXT, st.none(),
-                        st.integers(0, 2), st.booleans()),
+    # every choice of every choice field, near misses (case, spaces, synonyms) and other types
+    "choice": st.one_of(st.sampled_from([*(c for f in fields.ITEM_FIELDS for c in f.choices), "Done", " done",
+                                         "finished", "in progress", "", "gate", "Approval"]), _TEXT, st.none(),
+                        st.integers(0, 3), st.booleans(), st.lists(_TEXT, max_size=1)),
     "flag": st.one_of(st.booleans(), st.none(), st.sampled_from(["yes please", "true", "no"]), st.integers(0, 1)),
 }
 # Every key an item may give (names and aliases), and a few it may not.
-_KEYS = [*fields.names(fields.ITEM_FIELDS), "depend_on", "status", "wave"]
+_KEYS = [*fields.names(fields.ITEM_FIELDS), "depend_on", "state", "wave"]
 _KIND_OF_KEY = {**{f.name: f.kind for f in fields.ITEM_FIELDS},
                 **{f.alias: f.kind for f in fields.ITEM_FIELDS if f.alias}}
 
@@ -129,7 +131,7 @@ def test_every_item_the_fast_path_accepts_the_input_model_accepts_alike(raw: dic
     assert reference == fast, raw
 
 
-_UNKNOWN_KEYS = st.lists(st.sampled_from(["depend_on", "depends", "summary", "file", "title", "status", "Id", "x"]),
+_UNKNOWN_KEYS = st.lists(st.sampled_from(["depend_on", "depends", "summary", "file", "title", "state", "Id", "x"]),
                          unique=True, min_size=1, max_size=3)
 
 
@@ -294,3 +296,50 @@ def test_a_field_declared_once_is_validated_written_and_read_back(tmp_path: Path
         wrong = _newcomer(tmp_path, "check", "--format", "text", "plan.yaml", forced=forced)
         assert wrong.returncode == 1, wrong.stderr
         assert "plan.yaml:6:12: error EP011 a: owner must be text, not the number 12" in wrong.stdout, wrong.stdout
+
+
+# --- a choice field: status (compiler/progress.py) ------------------------------------------------------
+
+_ITEM = {"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p"}
+
+
+def test_a_plainly_valid_choice_is_read_by_the_fast_path() -> None:
+    item = plain_item({**_ITEM, "status": "done", "reason": "merged"}, 0)
+    assert item is not None and item.options == (("status", "done"), ("reason", "merged"))
+    assert plain_item({**_ITEM, "status": "finished"}, 0) is None  # not the fast path's to word
+
+
+@pytest.mark.parametrize(("value", "shown", "hint"), [
+    (12, "the number 12", None),
+    ("finished", "'finished'", "did you mean done?"),
+    ("complete", "'complete'", "did you mean done?"),
+    ("Done", "'Done'", "did you mean done?"),
+    ("in progress", "'in progress'", "did you mean doing?"),
+    ("droped", "'droped'", "did you mean dropped?"),
+    ("whatever", "'whatever'", None),
+    (True, "true/false", None),
+])
+def test_a_wrong_status_is_ep011_located_with_the_value_meant_on_both_paths(value: Any, shown: str,
+                                                                            hint: str | None) -> None:
+    """The fast path declines the item (and the item with an unknown key beside it), and the input
+    model words it: at the status's value, in our words, with the value meant where one is close."""
+    raw = {**_ITEM, "status": value}
+    assert plain_item(raw, 0) is None
+    doc = parse_text(json.dumps({"items": [raw, {**raw, "id": "b", "x": 1}]}, indent=1), "plan.json", "json")
+    col = validate._Collector(doc)
+    assert validate.plain_item_with_unknown_keys({**raw, "x": 1}, 1, ("items", 1), col) is None and col.out == []
+    diagnostics = build_plan(doc).diagnostics
+    expected = f"status must be 'todo', 'doing', 'done' or 'dropped', not {shown}"
+    assert [(d.code, d.item, d.message, d.hint) for d in diagnostics] == [
+        ("EP011", "a", f"a: {expected}", hint), ("EP011", "b", f"b: {expected}", hint),
+        ("EP010", "b", "b has unknown field 'x'", None)]
+    at = [(d.location.line, d.location.column) for d in diagnostics if d.location]
+    text = doc.text.splitlines()
+    assert all(text[line - 1][column - 1:].startswith(json.dumps(value)) for line, column in at[:2])
+    assert not any(words in d.message for d in diagnostics for words in PYDANTIC_WORDS)
+
+
+def test_a_blank_status_is_the_default() -> None:
+    (item,) = build_plan(parse_text('items:\n  - {id: a, change: c, evidence: [a.py], proof: p, status: }\n',
+                                    "plan.yaml", "yaml")).items
+    assert item.options == ()

@@ -33,6 +33,7 @@ from support import compile_yaml, only
 from compiler import ids, references
 from compiler.checks import CheckContext
 from compiler.checks import items as item_checks
+from compiler.checks import status as status_checks
 from compiler.compile import compile_plan
 from compiler.diagnostics import PlanInputError
 from compiler.emit import build_output, dumps
@@ -43,7 +44,8 @@ from compiler.validate import build_plan
 REPO = Path(__file__).resolve().parent.parent
 # The codes of a plan's form: the shape of the document, of an item and of its fields, and the
 # commitments the checks block on. EP016 (confusable ids) compares ids: not the schema's to say.
-FORM = {"EP004", "EP010", "EP011", "EP012", "EP013", "EP014", "EP015", "EP017", "EP101", "EP102", "EP103"}
+FORM = {"EP004", "EP010", "EP011", "EP012", "EP013", "EP014", "EP015", "EP017", "EP019", "EP101", "EP102",
+        "EP103"}
 # File-level refusals: no document for a schema to see (unreadable, not YAML or JSON, a key given
 # twice, which the data model of JSON loses, YAML-only constructs, sizes and counts past a limit).
 FILE_LEVEL = {"EP001", "EP002", "EP003", "EP005", "EP007", "EP008"}
@@ -77,7 +79,8 @@ def form_codes(doc: Any) -> set[str]:
         return {err.diagnostic.code} & FORM
     found = {d.code for d in plan.diagnostics}
     ctx = CheckContext(plan, doc)
-    for check in (item_checks.no_evidence, item_checks.no_proof, item_checks.no_change, item_checks.id_grammar):
+    for check in (item_checks.no_evidence, item_checks.no_proof, item_checks.no_change, item_checks.id_grammar,
+                  status_checks.missing_reason):
         found |= {d.code for d in check(ctx)}
     return found & FORM
 
@@ -536,7 +539,7 @@ _OBJECT = st.fixed_dictionaries({}, optional={
 }).map(lambda changes: {**_VALID_OBJECT, **changes})
 # A valid item with a few fields changed, added or dropped: most are near the boundary.
 _CHANGES = st.dictionaries(st.sampled_from(["id", "change", "proof", "evidence", "depends_on", "dependencies",
-                                            "wave", "owner"]), st.just(None), max_size=3)
+                                            "wave", "owner", "status", "reason"]), st.just(None), max_size=4)
 
 
 @st.composite
@@ -551,6 +554,8 @@ def _items(draw: st.DrawFn) -> dict[str, Any]:
             value = draw(st.none() | st.lists(_TEXT, max_size=2))
         elif key in ("wave", "owner"):
             value = "x"
+        elif key == "status":
+            value = draw(st.sampled_from(["todo", "doing", "done", "dropped", "dropped", "finished", 1, None]))
         else:
             value = draw(_TEXT)
         if draw(st.booleans()) and key in item:

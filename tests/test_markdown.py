@@ -223,8 +223,8 @@ def test_item_rows_escape_each_part_and_join_the_evidence() -> None:
             "depends_on": ["c", "d`e"], "proof": "make `t`"}
     empty = {"id": "z", "change": "", "evidence": [], "depends_on": [], "proof": ""}
     assert list(item_rows([item, empty], repository_link(".."))) == [
-        ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``", ""),
-        ("`z`", "_none_", "", "_nothing_", "_none_", ""),
+        ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``", "", ""),
+        ("`z`", "_none_", "", "_nothing_", "_none_", "", ""),
     ]
 
 
@@ -439,3 +439,48 @@ def test_a_multi_line_proof_block_cannot_be_closed_early(text: str) -> None:
     for line in lines[2:-1]:
         assert line.startswith("  ") and fence not in line
         assert UNSAFE.search(line) is None
+
+
+# --- progress (compiler/progress.py) --------------------------------------------------------------------
+
+
+def _tracked() -> dict[str, object]:
+    items = [
+        {"id": "a", "change": "c", "evidence": [], "depends_on": [], "proof": "p", "status": "done", "wave": 1},
+        {"id": "b", "change": "c", "evidence": [], "depends_on": ["a"], "proof": "p", "status": "doing", "wave": 2},
+        {"id": "c", "change": "c", "evidence": [], "depends_on": ["a"], "proof": "p", "wave": 2},
+        {"id": "d", "change": "c", "evidence": [], "depends_on": [], "proof": "p", "status": "dropped",
+         "reason": "# not *needed*\n<b>x</b> `a|b`", "wave": None},
+    ]
+    document = _document(items, progress={"todo": 1, "doing": 1, "done": 1, "dropped": 1})
+    document["waves"] = [["a"], ["b", "c"]]
+    return document
+
+
+def test_progress_is_shown_overall_and_per_wave_with_dropped_items_last() -> None:
+    text = render_markdown(_tracked())
+    assert "\n**Progress:** 1 of 3 done · 1 doing · 1 dropped\n" in text
+    assert "\n## Wave 1 · 1/1 done\n" in text and "\n## Wave 2 · 0/2 done\n" in text
+    assert "\n### `a` · done ✓\n" in text and "\n### `b` · doing\n" in text and "\n### `c`\n" in text
+    assert text.index("## Wave 2") < text.index("\n## Dropped\n\n### `d` · dropped\n")
+    assert "- **Reason:** \\# not \\*needed\\*<br>&lt;b&gt;x&lt;/b&gt; `a|b`\n" in text
+    assert '    n1["a ✓"]:::done\n' in text and "n4" not in text  # a dropped item is in no wave
+
+
+def test_a_plan_where_nothing_has_started_shows_no_progress() -> None:
+    document = _tracked()
+    for item in document["items"]:  # type: ignore[attr-defined]
+        item.pop("status", None)
+        item.pop("reason", None)
+    document["progress"] = {"todo": 4, "doing": 0, "done": 0, "dropped": 0}
+    text = render_markdown(document)
+    assert "Progress" not in text and "· 0/" not in text and "classDef" not in text and "## Dropped" not in text
+
+
+def test_a_document_without_progress_renders_as_before() -> None:
+    """A compiled file from before progress was added (no `progress` key) is rendered without it."""
+    document = _tracked()
+    del document["progress"]
+    text = render_markdown(document)
+    assert "Progress" not in text and "## Wave 1\n" in text and "### `a` · done ✓" in text
+    assert "\n## Dropped\n\n### `d` · dropped\n" in text

@@ -200,6 +200,11 @@ def test_folded_graphs_of_large_plans_render_in_mermaid_and_fit_the_page(tmp_pat
     waves = tuple(tuple(range(8 * w + 1, 8 * w + 9)) for w in range(50))  # the largest graph drawn item by item
     graphs["widest-unfolded"] = G(tuple(f"w{k // 8:02d}i{k % 8}xyz" for k in range(400)), waves,
                                       tuple((waves[w - 1][k], waves[w][k]) for w in range(1, 50) for k in range(8)))
+    # progress: done items (a class and a check mark), a folded wave all done, a blocked plan's dropped item
+    graphs["progress-chain"] = chain(30)._replace(done=frozenset(chain(30).ids[:12]))
+    graphs["progress-wide"] = wide(60)._replace(done=frozenset(wide(60).ids[:59]))
+    graphs["progress-blocked"] = Graph(("a", "b", "c"), [], ([], ["a"], []), done=frozenset({"a"}),
+                                       dropped=frozenset({"c"}))
     files = []
     for name, graph in graphs.items():
         text, _ = flowchart(graph)
@@ -227,3 +232,45 @@ def test_the_densest_plan_folds_within_mermaids_edge_limit() -> None:
     text, note = flowchart(graph)
     assert text is not None and note is not None and note.startswith("120 waves are drawn as ")
     assert 400 < len(parts(text)[1]) <= 500
+
+
+# --- progress: done items marked (compiler/progress.py) -----------------------------------------------
+
+
+def test_done_items_are_marked_with_a_class_and_a_check_mark() -> None:
+    graph = G(("a", "b", "c"), ((1,), (2, 3)), ((1, 2), (1, 3)))._replace(done=frozenset({"a", "c"}))
+    text, _ = flowchart(graph)
+    assert text == ('flowchart TD\n  classDef done fill:#dcfce7,stroke:#15803d,color:#14532d\n'
+                    '  subgraph wave1["Wave 1"]\n    n1["a ✓"]:::done\n  end\n  subgraph wave2["Wave 2"]\n'
+                    '    n2["b"]\n    n3["c ✓"]:::done\n  end\n  n1 --> n2\n  n1 --> n3\n')
+
+
+def test_a_plan_id_cannot_take_or_define_a_class() -> None:
+    """An id that writes Mermaid's class syntax stays a label: its quote, colons and `#` are entities."""
+    ids = ('x"]:::done', "classDef done fill:#f00")
+    text, _ = flowchart(G(ids, ((1, 2),), ()))
+    assert text == ('flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["x#quot;]#58;#58;#58;done"]\n'
+                    '    n2["classDef done fill#58;#35;f00"]\n  end\n')
+
+
+def test_a_folded_wave_is_marked_done_only_when_all_its_items_are() -> None:
+    graph = wide(12)
+    middle = graph.waves[1]
+    text, _ = flowchart(graph._replace(done=frozenset(middle)))
+    assert text is not None and '  w2[["Wave 2#58; 10 items ✓"]]:::done' in text
+    text, _ = flowchart(graph._replace(done=frozenset(middle[1:])))
+    assert text is not None and '  w2[["Wave 2#58; 10 items"]]\n' in text and "classDef" not in text
+
+
+def test_folded_groups_are_marked_done_when_all_their_waves_are() -> None:
+    graph = chain(64)
+    text, _ = flowchart(graph._replace(done=frozenset(graph.ids[:2])))
+    assert text is not None and text.splitlines()[2].endswith(":::done") and text.count(":::done") == 1
+
+
+def test_a_blocked_plans_graph_marks_done_and_dropped_items() -> None:
+    graph = Graph(("a", "b", "c"), [], ([], ["a"], []), done=frozenset({"a"}), dropped=frozenset({"c"}))
+    text, _ = flowchart(graph)
+    assert text == ('flowchart TD\n  classDef done fill:#dcfce7,stroke:#15803d,color:#14532d\n'
+                    '  classDef dropped fill:#f3f4f6,stroke:#9ca3af,stroke-dasharray:4 3,color:#6b7280\n'
+                    '  n1["a ✓"]:::done\n  n2["b"]\n  n3["c (dropped)"]:::dropped\n  n1 --> n2\n')

@@ -147,6 +147,8 @@ items:
     evidence: [app.py:2]
     dependencies: [call]
     proof: pytest
+    status: doing
+    reason: started by the first user
   - id: sign-off
     kind: approval
     change: A person signs off the release

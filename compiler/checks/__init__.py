@@ -51,9 +51,9 @@ def repeated(values: Iterable[Hashable]) -> Iterator[int]:
 
 
 def all_checks() -> list[Check]:
-    from compiler.checks import dependencies, evidence, gates, items
+    from compiler.checks import dependencies, evidence, gates, items, status
 
-    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *gates.CHECKS]
+    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *gates.CHECKS, *status.CHECKS]
 
 
 def run_checks(ctx: CheckContext) -> list[Diagnostic]:

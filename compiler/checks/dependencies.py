@@ -12,6 +12,7 @@ from compiler.diagnostics import Diagnostic, Note
 from compiler.display import clip
 from compiler.display import names as shown_names
 from compiler.graph import acyclic, build_graph, find_cycles
+from compiler.progress import live
 from compiler.values import Item
 
 if TYPE_CHECKING:
@@ -74,9 +75,10 @@ def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagn
     Without one, a plain topological sort decides first, and only a plan with a cycle builds the
     graph: `check` of a plan without cycles never imports networkx."""
     if graph is None:
-        if acyclic(ctx.plan.items):  # the common case, decided without networkx (and its import)
+        items = live(ctx.plan.items)  # dropped items have left the graph (compiler/progress.py)
+        if acyclic(items):  # the common case, decided without networkx (and its import)
             return
-        graph = build_graph(ctx.plan.items)
+        graph = build_graph(items)
         found = find_cycles(graph)
         graph.clear()  # free its per-item dicts now, not at the next cyclic collection
     else:

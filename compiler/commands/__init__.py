@@ -6,6 +6,7 @@ from __future__ import annotations
 
 COMMANDS = {
     "approve": "compiler.commands.approve:command",
+    "next": "compiler.commands.next:command",
     "symbols": "compiler.commands.symbols:command",
     "where": "compiler.commands.where:command",
 }

@@ -1,0 +1,93 @@
+"""`evidence-plan next PLAN`: the items that can be done now, each with its proof command."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from compiler.cli import _evidence_options, _limit_options
+
+if TYPE_CHECKING:
+    from compiler.load import Limits
+    from compiler.progress import Next
+
+# Widest change text shown on a line of the text format (the JSON has it whole).
+CHANGE_WIDTH = 72
+
+
+@click.command("next")
+@click.argument("plan", metavar="PLAN")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: each next item and its proof, for people; json: one object with stable keys, for "
+                   "scripts and agents.")
+@_evidence_options
+@_limit_options
+def command(plan: str, fmt: str, root: str | None, no_verify: bool, limits: Limits) -> int:
+    """Print what can be done now: the items whose dependencies are all done and that are not
+    done or dropped themselves, in wave order, each with its proof command. Items already
+    started (status: doing) come first: finish what is started before starting more.
+
+    PLAN is checked as `check` checks it: a blocked plan has no next item (its issues are shown,
+    exit 1). Exit 0 with the next items; 0 too when every item is done or dropped ("all N items
+    done"); 1 blocked; 2 input error. Warnings are shown, and do not block. Read-only.
+
+    \b
+    Examples:
+      evidence-plan next plan.yaml
+      evidence-plan next plan.yaml --format json | jq -r '.next[0].proof'
+      evidence-plan next --no-verify-evidence plan.yaml
+    """
+    from compiler.progress import plan_next
+
+    found = plan_next(plan, root=root, verify_evidence=not no_verify, limits=limits)
+    if fmt == "json":
+        click.echo(json.dumps(as_json(found), indent=2, ensure_ascii=False))
+    else:
+        _text(found)
+    return 1 if found.status == "blocked" else 0
+
+
+def as_json(found: Next) -> dict[str, Any]:
+    """The JSON answer; its keys are documented in the README (Progress and `next`)."""
+    return {
+        "plan": found.plan,
+        "source": found.name,
+        "status": found.status,
+        "progress": found.progress,
+        "remaining": found.remaining,
+        "all_done": found.status == "ready" and found.remaining == 0,
+        "next": [{"id": n.id, "status": n.status, "wave": n.wave, "change": n.change, "proof": n.proof,
+                  "depends_on": list(n.depends_on)} for n in found.items],
+        "issues": [d.to_dict() for d in found.diagnostics],
+    }
+
+
+def _text(found: Next) -> None:
+    from compiler.cli import _plural, _show_diagnostics
+    from compiler.display import clip, escape
+    from compiler.reporters import text
+
+    name = escape(found.name)
+    if found.status == "blocked":
+        click.echo(text(found.diagnostics), nl=False)  # as `check` reports them
+        errors = sum(1 for d in found.diagnostics if d.severity == "error")
+        click.echo(f"{name}: blocked: {_plural(errors, 'error')}: fix them first, then ask again", err=True)
+        return
+    if found.diagnostics:
+        _show_diagnostics(found.diagnostics)
+    p = found.progress
+    live = found.remaining + p["done"]
+    dropped = f", {p['dropped']:,} dropped" if p["dropped"] else ""
+    if not found.items:
+        click.echo(f"all {_plural(live, 'item')} done{dropped}" if live else
+                   f"nothing to do: {_plural(p['dropped'], 'item')} dropped")
+        return
+    width = max(len(n.status) for n in found.items)
+    for n in found.items:
+        change = f": {escape(clip(n.change, CHANGE_WIDTH))}" if n.change.strip() else ""
+        click.echo(f"{n.status.ljust(width)}  wave {n.wave}  {escape(n.id)}{change}")
+        click.echo(f"{' ' * width}  proof: {escape(n.proof)}")
+    click.echo(f"{name}: {_plural(len(found.items), 'next item')}; {p['done']:,} of {live:,} done{dropped}",
+               err=True)

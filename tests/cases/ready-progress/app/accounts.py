@@ -1,0 +1,2 @@
+def create(email):
+    return email.strip().lower()
