@@ -75,6 +75,21 @@ def _evidence_options(command: Any) -> Any:
     )(command)
 
 
+def _whole(value: float) -> float:
+    """--max-spread 100 is 100 in the JSON, as the default is, not 100.0."""
+    return int(value) if value.is_integer() else value
+
+
+def _spread_option(command: Any) -> Any:
+    """--max-spread: the largest high / low of an estimate or a claim that is not flagged (EP112)."""
+    from compiler.fields import MAX_SPREAD
+
+    return click.option(
+        "--max-spread", "max_spread", type=click.FloatRange(min=1), default=MAX_SPREAD, show_default=True,
+        metavar="N", help="Flag an estimate or claim whose high is more than N times its low (EP112).",
+    )(command)
+
+
 def _limit_options(command: Any) -> Any:
     """--max-bytes and --max-items, turned into one ``limits`` argument."""
     import functools
@@ -160,8 +175,10 @@ def cli(debug: bool) -> None:
 @click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
               help="Folder for evidence-plan.json and evidence-plan.md (default: the plan's folder).")
 @_evidence_options
+@_spread_option
 @_limit_options
-def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, limits: Limits) -> int:
+def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, max_spread: float,
+                    limits: Limits) -> int:
     """Compile PLAN (.yaml, .yml, .json, or - for stdin) into evidence-plan.json and evidence-plan.md.
 
     Both files are written even when the plan is blocked (the JSON says why); nothing is written
@@ -177,7 +194,8 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
     from compiler.markdown import render_pieces
 
-    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits).for_output()
+    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
+                          max_spread=_whole(max_spread)).for_output()
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
     )
@@ -296,9 +314,10 @@ def _append_step_summary(fmt: str, context: Context, ordered: Sequence[Diagnosti
               help="Report format; auto is github under GitHub Actions, else text.")
 @click.option("--strict", is_flag=True, help="Warnings block too (exit 1).")
 @_evidence_options
+@_spread_option
 @_limit_options
 def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no_verify: bool,
-                  limits: Limits) -> int:
+                  max_spread: float, limits: Limits) -> int:
     """Check one or more plans without writing anything (for CI and pre-commit).
 
     A folder stands for the plan files under it (plan.yaml, NAME.plan.yaml, or .yml, .json;
@@ -328,7 +347,8 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
     plans = (*found.files, *(d.location.file for d in found.problems if d.location is not None))
     for plan in found.files:
         try:
-            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits, order=False)
+            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits, order=False,
+                                  max_spread=_whole(max_spread))
         except PlanInputError as err:
             diagnostics.append(err.diagnostic)
             input_errors += 1

@@ -47,6 +47,7 @@ _ALL = [
     Code("EP108", "similar-ids", "warning", "two ids differ only in case or in `-` against `_` (`duration-class`, `Duration_Class`): one item meant twice, or a dependency that names the wrong one"),
     Code("EP109", "backslash-path", "warning", "an evidence path written with `\\` (`src\\app.py`): found, but written back as is, and a broken link in the Markdown: write `/`"),
     Code("EP110", "prose-proof", "warning", "the proof reads as a sentence, not a command (`run the tests and make sure they pass`, `Does the page load?`): give the one exact check that closes the item; judged from the shell's grammar, never run"),
+    Code("EP112", "ungrounded-estimate", "warning", "an estimate or a claim is not grounded: `low` <= 0, `high` < `low`, `high / low` over 100 (`--max-spread N`), or no `evidence`; names the rule and the ratio, at the part it is about"),
     Code("EP201", "missing-file", "error", "cited file does not exist, with a did-you-mean (same name elsewhere, case differences, close spelling)"),
     Code("EP202", "line-out-of-range", "error", "cited line or range goes past the end of the file"),
     Code("EP203", "contains-not-found", "error", "`contains` text is not in the cited lines; says where it is when found elsewhere (`fix` moves the lines there)"),

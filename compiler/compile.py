@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from compiler.codes import Severity
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.display import clip
+from compiler.fields import MAX_SPREAD
 from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
 from compiler.paths import inside, work_tree
 from compiler.validate import build_plan
@@ -31,6 +32,7 @@ class CompileResult:
     # (item position, evidence index) -> the lines the entry covers and their pin (compiler/pins.py),
     # where evidence was verified and the plan was ordered (`check` writes no JSON that needs them)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
+    max_spread: float = MAX_SPREAD  # the estimates' spread limit the checks used (EP112)
 
     @property
     def status(self) -> str:
@@ -99,7 +101,8 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
 
 
 def compile_document(doc: Document, path: str, *, root: str | None = None,
-                     verify_evidence: bool = True, order: bool = True) -> CompileResult:
+                     verify_evidence: bool = True, order: bool = True,
+                     max_spread: float = MAX_SPREAD) -> CompileResult:
     """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
     ``order`` (the default; `check` has no use for it), group a ready plan into waves."""
     from compiler.checks import CheckContext, run_checks
@@ -134,7 +137,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     guessed = repo is not None and path == STDIN and root is None and plan.root is None and work_tree(repo_root) is None
     ctx = CheckContext(plan, doc, repo, root_hint=(
         f"standard input is in no repository: evidence was looked for under the working folder"
-        f" ({clip(repo_root)}); give --root" if guessed else None))
+        f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
     try:
         diagnostics = [*first, *run_checks(ctx)]
@@ -154,7 +157,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
 
         diagnostics.extend(cycles(ctx))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, resolved)
+                         repo_root, verify_evidence, resolved, max_spread)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
@@ -181,7 +184,8 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 
 
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
-                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True) -> CompileResult:
+                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True,
+                 max_spread: float = MAX_SPREAD) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin).
 
     Evidence is checked against the repository root (see ``find_root``) unless
@@ -189,4 +193,5 @@ def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = 
     cannot be read, is not a plan, or passes one of the ``limits``.
     """
     doc = load(path, stdin=stdin, limits=limits)
-    return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order)
+    return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order,
+                            max_spread=max_spread)

@@ -40,9 +40,11 @@ Kind = Literal[
     "optional-line",  # a whole number of at least 1, or absent
     "optional-lines",  # START-END as text, a whole number, or absent
     "items",  # the list of work items (the plan's own field)
+    "optional-estimate",  # an estimate object (ESTIMATE_PARTS), or absent
+    "claims",  # a list of claim objects (CLAIM_PARTS): quantities the plan depends on
 ]
 KINDS: tuple[Kind, ...] = ("text", "optional-text", "ids", "evidence", "proof", "optional-line", "optional-lines",
-                           "items")
+                           "items", "optional-estimate", "claims")
 
 
 class _Required:
@@ -90,6 +92,9 @@ ITEM_FIELDS: tuple[Field, ...] = (
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
           " by &&, with a warning: split the item instead)", default="",
           schema={"x-grammar": "command"}, needed=True, synonyms=("test", "verify", "check", "command", "validation")),
+    Field("estimate", "optional-estimate", "how long the item takes, as a 90% interval: `{low, high, unit,"
+          " confidence, evidence}` (unit minutes, hours, days or weeks; 1 day = 8 hours, 1 week = 5 days); flagged"
+          " when ungrounded (EP112)", default=None, synonyms=("effort", "duration", "time", "hours")),
 )
 
 # The object form of an evidence entry.
@@ -114,16 +119,36 @@ PLAN_FIELDS: tuple[Field, ...] = (
     Field("goal", "optional-text", "what the plan achieves", default=None, synonyms=("description", "objective")),
     Field("root", "optional-text", "repository root, relative to this file", default=None),
     Field("items", "items", "the work items"),
+    Field("claims", "claims", "quantities the plan depends on, each `{description, low, high, unit, confidence,"
+          " evidence}` (any unit, as text); checked by the estimates' rule (EP112)", default=(),
+          synonyms=("assumptions", "quantities")),
 )
+
+# The parts of an estimate and of a claim: (name, required). An estimate's low and high are a 90%
+# interval in its unit; a claim is the same with a description and a unit of its own (any text:
+# requests per second, rows, MB), so that it is checked by the same rule.
+ESTIMATE_PARTS: tuple[tuple[str, bool], ...] = (("low", True), ("high", True), ("unit", True),
+                                                ("confidence", False), ("evidence", False))
+CLAIM_PARTS: tuple[tuple[str, bool], ...] = (("description", True), *ESTIMATE_PARTS)
+# An estimate's units, in hours: a working day of 8 hours, a working week of 5 days (stated in the
+# output, beside the figures that use them).
+UNIT_HOURS: dict[str, float] = {"minutes": 1 / 60, "hours": 1.0, "days": 8.0, "weeks": 40.0}
+UNITS_STATED = "1 day = 8 hours, 1 week = 5 days"
+CONFIDENCES = ("high", "medium", "low")
+# An estimate whose high is more than this many times its low is not an estimate but a guess
+# (EP112); `compile --max-spread N` and `check --max-spread N` change it.
+MAX_SPREAD = 100
 
 # What only a compiled evidence-plan.json holds (compiler/output_model.py describes the whole
 # document): read past when it is read back as a plan.
 COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary",
-                      "critical_path")
+                      "critical_path", "estimates")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked", default=None),
     Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"
           " issues); absent when the item was read whole", default=()),
+    Field("ungrounded", "ids", "why the item's estimate is flagged (EP112), one reason each; absent when it is"
+          " grounded or the item has none", default=()),
 )
 COMPILED_EVIDENCE_FIELDS: tuple[Field, ...] = (
     Field("resolved_lines", "optional-lines", "the lines the entry covers, when evidence was verified: its lines,"

@@ -51,6 +51,7 @@ class Row(NamedTuple):
     evidence: str  # the evidence lines, joined into one list body
     depends_on: str
     proof: str
+    estimate: str  # its bullet, with the line break before it; empty when the item has no estimate
 
 
 def md(text: Any) -> str:
@@ -268,7 +269,47 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
             ", ".join([code(d) for d in deps]) if deps else "_nothing_",
             proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
+            _estimate_line(item) if "estimate" in item else "",
         )
+
+
+def _interval(e: dict[str, Any]) -> str:
+    """``2–3 days (medium confidence)``: an estimate's or a claim's range, escaped."""
+    from compiler.estimates import number
+
+    confidence = f" ({md(e['confidence'])} confidence)" if e.get("confidence") else ""
+    return f"{number(e['low'])}–{number(e['high'])} {md(e['unit'])}{confidence}"
+
+
+def _estimate_line(item: dict[str, Any]) -> str:
+    e = item["estimate"]
+    if not isinstance(e, dict):  # a hand-edited document
+        return ""
+    evidence = f" · evidence: {md(e['evidence'])}" if str(e.get("evidence") or "").strip() else ""
+    flagged = "".join(f" · **ungrounded:** {md(reason)}" for reason in item.get("ungrounded", []))
+    return f"\n- **Estimate:** {_interval(e)}{evidence}{flagged}"
+
+
+def estimates_section(document: dict[str, Any]) -> str:
+    """The page's Estimates section: grounded or not, how units count, the flagged ones, the claims."""
+    summary = document.get("estimates")
+    if not isinstance(summary, dict):
+        return ""
+    lines = [f"{'Grounded' if summary.get('grounded') else '**Not grounded**'}: {summary.get('estimated', 0):,}"
+             f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
+             f" an estimate; a spread over {md(summary.get('max_spread'))}x is flagged;"
+             f" {md(summary.get('units', ''))}."]
+    flagged = summary.get("flagged", [])
+    if flagged:
+        lines.append("")
+        lines += [f"- {code(f['item']) if f.get('item') is not None else 'claim ' + md(f.get('claim'))}:"
+                  f" {md(f['reason'])}" for f in flagged]
+    claims = document.get("claims") or []
+    if claims:
+        lines += ["", "| claim | range | evidence |", "|---|---|---|"]
+        lines += [f"| {cell(md(c['description']))} | {cell(_interval(c))} |"
+                  f" {cell(md(c.get('evidence') or '')) or '_none_'} |" for c in claims]
+    return "\n".join(lines)
 
 
 def page(document: dict[str, Any], base: str) -> dict[str, Any]:
@@ -292,6 +333,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "graph_note": graph_note,  # what is folded; or, with no graph, why it is left out
         "critical_path": " → ".join("…" if i is None else code(i) for i in view.critical_path),
         "critical_path_length": view.critical_path_length,
+        "estimates": estimates_section(document),
         "sections": ((section.heading, item_rows(section.items, link)) for section in view.sections),
     }
 

@@ -48,11 +48,53 @@ _COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
 _OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str}
 
 
+_UNIT = Literal[tuple(fields.UNIT_HOURS)]  # type: ignore[valid-type]  # from the declarations
+_CONFIDENCE = Literal[fields.CONFIDENCES]  # type: ignore[valid-type]
+
+
+class EstimateOut(_Strict):
+    low: float
+    high: float
+    unit: _UNIT  # type: ignore[valid-type]
+    confidence: _CONFIDENCE | None = None
+    evidence: str | None = None
+
+
+class ClaimOut(_Strict):
+    description: str
+    low: float
+    high: float
+    unit: str
+    confidence: _CONFIDENCE | None = None
+    evidence: str | None = None
+
+
+class FlaggedOut(_Strict):
+    item: str | None = Field(description="the item whose estimate is flagged, or null for a claim")
+    claim: int | None = Field(description="the claim's place in `claims`, 1-based, or null for an item")
+    reason: str = Field(description="the rule it breaks, with the figures (EP112)")
+
+
+class EstimatesOut(_Strict):
+    """Present when the plan gives an estimate or a claim."""
+
+    grounded: bool = Field(description="true when no estimate and no claim is flagged (EP112)")
+    max_spread: float = Field(description="the largest high / low that is not flagged")
+    units: str = Field(description="how days and weeks are counted in hours")
+    estimated: int = Field(ge=0, description="items with an estimate")
+    missing: int = Field(ge=0, description="items without one")
+    flagged: list[FlaggedOut]
+
+
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:
     """A field as the output writes it, by its kind: normalized (lines as START-END)."""
     options: dict[str, Any] = {"description": field.description} if described else {}
-    if field.kind == "optional-line":
-        annotation: Any = int | None
+    if field.kind == "optional-estimate":
+        annotation: Any = EstimateOut | None
+    elif field.kind == "claims":
+        annotation = list[ClaimOut] | None
+    elif field.kind == "optional-line":
+        annotation = int | None
         options["ge"] = 1
     elif field.kind == "optional-lines":
         annotation = str | None
@@ -102,6 +144,9 @@ class CompiledPlan(_Strict):
     issues: list[IssueOut]
     waves: list[list[str]] = Field(description="ids per wave, sorted; [] when blocked")
     critical_path: list[str] = Field(description="the longest dependency chain; [] when blocked")
+    claims: list[ClaimOut] | None = Field(default=None, description="the plan's claims, when it gives some")
+    estimates: EstimatesOut | None = Field(default=None, description="whether the estimates and claims are"
+                                           " grounded (EP112); present when the plan gives one")
     items: list[ItemOut] = Field(description="the valid items, in input order")
 
 

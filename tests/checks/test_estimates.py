@@ -1,0 +1,143 @@
+"""compiler/checks/estimates.py and compiler/estimates.py: grounded estimates (EP112), on items'
+estimates and the plan's claims, in both artifacts; the field's wrong values (EP011, EP010, EP017)
+on both validation paths are in tests/test_fields.py and the case ep011-estimate-wrong-type."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import compile_in, compile_yaml, rows
+
+from compiler import fields
+from compiler.cli import main
+from compiler.convert import convert
+from compiler.emit import build_output
+from compiler.estimates import flags, number
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _plan(estimate: str, claims: str = "") -> str:
+    return (f"{claims}items:\n  - id: a\n    change: c\n    evidence: [a.py]\n    proof: pytest\n"
+            f"    estimate: {estimate}\n")
+
+
+FLAGGED = [
+    # (estimate, the reason's start, column of the part it is about, on line 6)
+    ("{low: 1, high: 120, unit: hours, evidence: PR 12}", "high / low is 120x (120 / 1), over the limit of 100x", 30),
+    ("{low: 0, high: 2, unit: days, evidence: PR 12}", "low is 0: a 90% interval starts above 0", 21),
+    ("{low: -1, high: 2, unit: days, evidence: PR 12}", "low is -1: a 90% interval starts above 0", 21),
+    ("{low: 3, high: 1.5, unit: days, evidence: PR 12}", "high 1.5 is below low 3 (the rule: low <= high)", 30),
+    ("{low: 1, high: 2, unit: weeks, evidence: ''}", "no evidence for the range", 56),
+    ("{low: 1, high: 2, unit: weeks}", "no evidence for the range", 15),  # absent: at the estimate
+]
+
+
+@pytest.mark.parametrize(("estimate", "reason", "column"), FLAGGED)
+def test_an_ungrounded_estimate_is_a_warning_naming_the_rule_at_its_part(estimate: str, reason: str,
+                                                                           column: int) -> None:
+    result = compile_yaml(_plan(estimate))
+    assert rows(result.diagnostics) == [("EP112", "a", 6, column)]
+    (d,) = result.diagnostics
+    assert d.severity == "warning" and d.message.startswith(f"a: estimate is ungrounded: {reason}"), d.message
+    assert result.status == "ready"
+
+
+def test_a_grounded_estimate_says_nothing() -> None:
+    result = compile_yaml(_plan("{low: 2, high: 200, unit: hours, confidence: low, evidence: PR 12}"))
+    assert result.diagnostics == ()  # 100x exactly is within the limit
+
+
+def test_the_spread_limit_is_one_constant_and_an_option() -> None:
+    wide = {"low": 1, "high": 150, "unit": "hours", "evidence": "PR 12"}
+    assert [f.part for f in flags(wide)] == ["high"] and fields.MAX_SPREAD == 100
+    assert list(flags(wide, max_spread=200)) == []
+    assert number(2.0) == "2" and number(0.25) == "0.25" and number(5_000_000) == "5,000,000"
+
+
+def test_a_claim_is_checked_by_the_same_rule_at_its_place(tmp_path: Path) -> None:
+    claims = ("claims:\n  - description: rows\n    low: 10\n    high: 5000\n    unit: rows\n"
+              "    evidence: the table's size today\n")
+    result = compile_yaml(_plan("{low: 1, high: 2, unit: hours, evidence: PR 12}", claims))
+    assert rows(result.diagnostics) == [("EP112", None, 4, 11)]
+    assert result.diagnostics[0].message.startswith("claim 1 (rows) is ungrounded: high / low is 500x (5,000 / 10)")
+
+
+def test_the_json_says_grounded_for_the_plan_and_why_for_each_flagged_item(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    result = compile_in(tmp_path, _plan("{low: 1, high: 120, unit: hours, evidence: PR 12}"))
+    document = build_output(result, str(tmp_path))
+    reason = document["items"][0]["ungrounded"][0]
+    assert reason.startswith("high / low is 120x")
+    assert document["estimates"] == {"grounded": False, "max_spread": 100, "units": "1 day = 8 hours, 1 week = 5 days",
+                                     "estimated": 1, "missing": 0,
+                                     "flagged": [{"item": "a", "claim": None, "reason": reason}]}
+    grounded = build_output(compile_in(tmp_path, _plan("{low: 1, high: 3, unit: days, evidence: PR 12}")),
+                            str(tmp_path))
+    assert grounded["estimates"]["grounded"] is True and "ungrounded" not in grounded["items"][0]
+
+
+def test_a_plan_without_estimates_has_no_estimates_section(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    document = build_output(compile_in(tmp_path, _plan("").replace("    estimate: \n", "")), str(tmp_path))
+    assert "estimates" not in document and "claims" not in document
+
+
+def _cli(tmp_path: Path, *argv: str) -> int:
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    (tmp_path / "plan.yaml").write_text(_plan("{low: 1, high: 120, unit: hours, evidence: PR 12}"), encoding="utf-8")
+    return main([*argv, str(tmp_path / "plan.yaml")])
+
+
+def test_a_120x_spread_is_flagged_and_does_not_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _cli(tmp_path, "check", "--format", "text") == 0
+    assert "plan.yaml:6:30: warning EP112 a: estimate is ungrounded: high / low is 120x" in capsys.readouterr().out
+    assert _cli(tmp_path, "compile", "-o", str(tmp_path / "out")) == 0
+    markdown = (tmp_path / "out" / "evidence-plan.md").read_text(encoding="utf-8")
+    assert "- **Estimate:** 1–120 hours · evidence: PR 12 · **ungrounded:** high / low is 120x" in markdown
+    assert "**Not grounded**: 1 item estimated, 0 without an estimate" in markdown
+
+
+def test_strict_blocks_on_an_ungrounded_estimate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _cli(tmp_path, "check", "--strict", "--format", "text") == 1
+    assert "EP112" in capsys.readouterr().out
+
+
+def test_max_spread_raises_the_limit_on_both_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _cli(tmp_path, "check", "--strict", "--max-spread", "150", "--format", "text") == 0
+    assert "EP112" not in capsys.readouterr().out
+    assert _cli(tmp_path, "compile", "--max-spread", "150", "-o", str(tmp_path / "out")) == 0
+    document = json.loads((tmp_path / "out" / "evidence-plan.json").read_text(encoding="utf-8"))
+    assert document["estimates"]["grounded"] is True and document["estimates"]["max_spread"] == 150
+    assert _cli(tmp_path, "check", "--max-spread", "0.5") == 2  # a limit under 1 flags every estimate: refused
+
+
+def test_convert_keeps_estimates_and_claims(tmp_path: Path) -> None:
+    claims = "claims:\n  - {description: rows, low: 10, high: 50, unit: rows, confidence: high, evidence: today}\n"
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(_plan("{unit: days, high: 3, low: 1.5, evidence: PR 12}", claims), encoding="utf-8")
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    converted = convert(str(plan), "json", str(tmp_path))
+    assert converted.text is not None
+    data = json.loads(converted.text)
+    assert data["claims"] == [{"description": "rows", "low": 10, "high": 50, "unit": "rows", "confidence": "high",
+                               "evidence": "today"}]
+    assert data["items"][0]["estimate"] == {"low": 1.5, "high": 3, "unit": "days", "evidence": "PR 12"}
+    again = tmp_path / "again.json"
+    again.write_text(converted.text, encoding="utf-8")
+    assert convert(str(again), "json", str(tmp_path)).text == converted.text
+
+
+def test_check_of_a_plan_without_estimates_imports_no_estimate_code(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    (tmp_path / "plan.yaml").write_text(_plan("").replace("    estimate: \n", ""), encoding="utf-8")
+    script = ("import sys\nfrom compiler.cli import main\ncode = main(['check', sys.argv[1]])\n"
+              "print(sorted(m for m in sys.modules if m == 'compiler.estimates'))\nsys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "plan.yaml")], capture_output=True, text=True,
+                          cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
