@@ -78,6 +78,8 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         if result.plan.claims:
             document["claims"] = [dict(claim) for _, claim in result.plan.claims]
         document["estimates"] = estimates
+        if result.schedule is not None:
+            document["schedule"] = result.schedule
         document["items"] = document.pop("items")  # items stay last
     return document
 

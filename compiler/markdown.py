@@ -290,12 +290,34 @@ def _estimate_line(item: dict[str, Any]) -> str:
     return f"\n- **Estimate:** {_interval(e)}{evidence}{flagged}"
 
 
+def _schedule_lines(schedule: Any) -> list[str]:
+    """The critical path by median estimate, in hours, with the best and worst case along it."""
+    if not isinstance(schedule, dict) or not schedule.get("critical_path"):
+        return []
+    from compiler.estimates import number
+    from compiler.view import MAX_PATH_SHOWN
+
+    def hours(key: str) -> str:
+        value = schedule.get(key)
+        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "_unknown_"
+
+    path = schedule["critical_path"]
+    shown = path if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
+    zero = schedule.get("counted_as_zero", 0)
+    return [f"Critical path by median estimate ({len(path):,} item{'s' if len(path) != 1 else ''}, marked in the"
+            f" graph): {' → '.join('…' if i is None else code(i) for i in shown)}: median {hours('median_hours')},"
+            f" best case {hours('best_hours')}, worst case {hours('worst_hours')}"
+            + (f" ({zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0)" if zero else "")
+            + ".", ""]
+
+
 def estimates_section(document: dict[str, Any]) -> str:
     """The page's Estimates section: grounded or not, how units count, the flagged ones, the claims."""
     summary = document.get("estimates")
     if not isinstance(summary, dict):
         return ""
-    lines = [f"{'Grounded' if summary.get('grounded') else '**Not grounded**'}: {summary.get('estimated', 0):,}"
+    lines = [*_schedule_lines(document.get("schedule")),
+             f"{'Grounded' if summary.get('grounded') else '**Not grounded**'}: {summary.get('estimated', 0):,}"
              f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
              f" an estimate; a spread over {md(summary.get('max_spread'))}x is flagged;"
              f" {md(summary.get('units', ''))}."]

@@ -86,6 +86,21 @@ class EstimatesOut(_Strict):
     flagged: list[FlaggedOut]
 
 
+class ScheduleOut(_Strict):
+    """Present when the plan is ready and gives an estimate (compiler/forecast.py)."""
+
+    unit: Literal["hours"] = Field(description="the unit of every figure here")
+    units: str = Field(description="how days and weeks are counted in hours")
+    critical_path: list[str] = Field(description="the longest chain by median estimate (the geometric mean of"
+                                                 " low and high); not `critical_path`, which counts items")
+    median_hours: float = Field(ge=0, description="the sum of the medians along it")
+    best_hours: float = Field(ge=0, description="the sum of the lows along it")
+    worst_hours: float = Field(ge=0, description="the sum of the highs along it")
+    estimated: int = Field(ge=0, description="items with a usable estimate")
+    counted_as_zero: int = Field(ge=0, description="items without one (none, or low <= 0 or high < low), counted as"
+                                                   " taking no time")
+
+
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:
     """A field as the output writes it, by its kind: normalized (lines as START-END)."""
     options: dict[str, Any] = {"description": field.description} if described else {}
@@ -147,6 +162,8 @@ class CompiledPlan(_Strict):
     claims: list[ClaimOut] | None = Field(default=None, description="the plan's claims, when it gives some")
     estimates: EstimatesOut | None = Field(default=None, description="whether the estimates and claims are"
                                            " grounded (EP112); present when the plan gives one")
+    schedule: ScheduleOut | None = Field(default=None, description="the critical path by median estimate; present"
+                                         " when the plan is ready and gives an estimate")
     items: list[ItemOut] = Field(description="the valid items, in input order")
 
 

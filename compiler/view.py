@@ -25,6 +25,7 @@ class Graph(NamedTuple):
     ids: tuple[str, ...]  # each item's id, in the plan's order: node n is the n-th item
     waves: list[list[str]]  # the ids of each wave, in order; [] when blocked
     depends_on: tuple[list[str], ...]  # each item's dependencies, as the document gives them
+    marked: frozenset[str] = frozenset()  # the ids on the critical path by median estimate (`schedule`)
 
 
 class Section(NamedTuple):
@@ -51,6 +52,9 @@ def plan_view(document: dict[str, Any]) -> PlanView:
         index.setdefault(item["id"], n)
     waves = document.get("waves", [])
     graph = _graph(items, waves)
+    schedule = document.get("schedule")
+    if isinstance(schedule, dict) and isinstance(schedule.get("critical_path"), list):
+        graph = graph._replace(marked=frozenset(i for i in schedule["critical_path"] if isinstance(i, str)))
     sections: Iterator[Section]
     if waves:
         sections = (Section(f"Wave {n}", iter([items[index[i]] for i in wave if i in index]))

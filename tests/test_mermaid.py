@@ -227,3 +227,18 @@ def test_the_densest_plan_folds_within_mermaids_edge_limit() -> None:
     text, note = flowchart(graph)
     assert text is not None and note is not None and note.startswith("120 waves are drawn as ")
     assert 400 < len(parts(text)[1]) <= 500
+
+
+def test_the_critical_path_by_median_is_marked_by_node_name_only() -> None:
+    """The ids on the schedule's critical path are drawn bold through a class of their node
+    names (n1, n3): no plan text reaches the class line; a folded wave's items are not marked."""
+    hostile = 'a"%%{init}'
+    graph = G((hostile, "b", "c"), ((1,), (2, 3)), ((1, 2), (1, 3)))._replace(marked=frozenset({hostile, "c"}))
+    text, _ = mermaid.flowchart(graph)
+    assert text is not None and text.endswith("  classDef critical stroke-width:3px\n  class n1,n3 critical\n")
+    assert text.count("%%") == 0
+    folded = wide(20)._replace(marked=frozenset(wide(20).ids))
+    drawn, _ = mermaid.flowchart(folded)
+    assert drawn is not None and drawn.endswith("  class n1,n20 critical\n")  # wave 2, 18 items, is one node
+    unmarked, _ = mermaid.flowchart(G(("a",), ((1,),), ()))
+    assert unmarked == 'flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["a"]\n  end\n'

@@ -141,3 +141,70 @@ def test_check_of_a_plan_without_estimates_imports_no_estimate_code(tmp_path: Pa
                           cwd=REPO, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# --- the critical path by median estimate (compiler/forecast.py) ----------------------------------
+
+CHAIN = """\
+items:
+  - id: design
+    change: c
+    evidence: [a.py]
+    proof: pytest
+    estimate: {low: 1, high: 4, unit: days, evidence: PR 12}
+  - id: build
+    change: c
+    evidence: [a.py]
+    depends_on: [design]
+    proof: pytest
+    estimate: {low: 2, high: 8, unit: hours, evidence: PR 13}
+  - id: docs
+    change: c
+    evidence: [a.py]
+    depends_on: [design]
+    proof: pytest
+    estimate: {low: 30, high: 120, unit: minutes, evidence: PR 14}
+  - id: release
+    change: c
+    evidence: [a.py]
+    depends_on: [docs, build]
+    proof: pytest
+"""
+
+
+def test_the_critical_path_by_median_converts_units(tmp_path: Path) -> None:
+    """design is 1-4 days (8-32 hours, median 16), build 2-8 hours (median 4), docs 30-120 minutes
+    (median 1 hour): design, build, then release (no estimate: counted as zero)."""
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    result = compile_in(tmp_path, CHAIN)
+    assert result.schedule == {"unit": "hours", "units": "1 day = 8 hours, 1 week = 5 days",
+                               "critical_path": ["design", "build", "release"], "median_hours": 20.0,
+                               "best_hours": 10.0, "worst_hours": 40.0, "estimated": 3, "counted_as_zero": 1}
+    document = build_output(result, str(tmp_path))
+    assert document["schedule"] == result.schedule
+    assert document["critical_path"] == ["design", "build", "release"]  # the count-based key keeps its meaning
+    from compiler.markdown import render_markdown
+
+    page = render_markdown(document)
+    assert ("Critical path by median estimate (3 items, marked in the graph): `design` → `build` → `release`:"
+            " median 20 hours, best case 10 hours, worst case 40 hours (1 item without a usable estimate counted"
+            " as 0).") in page
+    assert "  classDef critical stroke-width:3px\n  class n1,n2,n4 critical\n" in page
+
+
+def test_a_longer_chain_by_count_is_not_the_critical_path_by_median(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    text = CHAIN.replace("{low: 30, high: 120, unit: minutes, evidence: PR 14}", "{low: 1, high: 4, unit: weeks,"
+                         " evidence: PR 14}").replace("depends_on: [docs, build]", "depends_on: [build]")
+    result = compile_in(tmp_path, text)
+    assert result.critical_path == ("design", "build", "release")
+    assert result.schedule is not None and result.schedule["critical_path"] == ["design", "docs"]
+    assert result.schedule["median_hours"] == 16.0 + 80.0  # sqrt(8 * 32) + sqrt(40 * 160)
+
+
+def test_no_schedule_without_an_estimate_or_when_blocked(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    assert compile_in(tmp_path, _plan("").replace("    estimate: \n", "")).schedule is None
+    blocked = compile_in(tmp_path, CHAIN.replace("[docs, build]", "[docs, build, nowhere]"))
+    assert blocked.status == "blocked" and blocked.schedule is None
+    assert "schedule" not in build_output(blocked, str(tmp_path))
