@@ -35,6 +35,8 @@ class CompileResult:
     max_spread: float = MAX_SPREAD  # the estimates' spread limit the checks used (EP112)
     # The critical path by median estimate (compiler/forecast.py), when the plan is ready and gives one
     schedule: dict[str, Any] | None = None
+    # The seeded Monte Carlo forecast of the same plan (compiler/forecast.py: monte_carlo)
+    forecast: dict[str, Any] | None = None
 
     @property
     def status(self) -> str:
@@ -152,19 +154,20 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             repo.close()
     ordered: tuple[tuple[str, ...], ...] = ()
     longest: tuple[str, ...] = ()
-    planned = None
+    planned = forecast = None
     if order and not any(d.severity == "error" for d in diagnostics):
         ordered, longest = _order(ctx, diagnostics)
         if ordered and any(item.options and item.option("estimate") is not None for item in plan.items):
-            from compiler.forecast import schedule
+            from compiler.forecast import monte_carlo, schedule
 
             planned = schedule(plan.items, ordered)
+            forecast = monte_carlo(plan.items, ordered)
     else:  # `check`, or a plan blocked already: its cycles are found without ordering it
         from compiler.checks.dependencies import cycles
 
         diagnostics.extend(cycles(ctx))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, resolved, max_spread, planned)
+                         repo_root, verify_evidence, resolved, max_spread, planned, forecast)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:

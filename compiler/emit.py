@@ -80,6 +80,8 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         document["estimates"] = estimates
         if result.schedule is not None:
             document["schedule"] = result.schedule
+        if result.forecast is not None:
+            document["forecast"] = result.forecast
         document["items"] = document.pop("items")  # items stay last
     return document
 

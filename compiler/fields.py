@@ -142,7 +142,7 @@ MAX_SPREAD = 100
 # What only a compiled evidence-plan.json holds (compiler/output_model.py describes the whole
 # document): read past when it is read back as a plan.
 COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary",
-                      "critical_path", "estimates", "schedule")
+                      "critical_path", "estimates", "schedule", "forecast")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked", default=None),
     Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"

@@ -12,6 +12,7 @@ schedule says how many did.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -81,4 +82,117 @@ def schedule(items: Sequence[Item], waves: Sequence[Sequence[str]]) -> dict[str,
         "worst_hours": _hours(sum(bounds[i][1] for i in path if i in bounds)),
         "estimated": len(bounds),
         "counted_as_zero": len(items) - len(bounds),
+    }
+
+
+# --- the Monte Carlo forecast -------------------------------------------------------------------
+
+# Runs of a forecast, and the most item-runs (items x runs) one may take: a plan of more than
+# ITEM_RUNS / RUNS items gets fewer runs (at least MIN_RUNS), and the output says so. Pure Python
+# does about 3 million item-runs a second here (benchmarks/run.py forecast).
+RUNS = 500
+ITEM_RUNS = 1_000_000
+MIN_RUNS = 20
+SEED = 13  # random.Random(SEED): the same plan gives the same forecast, to the byte
+# The standard normal as 2**16 strata of equal probability, each drawn as its median: a draw is
+# one table lookup (C speed) instead of random.gauss (Python). It moves a quantile by at most one
+# stratum (1/65,536 in probability), far below the sampling error of the runs (0.007 at P95 over
+# 1,000 runs), and cuts the tails at 4.3 standard deviations.
+_STRATA_BITS = 16
+Z_90 = 3.29  # the width of a 90% interval in standard deviations (2 x 1.645): sigma = ln(H / L) / 3.29
+
+
+def _strata() -> list[float]:
+    """exp(z) of each stratum's median z: a lognormal draw is then exp(mu) * exp(z) ** sigma."""
+    from statistics import NormalDist
+
+    count = 1 << _STRATA_BITS
+    upper = list(map(NormalDist().inv_cdf, [(k + 0.5) / count for k in range(count // 2, count)]))
+    return list(map(math.exp, [-z for z in reversed(upper)] + upper))  # symmetric about the median
+
+
+def runs_for(items: int) -> int:
+    return max(MIN_RUNS, min(RUNS, ITEM_RUNS // max(items, 1)))
+
+
+def _percentile(ordered: list[float], p: float) -> float:
+    """The nearest-rank percentile of sorted values."""
+    return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
+
+
+def monte_carlo(items: Sequence[Item], waves: Sequence[Sequence[str]], *, runs: int | None = None,
+                seed: int = SEED) -> dict[str, Any] | None:
+    """P50, P80 and P95 of the plan's duration in hours over seeded runs, each an estimate drawn
+    from the lognormal fitted to its 90% interval (mu = (ln L + ln H) / 2, sigma = ln(H / L) /
+    3.29), the plan's duration in a run its longest path (every item's finish, in wave order: one
+    pass over the dependencies per run, done for all runs at once); and each item's criticality
+    index, the share of runs in which it lies on a longest path (its finish plus the longest
+    tail after it is the plan's duration). None when no item has a usable estimate."""
+    from array import array
+    from itertools import repeat
+    from operator import add, ge
+
+    order = [ident for wave in waves for ident in wave]
+    by_id = {item.id: item for item in items}
+    count = runs if runs is not None else runs_for(len(order))
+    rng = random.Random(seed)
+    strata: list[float] | None = None
+    draws: dict[str, array[float]] = {}
+    for ident in order:
+        item = by_id[ident]
+        usable = interval_hours(item.option("estimate")) if item.options else None
+        if usable is None:
+            continue
+        if strata is None:
+            strata = _strata()
+        low, high = usable
+        mu, sigma = (math.log(low) + math.log(high)) / 2, math.log(high / low) / Z_90
+        index = array("H", rng.getrandbits(_STRATA_BITS * count).to_bytes(2 * count, "little"))
+        draws[ident] = array("d", map(math.exp(mu).__mul__, map(pow, map(strata.__getitem__, index), repeat(sigma))))
+    if not draws:
+        return None
+    zero = array("d", bytes(8 * count))
+    finish: dict[str, array[float]] = {}
+    successors: dict[str, list[str]] = {}
+    for ident in order:
+        deps = by_id[ident].depends_on
+        for dep in deps:
+            successors.setdefault(dep, []).append(ident)
+        start = (finish[deps[0]] if len(deps) == 1 else array("d", map(max, *(finish[d] for d in deps)))) if deps \
+            else zero
+        own = draws.get(ident)
+        finish[ident] = start if own is None else (own if not deps else array("d", map(add, start, own)))
+    total = zero
+    for ident in order:
+        if ident not in successors:
+            total = array("d", map(max, total, finish[ident]))
+    # A run's longest paths: an item is on one when its finish plus the longest tail after it
+    # reaches the plan's duration (to a billionth: the two sums are added in different orders).
+    reach = array("d", map((1 - 1e-9).__mul__, total))
+    tail: dict[str, array[float]] = {}
+    critical: dict[str, int] = {}
+    for ident in reversed(order):
+        after = successors.get(ident)
+        if after is None:
+            rest = zero
+        else:
+            parts = [array("d", map(add, tail[s], draws[s])) if s in draws else tail[s] for s in after]
+            rest = parts[0] if len(parts) == 1 else array("d", map(max, *parts))
+        tail[ident] = rest
+        on = sum(map(ge, map(add, finish[ident], rest), reach))
+        if on:
+            critical[ident] = on
+    ordered = sorted(total)
+    position = {ident: n for n, ident in enumerate(order)}
+    return {
+        "unit": "hours",
+        "runs": count,
+        "runs_scaled": count < RUNS,
+        "seed": seed,
+        "counted_as_zero": len(order) - len(draws),
+        "p50_hours": _hours(_percentile(ordered, 0.50)),
+        "p80_hours": _hours(_percentile(ordered, 0.80)),
+        "p95_hours": _hours(_percentile(ordered, 0.95)),
+        "criticality": [{"item": ident, "share": round(on / count, 4)} for ident, on in
+                        sorted(critical.items(), key=lambda pair: (-pair[1], position[pair[0]]))],
     }

@@ -311,12 +311,37 @@ def _schedule_lines(schedule: Any) -> list[str]:
             + ".", ""]
 
 
+# The most critical items the page names (the JSON lists every item that is critical in some run).
+CRITICAL_SHOWN = 5
+
+
+def _forecast_lines(forecast: Any) -> list[str]:
+    """The seeded forecast: its percentiles, how it was run, and the most critical items."""
+    if not isinstance(forecast, dict):
+        return []
+    from compiler.estimates import number
+
+    def hours(key: str) -> str:
+        value = forecast.get(key)
+        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "_unknown_"
+
+    runs = forecast.get("runs", 0)
+    scaled = " (fewer for a plan this large: rough)" if forecast.get("runs_scaled") else ""
+    critical = [c for c in forecast.get("criticality", []) if isinstance(c, dict)][:CRITICAL_SHOWN]
+    named = ", ".join(f"{code(c.get('item'))} {number(round(100 * c.get('share', 0), 1))}%" for c in critical)
+    zero = forecast.get("counted_as_zero", 0)
+    return [f"Forecast over {md(f'{runs:,}')} seeded runs{scaled} (seed {md(forecast.get('seed'))}): P50"
+            f" {hours('p50_hours')}, P80 {hours('p80_hours')}, P95 {hours('p95_hours')}"
+            + (f"; {zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0" if zero else "")
+            + (f". Most often on the critical path: {named}." if named else "."), ""]
+
+
 def estimates_section(document: dict[str, Any]) -> str:
     """The page's Estimates section: grounded or not, how units count, the flagged ones, the claims."""
     summary = document.get("estimates")
     if not isinstance(summary, dict):
         return ""
-    lines = [*_schedule_lines(document.get("schedule")),
+    lines = [*_schedule_lines(document.get("schedule")), *_forecast_lines(document.get("forecast")),
              f"{'Grounded' if summary.get('grounded') else '**Not grounded**'}: {summary.get('estimated', 0):,}"
              f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
              f" an estimate; a spread over {md(summary.get('max_spread'))}x is flagged;"

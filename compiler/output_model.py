@@ -101,6 +101,27 @@ class ScheduleOut(_Strict):
                                                    " taking no time")
 
 
+class CriticalOut(_Strict):
+    item: str
+    share: float = Field(ge=0, le=1, description="the item's criticality index: the share of runs in which it lies"
+                                                 " on a longest path")
+
+
+class ForecastOut(_Strict):
+    """Present when the plan is ready and an item has a usable estimate (compiler/forecast.py)."""
+
+    unit: Literal["hours"] = Field(description="the unit of every figure here")
+    runs: int = Field(ge=1, description="Monte Carlo runs: 500, fewer past 2,000 items (at least 20)")
+    runs_scaled: bool = Field(description="true when the plan was too large for the full number of runs")
+    seed: int = Field(description="the seed of random.Random: the same plan gives the same forecast")
+    counted_as_zero: int = Field(ge=0, description="items without a usable estimate, counted as taking no time")
+    p50_hours: float = Field(ge=0, description="the plan's duration in half of the runs")
+    p80_hours: float = Field(ge=0, description="in 80% of them")
+    p95_hours: float = Field(ge=0, description="in 95% of them")
+    criticality: list[CriticalOut] = Field(description="each item on a longest path in some run, most critical"
+                                           " first (then in wave order); the others' share is 0")
+
+
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:
     """A field as the output writes it, by its kind: normalized (lines as START-END)."""
     options: dict[str, Any] = {"description": field.description} if described else {}
@@ -164,6 +185,8 @@ class CompiledPlan(_Strict):
                                            " grounded (EP112); present when the plan gives one")
     schedule: ScheduleOut | None = Field(default=None, description="the critical path by median estimate; present"
                                          " when the plan is ready and gives an estimate")
+    forecast: ForecastOut | None = Field(default=None, description="the seeded Monte Carlo forecast; present when"
+                                         " the plan is ready and an item has a usable estimate")
     items: list[ItemOut] = Field(description="the valid items, in input order")
 
 
