@@ -176,9 +176,15 @@ def cli(debug: bool) -> None:
               help="Folder for evidence-plan.json and evidence-plan.md (default: the plan's folder).")
 @_evidence_options
 @_spread_option
+@click.option("--start", metavar="DATE", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="With --by: the first day of work (YYYY-MM-DD; no clock is read).")
+@click.option("--by", "by", metavar="DATE", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="With --start: add the chance of finishing by this day (included), Monday to Friday.")
+@click.option("--hours-per-day", metavar="N", type=click.FloatRange(min=0, min_open=True, max=24), default=8,
+              show_default=True, help="With --by: hours of work in a working day.")
 @_limit_options
 def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, max_spread: float,
-                    limits: Limits) -> int:
+                    start: Any, by: Any, hours_per_day: float, limits: Limits) -> int:
     """Compile PLAN (.yaml, .yml, .json, or - for stdin) into evidence-plan.json and evidence-plan.md.
 
     Both files are written even when the plan is blocked (the JSON says why); nothing is written
@@ -189,13 +195,23 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
       evidence-plan compile plan.yaml
       evidence-plan compile examples/duplicate-email/plan.yaml -o outputs
       cat plan.yaml | evidence-plan compile - -o build
+      evidence-plan compile plan.yaml --start 2026-12-01 --by 2026-12-18 --hours-per-day 6
     """
+    deadline = None
+    if (start is None) != (by is None):
+        raise click.UsageError("--by and --start go together: the forecast reads no clock, so give the first day too")
+    if start is not None:
+        from compiler.forecast import Deadline
+
+        if by < start:
+            raise click.UsageError(f"--by {by.date()} is before --start {start.date()}")
+        deadline = Deadline(start.date(), by.date(), _whole(hours_per_day))
     from compiler.compile import compile_plan
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
     from compiler.markdown import render_pieces
 
     result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
-                          max_spread=_whole(max_spread)).for_output()
+                          max_spread=_whole(max_spread), deadline=deadline).for_output()
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
     )

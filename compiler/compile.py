@@ -17,6 +17,7 @@ from compiler.values import Plan
 
 if TYPE_CHECKING:
     from compiler.checks import CheckContext
+    from compiler.forecast import Deadline
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +107,7 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
 
 def compile_document(doc: Document, path: str, *, root: str | None = None,
                      verify_evidence: bool = True, order: bool = True,
-                     max_spread: float = MAX_SPREAD) -> CompileResult:
+                     max_spread: float = MAX_SPREAD, deadline: Deadline | None = None) -> CompileResult:
     """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
     ``order`` (the default; `check` has no use for it), group a ready plan into waves."""
     from compiler.checks import CheckContext, run_checks
@@ -161,7 +162,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             from compiler.forecast import monte_carlo, schedule
 
             planned = schedule(plan.items, ordered)
-            forecast = monte_carlo(plan.items, ordered)
+            forecast = monte_carlo(plan.items, ordered, deadline=deadline)
     else:  # `check`, or a plan blocked already: its cycles are found without ordering it
         from compiler.checks.dependencies import cycles
 
@@ -195,7 +196,7 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
                  stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True,
-                 max_spread: float = MAX_SPREAD) -> CompileResult:
+                 max_spread: float = MAX_SPREAD, deadline: Deadline | None = None) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin).
 
     Evidence is checked against the repository root (see ``find_root``) unless
@@ -204,4 +205,4 @@ def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = 
     """
     doc = load(path, stdin=stdin, limits=limits)
     return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order,
-                            max_spread=max_spread)
+                            max_spread=max_spread, deadline=deadline)

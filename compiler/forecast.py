@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 from collections.abc import Sequence
-from typing import Any
+from datetime import date
+from typing import Any, NamedTuple
 
 from compiler.fields import UNIT_HOURS, UNITS_STATED
 from compiler.values import Item
@@ -120,8 +122,31 @@ def _percentile(ordered: list[float], p: float) -> float:
     return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
 
 
+def working_days(start: date, by: date) -> int:
+    """Monday to Friday from ``start`` to ``by``, both included (no holidays: a calendar is the
+    plan's to state, and no clock or locale is read)."""
+    if by < start:
+        return 0
+    days = (by - start).days + 1
+    weeks, rest = divmod(days, 7)
+    return weeks * 5 + sum(1 for k in range(rest) if (start.weekday() + k) % 7 < 5)
+
+
+class Deadline(NamedTuple):
+    """`compile --start DATE --by DATE --hours-per-day N`: the hours of work the plan may take."""
+
+    start: date
+    by: date
+    hours_per_day: float = 8
+
+    def to_dict(self) -> dict[str, Any]:
+        days = working_days(self.start, self.by)
+        return {"start": self.start.isoformat(), "by": self.by.isoformat(), "hours_per_day": self.hours_per_day,
+                "working_days": days, "hours": days * self.hours_per_day}
+
+
 def monte_carlo(items: Sequence[Item], waves: Sequence[Sequence[str]], *, runs: int | None = None,
-                seed: int = SEED) -> dict[str, Any] | None:
+                seed: int = SEED, deadline: Deadline | None = None) -> dict[str, Any] | None:
     """P50, P80 and P95 of the plan's duration in hours over seeded runs, each an estimate drawn
     from the lognormal fitted to its 90% interval (mu = (ln L + ln H) / 2, sigma = ln(H / L) /
     3.29), the plan's duration in a run its longest path (every item's finish, in wave order: one
@@ -184,6 +209,10 @@ def monte_carlo(items: Sequence[Item], waves: Sequence[Sequence[str]], *, runs: 
             critical[ident] = on
     ordered = sorted(total)
     position = {ident: n for n, ident in enumerate(order)}
+    by = None
+    if deadline is not None:  # the share of runs that finish within the working hours to the date
+        by = deadline.to_dict()
+        by["probability"] = round(bisect_right(ordered, by["hours"]) / count, 4)
     return {
         "unit": "hours",
         "runs": count,
@@ -195,4 +224,5 @@ def monte_carlo(items: Sequence[Item], waves: Sequence[Sequence[str]], *, runs: 
         "p95_hours": _hours(_percentile(ordered, 0.95)),
         "criticality": [{"item": ident, "share": round(on / count, 4)} for ident, on in
                         sorted(critical.items(), key=lambda pair: (-pair[1], position[pair[0]]))],
+        **({"by": by} if by is not None else {}),
     }

@@ -330,10 +330,22 @@ def _forecast_lines(forecast: Any) -> list[str]:
     critical = [c for c in forecast.get("criticality", []) if isinstance(c, dict)][:CRITICAL_SHOWN]
     named = ", ".join(f"{code(c.get('item'))} {number(round(100 * c.get('share', 0), 1))}%" for c in critical)
     zero = forecast.get("counted_as_zero", 0)
-    return [f"Forecast over {md(f'{runs:,}')} seeded runs{scaled} (seed {md(forecast.get('seed'))}): P50"
+    line = (f"Forecast over {md(f'{runs:,}')} seeded runs{scaled} (seed {md(forecast.get('seed'))}): P50"
             f" {hours('p50_hours')}, P80 {hours('p80_hours')}, P95 {hours('p95_hours')}"
             + (f"; {zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0" if zero else "")
-            + (f". Most often on the critical path: {named}." if named else "."), ""]
+            + (f". Most often on the critical path: {named}." if named else "."))
+    return [line, "", *_by_lines(forecast.get("by"))]
+
+
+def _by_lines(by: Any) -> list[str]:
+    if not isinstance(by, dict):
+        return []
+    from compiler.estimates import number
+
+    days = by.get("working_days", 0)
+    return [f"Finished by {md(by.get('by'))} in {number(round(100 * by.get('probability', 0), 1))}% of the runs:"
+            f" {days:,} working day{'s' if days != 1 else ''} (Monday to Friday) from {md(by.get('start'))}, at"
+            f" {number(by.get('hours_per_day', 0))} hours a day, {number(by.get('hours', 0))} hours.", ""]
 
 
 def estimates_section(document: dict[str, Any]) -> str:

@@ -107,6 +107,17 @@ class CriticalOut(_Strict):
                                                  " on a longest path")
 
 
+class ByOut(_Strict):
+    """`compile --start DATE --by DATE --hours-per-day N`."""
+
+    start: str = Field(description="the first day of work, YYYY-MM-DD")
+    by: str = Field(description="the last day, YYYY-MM-DD, included")
+    hours_per_day: float = Field(gt=0, description="hours of work in a working day")
+    working_days: int = Field(ge=0, description="Monday to Friday from start to by, both included (no holidays)")
+    hours: float = Field(ge=0, description="working_days x hours_per_day")
+    probability: float = Field(ge=0, le=1, description="the share of runs that take at most those hours")
+
+
 class ForecastOut(_Strict):
     """Present when the plan is ready and an item has a usable estimate (compiler/forecast.py)."""
 
@@ -120,6 +131,7 @@ class ForecastOut(_Strict):
     p95_hours: float = Field(ge=0, description="in 95% of them")
     criticality: list[CriticalOut] = Field(description="each item on a longest path in some run, most critical"
                                            " first (then in wave order); the others' share is 0")
+    by: ByOut | None = Field(default=None, description="the chance of finishing by a date; present with --by")
 
 
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:

@@ -167,3 +167,58 @@ def test_compile_of_a_plan_without_estimates_imports_no_forecast(tmp_path: Any) 
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# --- the chance of finishing by a date (compile --start DATE --by DATE --hours-per-day N) ---------
+
+
+def test_working_days_are_monday_to_friday_both_ends_included() -> None:
+    from datetime import date
+
+    friday, monday = date(2026, 12, 4), date(2026, 12, 7)
+    assert forecast.working_days(friday, friday) == 1
+    assert forecast.working_days(friday, monday) == 2  # the weekend does not count
+    assert forecast.working_days(date(2026, 12, 5), date(2026, 12, 6)) == 0  # a weekend alone
+    assert forecast.working_days(monday, date(2026, 12, 27)) == 15  # three whole weeks
+    assert forecast.working_days(monday, friday) == 0  # by before start
+    assert forecast.working_days(date(2026, 1, 1), date(2026, 12, 31)) == 261
+
+
+def test_the_probability_of_finishing_by_a_date_is_the_lognormal_s_cdf() -> None:
+    """2-8 hours, and 6 hours of work on one working day: P(X <= 6) = Phi((ln 6 - mu) / sigma),
+    within 4 binomial standard errors of 20,000 runs."""
+    from datetime import date
+
+    deadline = forecast.Deadline(date(2026, 12, 4), date(2026, 12, 4), 6)
+    result = monte_carlo([_item("a", 2, 8)], [["a"]], runs=RUNS, deadline=deadline)
+    assert result is not None
+    by = result["by"]
+    mu, sigma = (math.log(2) + math.log(8)) / 2, math.log(4) / 3.29
+    expected = Z.cdf((math.log(6) - mu) / sigma)
+    assert {k: v for k, v in by.items() if k != "probability"} == {
+        "start": "2026-12-04", "by": "2026-12-04", "hours_per_day": 6, "working_days": 1, "hours": 6}
+    assert by["probability"] == pytest.approx(expected, abs=4 * math.sqrt(expected * (1 - expected) / RUNS))
+    assert "by" not in monte_carlo([_item("a", 2, 8)], [["a"]], runs=RUNS)  # type: ignore[operator]
+
+
+def test_compile_by_a_date_needs_the_start_and_adds_the_probability(tmp_path: Any,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from compiler.cli import main
+
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    (tmp_path / "plan.yaml").write_text(CHAIN, encoding="utf-8")
+    plan, out = str(tmp_path / "plan.yaml"), str(tmp_path / "out")
+    assert main(["compile", plan, "-o", out, "--by", "2026-12-08"]) == 2
+    assert "--by and --start go together" in capsys.readouterr().err
+    assert main(["compile", plan, "-o", out, "--start", "2026-12-08", "--by", "2026-12-07"]) == 2
+    assert "--by 2026-12-07 is before --start 2026-12-08" in capsys.readouterr().err
+    assert main(["compile", plan, "-o", out, "--start", "2026-12-04", "--by", "2026-12-08", "--hours-per-day",
+                 "6"]) == 0
+    by = json.loads((tmp_path / "out" / "evidence-plan.json").read_text(encoding="utf-8"))["forecast"]["by"]
+    assert (by["working_days"], by["hours"], 0 < by["probability"] < 1) == (3, 18, True)
+    page = (tmp_path / "out" / "evidence-plan.md").read_text(encoding="utf-8")
+    assert f"Finished by 2026-12-08 in {round(100 * by['probability'], 1):g}% of the runs: 3 working days" in page
+    assert main(["compile", plan, "-o", out]) == 0
+    assert "by" not in json.loads((tmp_path / "out" / "evidence-plan.json").read_text(encoding="utf-8"))["forecast"]
