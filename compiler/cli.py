@@ -80,12 +80,22 @@ def _whole(value: float) -> float:
     return int(value) if value.is_integer() else value
 
 
+def _finite(ctx: Any, param: Any, value: float) -> float:
+    """A number option's value, refused when it is nan or infinite (click's ranges let nan by)."""
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
+    return value
+
+
 def _spread_option(command: Any) -> Any:
     """--max-spread: the largest high / low of an estimate or a claim that is not flagged (EP112)."""
     from compiler.fields import MAX_SPREAD
 
     return click.option(
         "--max-spread", "max_spread", type=click.FloatRange(min=1), default=MAX_SPREAD, show_default=True,
+        callback=_finite,
         metavar="N", help="Flag an estimate or claim whose high is more than N times its low (EP112).",
     )(command)
 
@@ -181,7 +191,7 @@ def cli(debug: bool) -> None:
 @click.option("--by", "by", metavar="DATE", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="With --start: add the chance of finishing by this day (included), Monday to Friday.")
 @click.option("--hours-per-day", metavar="N", type=click.FloatRange(min=0, min_open=True, max=24), default=8,
-              show_default=True, help="With --by: hours of work in a working day.")
+              show_default=True, callback=_finite, help="With --by: hours of work in a working day.")
 @_limit_options
 def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, max_spread: float,
                     start: Any, by: Any, hours_per_day: float, limits: Limits) -> int:

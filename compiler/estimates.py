@@ -9,6 +9,7 @@ evidence is empty: each a reason, naming the rule and the figures.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -21,8 +22,14 @@ class Flag(NamedTuple):
 
 
 def number(value: float) -> str:
-    """A bound as people write it: 2, 2.5, 0.25 (never 2.0 or 1e-05)."""
-    if float(value).is_integer():
+    """A bound as people write it: 2, 2.5, 0.25, 5,000 (never 2.0); past a quadrillion or under a
+    millionth, 1.5e+20 and 3e-07; a ratio too large for a float, "more than 1e308"."""
+    value = float(value)
+    if not math.isfinite(value):
+        return "more than 1e308"
+    if value and not 1e-6 <= abs(value) < 1e15:
+        return f"{value:.3g}"
+    if value.is_integer():
         return f"{int(value):,}"
     return f"{value:,.6f}".rstrip("0").rstrip(".")
 

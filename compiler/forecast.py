@@ -5,8 +5,8 @@ Imported only when a ready plan gives an estimate.
 
 An estimate's median is the geometric mean of its low and high (the median of the lognormal whose
 90% interval they are), in hours (compiler/fields.py: UNIT_HOURS). An item without an estimate, or
-whose estimate cannot be a 90% interval (low <= 0 or high < low: EP112), counts as zero, and the
-schedule says how many did.
+whose estimate cannot be a 90% interval (low <= 0 or high < low: EP112; or past MAX_HOURS or
+MAX_FORECAST_SPREAD), counts as zero, and the schedule says how many did.
 """
 
 from __future__ import annotations
@@ -21,15 +21,20 @@ from typing import Any, NamedTuple
 from compiler.fields import UNIT_HOURS, UNITS_STATED
 from compiler.values import Item
 
+# An estimate past either bound is not used (counted as zero): a billion hours (114,000 years), or
+# a spread of a million (EP112 flags far less), which keeps every draw and sum finite.
+MAX_HOURS = 1e9
+MAX_FORECAST_SPREAD = 1e6
+
 
 def interval_hours(estimate: Any) -> tuple[float, float] | None:
     """An estimate's (low, high) in hours, or None when it is not a usable 90% interval."""
     if not isinstance(estimate, dict):
         return None
     low, high = estimate["low"], estimate["high"]
-    if not low > 0 or high < low:
-        return None
     per = UNIT_HOURS[estimate["unit"]]
+    if not low > 0 or high < low or high * per > MAX_HOURS or high > low * MAX_FORECAST_SPREAD:
+        return None
     return low * per, high * per
 
 

@@ -57,6 +57,7 @@ def test_the_spread_limit_is_one_constant_and_an_option() -> None:
     assert [f.part for f in flags(wide)] == ["high"] and fields.MAX_SPREAD == 100
     assert list(flags(wide, max_spread=200)) == []
     assert number(2.0) == "2" and number(0.25) == "0.25" and number(5_000_000) == "5,000,000"
+    assert (number(1e300), number(3e-7), number(float("inf")), number(0)) == ("1e+300", "3e-07", "more than 1e308", "0")
 
 
 def test_a_claim_is_checked_by_the_same_rule_at_its_place(tmp_path: Path) -> None:
@@ -208,3 +209,27 @@ def test_no_schedule_without_an_estimate_or_when_blocked(tmp_path: Path) -> None
     blocked = compile_in(tmp_path, CHAIN.replace("[docs, build]", "[docs, build, nowhere]"))
     assert blocked.status == "blocked" and blocked.schedule is None
     assert "schedule" not in build_output(blocked, str(tmp_path))
+
+
+def test_bounds_at_a_float_s_limits_are_flagged_and_left_out_of_the_forecast(tmp_path: Path) -> None:
+    """1e-300 to 1e300 weeks: a ratio past what a float holds is said in words, and an estimate
+    past a billion hours or a spread of a million counts as zero in the schedule and the forecast
+    (every figure stays finite, so the JSON stays JSON)."""
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    text = _plan("{low: 1e-300, high: 1e300, unit: weeks, evidence: PR 12}") + (
+        "  - id: b\n    change: c\n    evidence: [a.py]\n    depends_on: [a]\n    proof: pytest\n"
+        "    estimate: {low: 1, high: 2, unit: hours, evidence: PR 13}\n")
+    result = compile_in(tmp_path, text)
+    (d,) = result.diagnostics
+    assert d.message.startswith("a: estimate is ungrounded: high / low is more than 1e308x (1e+300 / 1e-300)")
+    assert result.schedule is not None and result.schedule["counted_as_zero"] == 1
+    assert result.forecast is not None and result.forecast["counted_as_zero"] == 1
+    json.dumps(build_output(result, str(tmp_path)), allow_nan=False)
+
+
+def test_a_number_option_that_is_not_finite_is_a_usage_error(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    for option in (["--max-spread", "nan"], ["--max-spread", "inf"]):
+        assert _cli(tmp_path, "check", *option) == 2
+        assert "is not a finite number" in capsys.readouterr().err
+    assert _cli(tmp_path, "compile", "--start", "2026-12-01", "--by", "2026-12-02", "--hours-per-day", "nan") == 2
