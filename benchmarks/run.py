@@ -31,6 +31,11 @@ where    `evidence-plan where TEXT` on a generated git repository of 10,000 file
          searching them. Wall and CPU time; where and git grep must report the same places.
 profile  where the time goes for one case: each pipeline stage timed in-process, then cProfile
          of the whole command (top functions by own time and by cumulative time, as shares).
+forecast the critical path by median estimate and the seeded Monte Carlo forecast (compiler/
+         forecast.py) of plans of the three shapes at 1,000 and 100,000 items, every item
+         estimated (1 to 2-20 hours, seed 1234), in-process, against the floor of ordering the same
+         items into waves (compiler/graph.py, which compile does before either). Prints the runs
+         each forecast made.
 all      startup, scale, verify and where, then the targets.
 
 Every timing is the median of --runs (default 3); a case whose first run takes longer than
@@ -1241,10 +1246,45 @@ def save(path: str, results: dict[str, Any]) -> None:
     Path(path).write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 
+def bench_forecast(runs: int, results: dict[str, Any]) -> None:
+    from compiler.forecast import monte_carlo, schedule
+    from compiler.graph import build_graph, waves
+    from compiler.values import Item
+
+    rows = []
+    print("\nforecast: schedule + Monte Carlo, in-process; floor: ordering the same items into waves")
+    print(f"  {'shape':8} {'items':>8} {'runs':>5} {'forecast s':>10} {'floor s':>8} {'ratio':>6}")
+    for n in (1_000, 100_000):
+        for shape in SHAPES:
+            rnd = random.Random(SEED)
+            items = [Item(_ident(i), "c", (), tuple(_ident(d) for d in deps), "p", i,
+                          options=(("estimate", {"low": 1, "high": rnd.choice((2, 5, 20)), "unit": "hours",
+                                                 "evidence": "x"}),))
+                     for i, deps in enumerate(dependencies(shape, n))]
+            order: list[list[str]] = []
+            made: dict[str, Any] = {}
+
+            def floor(items: list[Item] = items, order: list[list[str]] = order) -> None:
+                graph = build_graph(items)
+                order[:] = waves(graph)
+                graph.clear()
+
+            def forecast(items: list[Item] = items, order: list[list[str]] = order,
+                         made: dict[str, Any] = made) -> None:
+                schedule(items, order)
+                made.update(monte_carlo(items, order) or {})
+
+            floor_s = _median_seconds(floor, runs)
+            took = _median_seconds(forecast, runs)
+            rows.append({"shape": shape, "n": n, "runs": made["runs"], "seconds": took, "floor": floor_s})
+            print(f"  {shape:8} {n:>8,} {made['runs']:>5} {took:>10.3f} {floor_s:>8.3f} {took / floor_s:>5.1f}x")
+    results["forecast"] = rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
-                                                                      "all", "report"])
+                                                                      "forecast", "all", "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
@@ -1305,10 +1345,12 @@ def main() -> int:
         bench_verify(args.files, args.evidence, args.runs, results)
     if args.case in ("where", "all"):
         bench_where(args.where_runs, results, args.where_files)
+    if args.case in ("forecast", "all"):
+        bench_forecast(args.runs, results)
     if args.case == "profile":
         bench_profile(args)
         return 0
-    if args.case not in ("verify", "where") or args.markdown:
+    if args.case not in ("verify", "where", "forecast") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)

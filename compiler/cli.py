@@ -75,6 +75,31 @@ def _evidence_options(command: Any) -> Any:
     )(command)
 
 
+def _whole(value: float | None) -> float | None:
+    """--max-spread 100 is 100 in the JSON, as the default is, not 100.0 (None: not given)."""
+    return int(value) if value is not None and value.is_integer() else value
+
+
+def _finite(ctx: Any, param: Any, value: float) -> float:
+    """A number option's value, refused when it is nan or infinite (click's ranges let nan by)."""
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
+    return value
+
+
+def _spread_option(command: Any) -> Any:
+    """--max-spread: the largest high / low of an estimate or a claim that is not flagged (EP112)."""
+    from compiler.fields import MAX_SPREAD
+
+    return click.option(
+        "--max-spread", "max_spread", type=click.FloatRange(min=1), default=None, callback=_finite, metavar="N",
+        help=f"Flag an estimate or claim whose high is more than N times its low (EP112). Default: the max_spread"
+             f" setting, else {MAX_SPREAD}.",
+    )(command)
+
+
 def _limit_options(command: Any) -> Any:
     """--max-bytes and --max-items, turned into one ``limits`` argument."""
     import functools
@@ -160,8 +185,16 @@ def cli(debug: bool) -> None:
 @click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
               help="Folder for evidence-plan.json and evidence-plan.md (default: the plan's folder).")
 @_evidence_options
+@_spread_option
+@click.option("--start", metavar="DATE", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="With --by: the first day of work (YYYY-MM-DD; no clock is read).")
+@click.option("--by", "by", metavar="DATE", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="With --start: add the chance of finishing by this day (included), Monday to Friday.")
+@click.option("--hours-per-day", metavar="N", type=click.FloatRange(min=0, min_open=True, max=24), default=8,
+              show_default=True, callback=_finite, help="With --by: hours of work in a working day.")
 @_limit_options
-def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, limits: Limits) -> int:
+def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, max_spread: float,
+                    start: Any, by: Any, hours_per_day: float, limits: Limits) -> int:
     """Compile PLAN (.yaml, .yml, .json, or - for stdin) into evidence-plan.json and evidence-plan.md.
 
     Both files are written even when the plan is blocked (the JSON says why); nothing is written
@@ -172,12 +205,24 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
       evidence-plan compile plan.yaml
       evidence-plan compile examples/duplicate-email/plan.yaml -o outputs
       cat plan.yaml | evidence-plan compile - -o build
+      evidence-plan compile plan.yaml --start 2026-12-01 --by 2026-12-18 --hours-per-day 6
     """
+    deadline = None
+    if (start is None) != (by is None):
+        raise click.UsageError("--by and --start go together: the forecast reads no clock, so give the first day too")
+    if start is not None:
+        from compiler.forecast import Deadline
+
+        if by < start:
+            raise click.UsageError(f"--by {by.date()} is before --start {start.date()}")
+        hours = int(hours_per_day) if hours_per_day.is_integer() else hours_per_day  # 6 in the JSON, not 6.0
+        deadline = Deadline(start.date(), by.date(), hours)
     from compiler.compile import compile_plan
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
     from compiler.markdown import render_pieces
 
-    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits).for_output()
+    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
+                          max_spread=_whole(max_spread), deadline=deadline).for_output()
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
     )
@@ -296,9 +341,10 @@ def _append_step_summary(fmt: str, context: Context, ordered: Sequence[Diagnosti
               help="Report format; auto is github under GitHub Actions, else text.")
 @click.option("--strict", is_flag=True, help="Warnings block too (exit 1); also the `strict` setting.")
 @_evidence_options
+@_spread_option
 @_limit_options
 def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no_verify: bool,
-                  limits: Limits) -> int:
+                  max_spread: float, limits: Limits) -> int:
     """Check one or more plans without writing anything (for CI and pre-commit).
 
     A folder stands for the plan files under it (plan.yaml, NAME.plan.yaml, or .yml, .json;
@@ -328,7 +374,8 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
     plans = (*found.files, *(d.location.file for d in found.problems if d.location is not None))
     for plan in found.files:
         try:
-            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits, order=False)
+            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits, order=False,
+                                  max_spread=_whole(max_spread))
         except PlanInputError as err:
             diagnostics.append(err.diagnostic)
             input_errors += 1

@@ -50,6 +50,7 @@ _ALL = [
     Code("EP109", "backslash-path", "warning", "an evidence path written with `\\` (`src\\app.py`): found, but written back as is, and a broken link in the Markdown: write `/`"),
     Code("EP110", "prose-proof", "warning", "the proof reads as a sentence, not a command (`run the tests and make sure they pass`, `Does the page load?`): give the one exact check that closes the item; judged from the shell's grammar, never run"),
     Code("EP111", "stale-approval", "error", "a recorded approval (`approved_by`, `approved_at`, `approval_digest`) that does not hold: its digest no longer matches what it covers (the items it names changed since), the record is incomplete, `approved_at` is no ISO 8601 date-time, or the item is not `kind: approval`; `evidence-plan approve` records it again"),
+    Code("EP112", "ungrounded-estimate", "warning", "an estimate or a claim is not grounded: `low` <= 0, `high` < `low`, `high / low` over 100 (the `max_spread` setting, `--max-spread N`), or no `evidence`; names the rule and the ratio, at the part it is about"),
     Code("EP201", "missing-file", "error", "cited file does not exist, with a did-you-mean (same name elsewhere, case differences, close spelling)"),
     Code("EP202", "line-out-of-range", "error", "cited line or range goes past the end of the file"),
     Code("EP203", "contains-not-found", "error", "`contains` text is not in the cited lines; says where it is when found elsewhere (`fix` moves the lines there)"),

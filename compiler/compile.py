@@ -11,6 +11,7 @@ from compiler.complexity import Complexity, assess, measure
 from compiler.config import DEFAULTS, TIERS, Settings
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.display import clip
+from compiler.fields import MAX_SPREAD
 from compiler.load import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
 from compiler.paths import inside, work_tree
 from compiler.validate import build_plan
@@ -18,6 +19,7 @@ from compiler.values import Plan
 
 if TYPE_CHECKING:
     from compiler.checks import CheckContext
+    from compiler.forecast import Deadline
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,11 @@ class CompileResult:
     resolved: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
     settings: Settings = DEFAULTS  # the repository's (compiler/config.py)
     complexity: Complexity | None = None  # its tier and why (compiler/complexity.py)
+    max_spread: float = MAX_SPREAD  # the estimates' spread limit the checks used (EP112)
+    # The critical path by median estimate (compiler/forecast.py), when the plan is ready and gives one
+    schedule: dict[str, Any] | None = None
+    # The seeded Monte Carlo forecast of the same plan (compiler/forecast.py: monte_carlo)
+    forecast: dict[str, Any] | None = None
 
     @property
     def status(self) -> str:
@@ -103,9 +110,11 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
 
 
 def compile_document(doc: Document, path: str, *, root: str | None = None,
-                     verify_evidence: bool = True, order: bool = True) -> CompileResult:
+                     verify_evidence: bool = True, order: bool = True,
+                     max_spread: float | None = None, deadline: Deadline | None = None) -> CompileResult:
     """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
-    ``order`` (the default; `check` has no use for it), group a ready plan into waves."""
+    ``order`` (the default; `check` has no use for it), group a ready plan into waves.
+    ``max_spread`` (EP112) is the caller's (an option), else the repository's setting."""
     from compiler.checks import CheckContext, run_checks
 
     plan = build_plan(doc)
@@ -139,6 +148,8 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         settings = load_settings(repo_root)
         # A policy on complexity needs the waves, which only ordering finds: check orders too.
         order = order or settings.get("max_tier") != TIERS[-1]
+    if max_spread is None:
+        max_spread = settings.get("max_spread")
     repo = None
     if verify_evidence:
         from compiler.repository import Repository
@@ -147,7 +158,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     guessed = repo is not None and path == STDIN and root is None and plan.root is None and work_tree(repo_root) is None
     ctx = CheckContext(plan, doc, repo, root_hint=(
         f"standard input is in no repository: evidence was looked for under the working folder"
-        f" ({clip(repo_root)}); give --root" if guessed else None))
+        f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
     try:
         diagnostics = [*first, *run_checks(ctx)]
@@ -160,8 +171,14 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             repo.close()
     ordered: tuple[tuple[str, ...], ...] = ()
     longest: tuple[str, ...] = ()
+    planned = forecast = None
     if order and not any(d.severity == "error" for d in diagnostics):
         ordered, longest = _order(ctx, diagnostics)
+        if ordered and any(item.options and item.option("estimate") is not None for item in plan.items):
+            from compiler.forecast import monte_carlo, schedule
+
+            planned = schedule(plan.items, ordered)
+            forecast = monte_carlo(plan.items, ordered, deadline=deadline)
     else:  # `check`, or a plan blocked already: its cycles are found without ordering it
         from compiler.checks.dependencies import cycles
 
@@ -176,7 +193,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             None, Location(doc.name, *pos) if pos else Location(doc.name),
             hint=f"split the plan into smaller ones, or raise max_tier in {source}"))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, resolved, settings, complexity)
+                         repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
@@ -204,7 +221,8 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 
 
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
-                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True) -> CompileResult:
+                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True,
+                 max_spread: float | None = None, deadline: Deadline | None = None) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin).
 
     Evidence is checked against the repository root (see ``find_root``) unless
@@ -212,4 +230,5 @@ def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = 
     cannot be read, is not a plan, or passes one of the ``limits``.
     """
     doc = load(path, stdin=stdin, limits=limits)
-    return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order)
+    return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order,
+                            max_spread=max_spread, deadline=deadline)

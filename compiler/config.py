@@ -17,9 +17,10 @@ from typing import Any, Literal, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.display import clip, quoted
+from compiler.fields import MAX_SPREAD
 
 TIERS = ("simple", "medium", "complex")
-SettingKind = Literal["bool", "tier", "thresholds"]
+SettingKind = Literal["bool", "tier", "thresholds", "spread"]
 OWN_FILE = ".evidence-plan.toml"
 PYPROJECT = "pyproject.toml"
 TABLE = "tool.evidence-plan"
@@ -37,6 +38,8 @@ class Setting(NamedTuple):
 MEASURES = ("items", "waves", "widest_wave", "irreversible", "files")
 SETTINGS: tuple[Setting, ...] = (
     Setting("strict", "bool", False, "warnings block too, as `check --strict` (the option also turns it on)"),
+    Setting("max_spread", "spread", MAX_SPREAD, "an estimate or claim whose high is more than this many times its"
+            " low is flagged (EP112); `--max-spread N` overrides it"),
     Setting("max_tier", "tier", "complex", "the highest complexity tier a plan may have without a warning"
             " (EP311): `simple`, `medium` or `complex` (the default: never a warning)"),
     Setting("tiers.items", "thresholds", (10, 30), "items from which a plan is medium, and complex"),
@@ -87,6 +90,11 @@ def _check(value: Any, setting: Setting) -> str | None:
     """Why ``value`` is not a value of ``setting``, or None."""
     if setting.kind == "bool":
         return None if type(value) is bool else "must be true or false"
+    if setting.kind == "spread":
+        import math
+
+        number = type(value) in (int, float) and math.isfinite(value)
+        return None if number and value >= 1 else "must be a number of at least 1"
     if setting.kind == "tier":
         return None if value in TIERS else "must be " + ", ".join(f"{quoted(t)}" for t in TIERS)
     ok = (type(value) is list and len(value) == 2 and all(type(v) is int and v >= 1 for v in value)
@@ -176,7 +184,8 @@ def markdown_table() -> str:
     """The README's table of settings, generated so that it cannot go stale."""
     lines = ["| setting | default | meaning |", "|---|---|---|"]
     for s in SETTINGS:
-        default = ("`true`" if s.default else "`false`") if s.kind == "bool" else (
+        default = ("`true`" if s.default else "`false`") if s.kind == "bool" else f"`{s.default}`" if (
+            s.kind == "spread") else (
             f"`{list(s.default)}`" if s.kind == "thresholds" else f"`{s.default!r}`".replace("'", '"'))
         lines.append(f"| `{s.key}` | {default} | {s.description} |")
     return "\n".join(lines) + "\n"

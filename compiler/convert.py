@@ -121,6 +121,8 @@ def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
     root = root if root is not None else plan.root
     if root is not None:
         data["root"] = root
+    if plan.claims:
+        data["claims"] = [dict(claim) for _, claim in plan.claims]
     data["items"] = [item.to_input() for item in plan.items]
     return data
 

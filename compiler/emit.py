@@ -57,7 +57,8 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
             entry["resolved_lines"] = f"{start}-{end}"
             entry["hash"] = digest
     waves = [list(w) for w in result.waves]
-    return {
+    estimates = _estimates(result, every, items)
+    document = {
         "format": FORMAT,
         "plan": result.plan.name,
         "goal": result.plan.goal,
@@ -79,6 +80,38 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         **({"complexity": result.complexity.to_dict()} if result.complexity is not None else {}),
         "items": items,
     }
+    if estimates is not None:  # only a plan that gives an estimate or a claim: the others' bytes are as they were
+        if result.plan.claims:
+            document["claims"] = [dict(claim) for _, claim in result.plan.claims]
+        document["estimates"] = estimates
+        if result.schedule is not None:
+            document["schedule"] = result.schedule
+        if result.forecast is not None:
+            document["forecast"] = result.forecast
+        document["items"] = document.pop("items")  # items stay last
+    return document
+
+
+def _estimates(result: CompileResult, every: tuple[Any, ...], items: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Whether the plan's estimates and claims are grounded (EP112), and each flagged item's
+    reasons on the item; None when the plan gives neither."""
+    given = [(item, entry) for item, entry in zip(every, items, strict=True)
+             if item.options and item.option("estimate") is not None]
+    if not given and not result.plan.claims:
+        return None
+    from compiler.estimates import flags
+    from compiler.fields import UNITS_STATED
+
+    flagged: list[dict[str, Any]] = []
+    for item, entry in given:
+        reasons = [flag.reason for flag in flags(item.option("estimate"), result.max_spread)]
+        if reasons:
+            entry["ungrounded"] = reasons
+            flagged += [{"item": item.id, "claim": None, "reason": reason} for reason in reasons]
+    for n, (_, claim) in enumerate(result.plan.claims, 1):
+        flagged += [{"item": None, "claim": n, "reason": flag.reason} for flag in flags(claim, result.max_spread)]
+    return {"grounded": not flagged, "max_spread": result.max_spread, "units": UNITS_STATED,
+            "estimated": len(given), "missing": len(every) - len(given), "flagged": flagged}
 
 
 def _approval_states(result: CompileResult, every: tuple[Any, ...], entries: list[dict[str, Any]]) -> None:

@@ -66,6 +66,9 @@ for _tag, _pattern, _starts in _IMPLICIT:
     for _c in _starts:
         _BY_START.setdefault(_c, []).append((_CORE + _tag, re.compile(_pattern, re.X)))
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+# A float as ruamel.yaml's constructor builds it with float() alone: digits, a point, digits (no
+# underscores, exponent, infinity or nan, which it reads its own way).
+_DECIMAL_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*\Z")
 
 
 def resolve_plain(value: str) -> str:
@@ -123,6 +126,8 @@ def _plain(value: str) -> Any:
             return int(value)
         except ValueError:  # more than 4,300 digits: the reference says so
             raise _Unsure("a number of more than 4,300 digits") from None
+    if tag == _CORE + "float" and _DECIMAL_FLOAT.match(value):  # 2.5, an estimate's bound: float() is ruamel's
+        return float(value)
     if tag in (_CORE + "int", _CORE + "float"):
         return _construct_with_ruamel(tag, value)
     raise _Unsure(f"the value {value}")  # merge (<<) or value (=) as a value: refused by the reference

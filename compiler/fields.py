@@ -42,9 +42,11 @@ Kind = Literal[
     "items",  # the list of work items (the plan's own field)
     "choice",  # one of the field's ``choices`` (a word), or absent
     "flag",  # true or false
+    "optional-estimate",  # an estimate object (ESTIMATE_PARTS), or absent
+    "claims",  # a list of claim objects (CLAIM_PARTS): quantities the plan depends on
 ]
 KINDS: tuple[Kind, ...] = ("text", "optional-text", "ids", "evidence", "proof", "optional-line", "optional-lines",
-                           "items", "choice", "flag")
+                           "items", "choice", "flag", "optional-estimate", "claims")
 
 
 class _Required:
@@ -128,6 +130,9 @@ ITEM_FIELDS: tuple[Field, ...] = (
           synonyms=("state", "progress"), meant=STATUS_MEANT),
     Field("reason", "optional-text", "why the item has its status: required when it is dropped (EP019)",
           default=None, synonyms=("why", "note", "because")),
+    Field("estimate", "optional-estimate", "how long the item takes, as a 90% interval: `{low, high, unit,"
+          " confidence, evidence}` (unit minutes, hours, days or weeks; 1 day = 8 hours, 1 week = 5 days); flagged"
+          " when ungrounded (EP112)", default=None, synonyms=("effort", "duration", "time", "hours")),
 )
 
 # The object form of an evidence entry.
@@ -152,12 +157,30 @@ PLAN_FIELDS: tuple[Field, ...] = (
     Field("goal", "optional-text", "what the plan achieves", default=None, synonyms=("description", "objective")),
     Field("root", "optional-text", "repository root, relative to this file", default=None),
     Field("items", "items", "the work items"),
+    Field("claims", "claims", "quantities the plan depends on, each `{description, low, high, unit, confidence,"
+          " evidence}` (any unit, as text); checked by the estimates' rule (EP112)", default=(),
+          synonyms=("assumptions", "quantities")),
 )
+
+# The parts of an estimate and of a claim: (name, required). An estimate's low and high are a 90%
+# interval in its unit; a claim is the same with a description and a unit of its own (any text:
+# requests per second, rows, MB), so that it is checked by the same rule.
+ESTIMATE_PARTS: tuple[tuple[str, bool], ...] = (("low", True), ("high", True), ("unit", True),
+                                                ("confidence", False), ("evidence", False))
+CLAIM_PARTS: tuple[tuple[str, bool], ...] = (("description", True), *ESTIMATE_PARTS)
+# An estimate's units, in hours: a working day of 8 hours, a working week of 5 days (stated in the
+# output, beside the figures that use them).
+UNIT_HOURS: dict[str, float] = {"minutes": 1 / 60, "hours": 1.0, "days": 8.0, "weeks": 40.0}
+UNITS_STATED = "1 day = 8 hours, 1 week = 5 days"
+CONFIDENCES = ("high", "medium", "low")
+# An estimate whose high is more than this many times its low is not an estimate but a guess
+# (EP112); `compile --max-spread N` and `check --max-spread N` change it.
+MAX_SPREAD = 100
 
 # What only a compiled evidence-plan.json holds (compiler/output_model.py describes the whole
 # document): read past when it is read back as a plan.
 COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary", "complexity",
-                      "critical_path", "progress")
+                      "critical_path", "progress", "estimates", "schedule", "forecast")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked, null for a dropped item (dropped"
           " items are in no wave)", default=None),
@@ -169,6 +192,8 @@ COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
           " that depend on it and everything they depend on", default=()),
     Field("approval_digest_now", "optional-text", "on an approval: the digest of what it covers as the plan"
           " stands (what `evidence-plan approve` would record)", default=None),
+    Field("ungrounded", "ids", "why the item's estimate is flagged (EP112), one reason each; absent when it is"
+          " grounded or the item has none", default=()),
 )
 COMPILED_EVIDENCE_FIELDS: tuple[Field, ...] = (
     Field("resolved_lines", "optional-lines", "the lines the entry covers, when evidence was verified: its lines,"

@@ -8,9 +8,12 @@ is read without importing pydantic at all (see compiler/validate.py), which keep
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+import math
+from typing import Annotated, Any, Literal, NotRequired, Required, cast
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema, create_model
+from pydantic_core import PydanticCustomError
+from typing_extensions import TypedDict  # pydantic reads a TypedDict of typing's only from Python 3.12
 
 from compiler import fields, ids, pins, references
 from compiler.fields import Kind
@@ -42,7 +45,58 @@ def _annotation(field: fields.Field) -> Any:
         return cast(Any, list)[WorkItem]  # the model is made at run time: a type to pydantic, a value to mypy
     if kind == "choice":  # one of the field's words (a field declared without any takes any text)
         return cast(Any, Literal)[field.choices] if field.choices else str
+    if kind == "optional-estimate":
+        return Estimate  # absent is its default (and a blank `estimate:` is absent: validate.py drops it)
+    if kind == "claims":
+        return list[Claim] | None  # type: ignore[valid-type]  # made from the declaration; blank is none
     return _ANNOTATIONS[kind]
+
+
+def _number(value: Any) -> Any:
+    """An estimate's bound: a whole number or a decimal as written (2 stays 2, 2.5 stays 2.5, so
+    both paths write the same bytes); true, text and infinities are refused."""
+    if type(value) is not int and type(value) is not float:
+        raise PydanticCustomError("number_type", "a number")
+    if not math.isfinite(value):
+        raise PydanticCustomError("finite_number", "a finite number")
+    return value
+
+
+_Number = Annotated[float, PlainValidator(_number), WithJsonSchema({"type": "number"})]
+_PART_TYPES: dict[str, Any] = {
+    "description": str,
+    "low": _Number,
+    "high": _Number,
+    "unit": Literal[tuple(fields.UNIT_HOURS)],  # made from the declaration
+    "confidence": Literal[fields.CONFIDENCES],
+    "evidence": str,
+}
+_PART_DESCRIPTIONS = {
+    "description": "what the quantity is",
+    "low": "the low end of a 90% interval (more than 0)",
+    "high": "the high end of a 90% interval (at least low, at most max-spread times it: 100)",
+    "unit": "minutes, hours, days (8 hours) or weeks (5 days)",
+    "confidence": "high, medium or low",
+    "evidence": "what justifies the range: text or a repository reference (empty: flagged)",
+}
+
+_CLAIM_UNIT = "the quantity's unit, any text (requests per second, rows, MB)"
+
+
+def _parts(name: str, parts: tuple[tuple[str, bool], ...], units: Any) -> Any:
+    """A TypedDict of an estimate's or a claim's parts: pydantic validates it into a plain dict,
+    the value the fast path keeps, in the declaration's order."""
+    types = {**_PART_TYPES, "unit": units}
+    words = {**_PART_DESCRIPTIONS, **({} if units is _PART_TYPES["unit"] else {"unit": _CLAIM_UNIT})}
+    annotated = {part: Annotated[types[part], Field(description=words[part])] for part, _ in parts}
+    typed = cast(Any, TypedDict)(name, {part: (Required if needed else NotRequired)[annotated[part]]
+                                        for part, needed in parts}, total=False)
+    typed.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)
+    return typed
+
+
+Estimate = _parts("Estimate", fields.ESTIMATE_PARTS, _PART_TYPES["unit"])
+Claim = _parts("Claim", fields.CLAIM_PARTS, str)
 
 
 def _whole(value: Any) -> Any:

@@ -53,6 +53,7 @@ class Row(NamedTuple):
     proof: str
     gate: str  # an approval and its record, or "irreversible"; empty for an ordinary item
     reason: str  # why the item has its status (empty: none given)
+    estimate: str  # its bullet, with the line break before it; empty when the item has no estimate
 
 
 def md(text: Any) -> str:
@@ -290,6 +291,7 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
             gate_text(item) if "kind" in item or "irreversible" in item else "",
             md(reason) if isinstance(reason, str) and reason.strip() else "",
+            _estimate_line(item) if "estimate" in item else "",
         )
 
 
@@ -318,6 +320,104 @@ def gate_text(item: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _interval(e: dict[str, Any]) -> str:
+    """``2–3 days (medium confidence)``: an estimate's or a claim's range, escaped."""
+    from compiler.estimates import number
+
+    confidence = f" ({md(e['confidence'])} confidence)" if e.get("confidence") else ""
+    return f"{number(e['low'])}–{number(e['high'])} {md(e['unit'])}{confidence}"
+
+
+def _estimate_line(item: dict[str, Any]) -> str:
+    e = item["estimate"]
+    if not isinstance(e, dict):  # a hand-edited document
+        return ""
+    evidence = f" · evidence: {md(e['evidence'])}" if str(e.get("evidence") or "").strip() else ""
+    flagged = "".join(f" · **ungrounded:** {md(reason)}" for reason in item.get("ungrounded", []))
+    return f"\n- **Estimate:** {_interval(e)}{evidence}{flagged}"
+
+
+def _schedule_lines(schedule: Any) -> list[str]:
+    """The critical path by median estimate, in hours, with the best and worst case along it."""
+    if not isinstance(schedule, dict) or not schedule.get("critical_path"):
+        return []
+    from compiler.estimates import number
+    from compiler.view import MAX_PATH_SHOWN
+
+    def hours(key: str) -> str:
+        value = schedule.get(key)
+        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "_unknown_"
+
+    path = schedule["critical_path"]
+    shown = path if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
+    zero = schedule.get("counted_as_zero", 0)
+    return [f"Critical path by median estimate ({len(path):,} item{'s' if len(path) != 1 else ''}, marked in the"
+            f" graph): {' → '.join('…' if i is None else code(i) for i in shown)}: median {hours('median_hours')},"
+            f" best case {hours('best_hours')}, worst case {hours('worst_hours')}"
+            + (f" ({zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0)" if zero else "")
+            + ".", ""]
+
+
+# The most critical items the page names (the JSON lists every item that is critical in some run).
+CRITICAL_SHOWN = 5
+
+
+def _forecast_lines(forecast: Any) -> list[str]:
+    """The seeded forecast: its percentiles, how it was run, and the most critical items."""
+    if not isinstance(forecast, dict):
+        return []
+    from compiler.estimates import number
+
+    def hours(key: str) -> str:
+        value = forecast.get(key)
+        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "_unknown_"
+
+    runs = forecast.get("runs", 0)
+    scaled = " (fewer for a plan this large: rough)" if forecast.get("runs_scaled") else ""
+    critical = [c for c in forecast.get("criticality", []) if isinstance(c, dict)][:CRITICAL_SHOWN]
+    named = ", ".join(f"{code(c.get('item'))} {number(round(100 * c.get('share', 0), 1))}%" for c in critical)
+    zero = forecast.get("counted_as_zero", 0)
+    line = (f"Forecast over {md(f'{runs:,}')} seeded runs{scaled} (seed {md(forecast.get('seed'))}): P50"
+            f" {hours('p50_hours')}, P80 {hours('p80_hours')}, P95 {hours('p95_hours')}"
+            + (f"; {zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0" if zero else "")
+            + (f". Most often on the critical path: {named}." if named else "."))
+    return [line, "", *_by_lines(forecast.get("by"))]
+
+
+def _by_lines(by: Any) -> list[str]:
+    if not isinstance(by, dict):
+        return []
+    from compiler.estimates import number
+
+    days = by.get("working_days", 0)
+    return [f"Finished by {md(by.get('by'))} in {number(round(100 * by.get('probability', 0), 1))}% of the runs:"
+            f" {days:,} working day{'s' if days != 1 else ''} (Monday to Friday) from {md(by.get('start'))}, at"
+            f" {number(by.get('hours_per_day', 0))} hours a day, {number(by.get('hours', 0))} hours.", ""]
+
+
+def estimates_section(document: dict[str, Any]) -> str:
+    """The page's Estimates section: grounded or not, how units count, the flagged ones, the claims."""
+    summary = document.get("estimates")
+    if not isinstance(summary, dict):
+        return ""
+    lines = [*_schedule_lines(document.get("schedule")), *_forecast_lines(document.get("forecast")),
+             f"{'Grounded' if summary.get('grounded') else '**Not grounded**'}: {summary.get('estimated', 0):,}"
+             f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
+             f" an estimate; a spread over {md(summary.get('max_spread'))}x is flagged;"
+             f" {md(summary.get('units', ''))}."]
+    flagged = summary.get("flagged", [])
+    if flagged:
+        lines.append("")
+        lines += [f"- {code(f['item']) if f.get('item') is not None else 'claim ' + md(f.get('claim'))}:"
+                  f" {md(f['reason'])}" for f in flagged]
+    claims = document.get("claims") or []
+    if claims:
+        lines += ["", "| claim | range | evidence |", "|---|---|---|"]
+        lines += [f"| {cell(md(c['description']))} | {cell(_interval(c))} |"
+                  f" {cell(md(c.get('evidence') or '')) or '_none_'} |" for c in claims]
+    return "\n".join(lines)
+
+
 def page(document: dict[str, Any], base: str) -> dict[str, Any]:
     """What the template shows: the view (compiler/view.py), escaped for Markdown."""
     from compiler.mermaid import flowchart
@@ -341,6 +441,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "critical_path_length": view.critical_path_length,
         "complexity": _complexity(document.get("complexity")),
         "progress": progress_line(view.progress),
+        "estimates": estimates_section(document),
         "sections": ((_heading(section), item_rows(section.items, link)) for section in view.sections),
     }
 

@@ -32,6 +32,8 @@ MAX_GROUPS = (1 + math.isqrt(1 + 8 * MAX_EDGES)) // 2
 # A blocked plan has no waves to fold its items into, and Mermaid puts its independent items side
 # by side (50 are 8,000 pixels wide): past a wave's worth of items, its graph is left out.
 MAX_BLOCKED_ITEMS = MAX_WAVE_ITEMS
+# How an item on the critical path by median estimate is drawn (a node of its own; a folded wave is not marked).
+CRITICAL_STYLE = "stroke-width:3px"
 
 # Mermaid marks entities internally with "ﬂ°" and "¶ß" and decodes what looks like one, so those
 # two become visible escapes first. Then "#": the entities themselves start with it. A backslash
@@ -154,6 +156,9 @@ def _by_wave(graph: Graph, folded: set[int]) -> str | None:
     edges = _edges(graph, node, order)
     if edges is None:
         return None
+    marked = sorted({node[i] for i in graph.marked if i in node and node[i][0] == "n"}, key=order.__getitem__)
+    if marked:  # the critical path by median estimate: its items drawn bold (node names only: nothing to escape)
+        edges += [f"  classDef critical {CRITICAL_STYLE}", f"  class {','.join(marked)} critical"]
     text = "\n".join(_class_lines(lines) + edges) + "\n"
     return text if len(text) <= MAX_TEXT else None
 

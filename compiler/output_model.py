@@ -49,11 +49,101 @@ _OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": l
                               "flag": bool | None}
 
 
+_UNIT = Literal[tuple(fields.UNIT_HOURS)]  # type: ignore[valid-type]  # from the declarations
+_CONFIDENCE = Literal[fields.CONFIDENCES]  # type: ignore[valid-type]
+
+
+class EstimateOut(_Strict):
+    low: float
+    high: float
+    unit: _UNIT  # type: ignore[valid-type]
+    confidence: _CONFIDENCE | None = None
+    evidence: str | None = None
+
+
+class ClaimOut(_Strict):
+    description: str
+    low: float
+    high: float
+    unit: str
+    confidence: _CONFIDENCE | None = None
+    evidence: str | None = None
+
+
+class FlaggedOut(_Strict):
+    item: str | None = Field(description="the item whose estimate is flagged, or null for a claim")
+    claim: int | None = Field(description="the claim's place in `claims`, 1-based, or null for an item")
+    reason: str = Field(description="the rule it breaks, with the figures (EP112)")
+
+
+class EstimatesOut(_Strict):
+    """Present when the plan gives an estimate or a claim."""
+
+    grounded: bool = Field(description="true when no estimate and no claim is flagged (EP112)")
+    max_spread: float = Field(description="the largest high / low that is not flagged")
+    units: str = Field(description="how days and weeks are counted in hours")
+    estimated: int = Field(ge=0, description="items with an estimate")
+    missing: int = Field(ge=0, description="items without one")
+    flagged: list[FlaggedOut]
+
+
+class ScheduleOut(_Strict):
+    """Present when the plan is ready and gives an estimate (compiler/forecast.py)."""
+
+    unit: Literal["hours"] = Field(description="the unit of every figure here")
+    units: str = Field(description="how days and weeks are counted in hours")
+    critical_path: list[str] = Field(description="the longest chain by median estimate (the geometric mean of"
+                                                 " low and high); not `critical_path`, which counts items")
+    median_hours: float = Field(ge=0, description="the sum of the medians along it")
+    best_hours: float = Field(ge=0, description="the sum of the lows along it")
+    worst_hours: float = Field(ge=0, description="the sum of the highs along it")
+    estimated: int = Field(ge=0, description="items with a usable estimate")
+    counted_as_zero: int = Field(ge=0, description="items without one (none, or low <= 0 or high < low), counted as"
+                                                   " taking no time")
+
+
+class CriticalOut(_Strict):
+    item: str
+    share: float = Field(ge=0, le=1, description="the item's criticality index: the share of runs in which it lies"
+                                                 " on a longest path")
+
+
+class ByOut(_Strict):
+    """`compile --start DATE --by DATE --hours-per-day N`."""
+
+    start: str = Field(description="the first day of work, YYYY-MM-DD")
+    by: str = Field(description="the last day, YYYY-MM-DD, included")
+    hours_per_day: float = Field(gt=0, description="hours of work in a working day")
+    working_days: int = Field(ge=0, description="Monday to Friday from start to by, both included (no holidays)")
+    hours: float = Field(ge=0, description="working_days x hours_per_day")
+    probability: float = Field(ge=0, le=1, description="the share of runs that take at most those hours")
+
+
+class ForecastOut(_Strict):
+    """Present when the plan is ready and an item has a usable estimate (compiler/forecast.py)."""
+
+    unit: Literal["hours"] = Field(description="the unit of every figure here")
+    runs: int = Field(ge=1, description="Monte Carlo runs: 500, fewer past 2,000 items (at least 20)")
+    runs_scaled: bool = Field(description="true when the plan was too large for the full number of runs")
+    seed: int = Field(description="the seed of random.Random: the same plan gives the same forecast")
+    counted_as_zero: int = Field(ge=0, description="items without a usable estimate, counted as taking no time")
+    p50_hours: float = Field(ge=0, description="the plan's duration in half of the runs")
+    p80_hours: float = Field(ge=0, description="in 80% of them")
+    p95_hours: float = Field(ge=0, description="in 95% of them")
+    criticality: list[CriticalOut] = Field(description="each item on a longest path in some run, most critical"
+                                           " first (then in wave order); the others' share is 0")
+    by: ByOut | None = Field(default=None, description="the chance of finishing by a date; present with --by")
+
+
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:
     """A field as the output writes it, by its kind: normalized (lines as START-END)."""
     options: dict[str, Any] = {"description": field.description} if described else {}
-    if field.kind == "optional-line":
-        annotation: Any = int | None
+    if field.kind == "optional-estimate":
+        annotation: Any = EstimateOut | None
+    elif field.kind == "claims":
+        annotation = list[ClaimOut] | None
+    elif field.kind == "optional-line":
+        annotation = int | None
         options["ge"] = 1
     elif field.kind == "optional-lines":
         annotation = str | None
@@ -127,6 +217,13 @@ class CompiledPlan(_Strict):
     waves: list[list[str]] = Field(description="ids per wave, sorted; [] when blocked")
     critical_path: list[str] = Field(description="the longest dependency chain; [] when blocked")
     complexity: ComplexityOut | None = Field(default=None, description="the plan's complexity tier and why")
+    claims: list[ClaimOut] | None = Field(default=None, description="the plan's claims, when it gives some")
+    estimates: EstimatesOut | None = Field(default=None, description="whether the estimates and claims are"
+                                           " grounded (EP112); present when the plan gives one")
+    schedule: ScheduleOut | None = Field(default=None, description="the critical path by median estimate; present"
+                                         " when the plan is ready and gives an estimate")
+    forecast: ForecastOut | None = Field(default=None, description="the seeded Monte Carlo forecast; present when"
+                                         " the plan is ready and an item has a usable estimate")
     items: list[ItemOut] = Field(description="the valid items, in input order")
 
 

@@ -45,7 +45,12 @@ _EXPECTED = {
     "bool_type": "true or false",
     "model_type": "a mapping",
     "dict_type": "a mapping",
+    "number_type": "a number",
+    "finite_number": "a finite number",
 }
+# The parts of the item fields that are objects, for did-you-mean inside them.
+_PARTS_OF = {f.name: tuple(part for part, _ in fields.ESTIMATE_PARTS) for f in fields.ITEM_FIELDS
+             if f.kind == "optional-estimate"}
 
 
 def expected_words(error: dict[str, Any]) -> str:
@@ -103,7 +108,12 @@ class _Collector:
             if rename and loc and loc[0] in rename:
                 loc = (rename[loc[0]], *loc[1:])
             kind = e["type"]
-            if kind == "extra_forbidden":
+            if kind == "extra_forbidden" and len(loc) > 1:  # inside an object field (an estimate)
+                name = str(loc[-1])
+                hint = did_you_mean(name, _PARTS_OF.get(str(loc[0]), ()))
+                self.add("EP010", f"{label} {_field_name(loc[:-1])} has unknown field {quoted(name)}{hint}", item,
+                         (*base, *loc), key=True)
+            elif kind == "extra_forbidden":
                 name = str(loc[-1])
                 hint = suggest_field(name, declared)
                 self.add("EP010", f"{label} has unknown field {quoted(name)}{hint}", item, (*base, *loc), key=True)
@@ -320,7 +330,45 @@ _PLAIN_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "optional-line": lambda value: type(value) is int and value >= 1,
     "choice": lambda value: type(value) is str,  # and one of the field's words: _plain_check
     "flag": lambda value: type(value) is bool,
+    "optional-estimate": lambda value: plain_parts(value, fields.ESTIMATE_PARTS) is not None,
 }
+# The kinds whose plain value is remade as the input model makes it (its parts in their declared order).
+_REMADE: dict[str, Callable[[Any], Any]] = {
+    "optional-estimate": lambda value: plain_parts(value, fields.ESTIMATE_PARTS),
+}
+
+
+def _plain_number(value: Any) -> bool:
+    return (type(value) is int or type(value) is float) and value - value == 0  # finite: inf - inf is nan
+
+
+_PLAIN_PARTS: dict[str, Callable[[Any], bool]] = {
+    "description": lambda value: type(value) is str,
+    "low": _plain_number,
+    "high": _plain_number,
+    "unit": lambda value: type(value) is str and value in fields.UNIT_HOURS,
+    "confidence": lambda value: type(value) is str and value in fields.CONFIDENCES,
+    "evidence": lambda value: type(value) is str,
+}
+_CLAIM_UNIT = {"unit": lambda value: type(value) is str}  # a claim's unit is any text
+
+
+def plain_parts(value: Any, parts: tuple[tuple[str, bool], ...],
+                checks: dict[str, Callable[[Any], bool]] = _PLAIN_PARTS) -> dict[str, Any] | None:
+    """An estimate's or a claim's mapping, when every part is exactly of its type and the needed
+    ones are there: the same dict, parts in their declared order, as the input model makes. Else None."""
+    if type(value) is not dict:
+        return None
+    out = {}
+    for name, needed in parts:
+        if name in value:
+            part = value[name]
+            if not checks.get(name, _PLAIN_PARTS[name])(part):
+                return None
+            out[name] = part
+        elif needed:
+            return None
+    return out if len(out) == len(value) else None
 
 
 def _plain_check(field: fields.Field) -> Callable[[Any], bool]:
@@ -334,7 +382,8 @@ def _plain_check(field: fields.Field) -> Callable[[Any], bool]:
 
 # The keys the fast path decides: the five commitments (checked below) and the options it can.
 PLAIN_KEYS = frozenset((*COMMITMENTS, *_ITEM_ALIASES, *(f.name for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)))
-_PLAIN_OPTION_CHECKS = tuple((f.name, _plain_check(f)) for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)
+_PLAIN_OPTION_CHECKS = tuple((f.name, _plain_check(f), _REMADE.get(f.kind)) for f in _OPTIONS
+                             if f.kind in _PLAIN_OPTIONS)
 _COMMITMENT_KEYS = frozenset(COMMITMENTS)
 
 
@@ -366,11 +415,11 @@ def plain_item(raw: Any, index: int) -> Item | None:
     options: tuple[tuple[str, Any], ...] = ()
     if _PLAIN_OPTION_CHECKS and not raw.keys() <= _COMMITMENT_KEYS:  # an option is given: by its kind
         found = []
-        for name, plain in _PLAIN_OPTION_CHECKS:
+        for name, plain, remade in _PLAIN_OPTION_CHECKS:
             if name in raw:
                 if not plain(raw[name]):
                     return None
-                found.append((name, raw[name]))
+                found.append((name, raw[name] if remade is None else remade(raw[name])))
         options = tuple(found)
     return Item(ident, change, tuple(parsed), tuple(depends_on), proof, index, depends_key, options=options)
 
@@ -447,6 +496,7 @@ def build_plan(doc: Document) -> Plan:
             value = None
         text_meta[key] = value
 
+    claims = _claims(meta.get("claims"), col) if meta.get("claims") is not None else ()
     if compiled:
         raw_items = [_strip_compiled(entry) for entry in raw_items]
     items: list[Item] = []
@@ -482,4 +532,41 @@ def build_plan(doc: Document) -> Plan:
         items_path=items_path,
         diagnostics=tuple(col.out),
         unnamed=tuple(unnamed),
+        claims=claims,
     )
+
+
+_CLAIM_FIELDS = tuple(fields.Field(part, "text", "") for part, _ in fields.CLAIM_PARTS)
+
+
+def _claims(raw: Any, col: _Collector) -> tuple[tuple[int, dict[str, Any]], ...]:
+    """The plan's claims: each plainly valid one as it is, any other through the input model (the
+    validator of record), whose errors are said in our words; a claim that cannot be read is left out."""
+    if type(raw) is not list:
+        col.add("EP011", f"plan field claims must be a list, not {kind_of(raw)}", None, ("claims",))
+        return ()
+    out = []
+    for j, entry in enumerate(raw):
+        claim = plain_parts(entry, fields.CLAIM_PARTS, _CLAIM_UNIT)
+        if claim is None:
+            claim = _model_claim(entry, j, col)
+        if claim is not None:
+            out.append((j, claim))
+    return tuple(out)
+
+
+def _model_claim(entry: Any, j: int, col: _Collector) -> dict[str, Any] | None:
+    label = f"claim {j + 1}"
+    if not isinstance(entry, dict):
+        col.add("EP011", f"{label} must be a mapping with {', '.join(p for p, _ in fields.CLAIM_PARTS)}, not"
+                f" {kind_of(entry)}", None, ("claims", j))
+        return None
+    from pydantic import TypeAdapter, ValidationError
+
+    from compiler.input_model import Claim
+
+    try:
+        return cast(dict[str, Any], TypeAdapter(Claim).validate_python(entry))
+    except ValidationError as err:
+        col.pydantic(err, entry, ("claims", j), label, None, _CLAIM_FIELDS)
+        return None

@@ -123,6 +123,9 @@ class Plan(NamedTuple):
     # The items that could not be read at all (not a mapping, or no usable id): not checked
     # (their problems are reported), but listed in the compiled report, in their places.
     unnamed: tuple[Item, ...] = ()
+    # The plan's claims that could be read (compiler/fields.py: CLAIM_PARTS): each claim's place in
+    # the file's list, and a dict of its parts.
+    claims: tuple[tuple[int, dict[str, Any]], ...] = ()
 
     def every_item(self) -> tuple[Item, ...]:
         """Every item of the file, in the file's order: the checked ones and the unnamed."""

@@ -28,6 +28,7 @@ class Graph(NamedTuple):
     approvals: frozenset[str] = frozenset()  # the ids of the approval items (drawn distinctly)
     done: frozenset[str] = frozenset()  # the ids of the items that are done (compiler/progress.py)
     dropped: frozenset[str] = frozenset()  # and of those dropped: in no wave, drawn only in a blocked plan
+    marked: frozenset[str] = frozenset()  # the ids on the critical path by median estimate (`schedule`)
 
 
 class Section(NamedTuple):
@@ -59,6 +60,9 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     waves = document.get("waves", [])
     progress = _progress(document)
     graph = _graph(items, waves, progress is not None)
+    schedule = document.get("schedule")
+    if isinstance(schedule, dict) and isinstance(schedule.get("critical_path"), list):
+        graph = graph._replace(marked=frozenset(i for i in schedule["critical_path"] if isinstance(i, str)))
     sections: Iterator[Section]
     if waves:
         counted = document.get("progress")

@@ -169,3 +169,15 @@ def test_dropped_items_are_not_measured(repo: Path) -> None:
     assert run("compile", str(repo / "plan.yaml"), "-o", str(repo / "out")).exit_code == 0
     complexity = json.loads((repo / "out" / "evidence-plan.json").read_text())["complexity"]
     assert (complexity["items"], complexity["files"]) == (3, 2)
+
+
+def test_max_spread_comes_from_the_settings_unless_the_option_gives_it(repo: Path) -> None:
+    (repo / "plan.yaml").write_text(PLAN.replace("proof: make test}", "proof: make test, estimate: {low: 1, high: 150,"
+                                                 " unit: hours, evidence: a guess}}", 1))
+    assert "EP112" in run("check", str(repo / "plan.yaml")).output  # 150x: over the default 100x
+    (repo / ".evidence-plan.toml").write_text("max_spread = 200\n")
+    assert "EP112" not in run("check", str(repo / "plan.yaml")).output
+    assert "EP112" in run("check", "--max-spread", "120", str(repo / "plan.yaml")).output
+    (repo / ".evidence-plan.toml").write_text("max_spread = 0.5\n")
+    result = run("check", str(repo / "plan.yaml"))
+    assert result.exit_code == 2 and "max_spread must be a number of at least 1, not 0.5" in result.output

@@ -101,6 +101,7 @@ def test_the_fast_path_defers_when_not_sure(text: str) -> None:
         ("id: 1e3", 1000.0), ("id: ~", None), ("id: 'no'", "no"), ("id: !!str 12", "12"),
         ("id: 2024-01-01", "2024-01-01"), ("id: true", True), ("id: -7", -7), ("id: 0x1F", 31),
         ("id: 1_000", 1000), ("id: .inf", float("inf")), ("id:", None), ("id: ''", ""),
+        ("id: 2.5", 2.5), ("id: -0.50", -0.5), ("id: +3.", 3.0), ("id: 1_0.5", 10.5),
     ],
 )
 def test_plain_scalars_follow_yaml_1_2_on_both_paths(text: str, value: object, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,6 +110,19 @@ def test_plain_scalars_follow_yaml_1_2_on_both_paths(text: str, value: object, m
         assert isinstance(doc, Document)
         assert doc.data == {"id": value}, (fast, doc.data)
         assert type(doc.data["id"]) is type(value)
+
+
+def test_a_decimal_float_is_built_without_ruamel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An estimate's 2.5: digits, a point, digits is float() exactly as ruamel's constructor does
+    it, so a plan of fractional estimates does not import ruamel.yaml to read its numbers."""
+    def refuse(tag: str, value: str) -> None:
+        raise AssertionError(f"ruamel built {value}")
+
+    monkeypatch.setattr(fastyaml, "_construct_with_ruamel", refuse)
+    assert [fastyaml._plain(v) for v in ("2.5", "-0.50", "+3.", "007.25")] == [2.5, -0.5, 3.0, 7.25]
+    assert repr(fastyaml._plain("-0.0")) == "-0.0"
+    with pytest.raises(AssertionError):
+        fastyaml._plain("1_0.5")  # underscores: ruamel's own reading
 
 
 def test_numbers_only_ruamel_builds_are_built_by_one_constructor_that_keeps_nothing() -> None:

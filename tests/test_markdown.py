@@ -220,11 +220,14 @@ def test_repository_link_on_tricky_paths(path: str, base: str) -> None:
 
 def test_item_rows_escape_each_part_and_join_the_evidence() -> None:
     item = {"id": "a|b", "change": "x *y*", "evidence": [{"path": "a.py", "line": 1}, {"url": "ftp://f"}],
-            "depends_on": ["c", "d`e"], "proof": "make `t`"}
+            "depends_on": ["c", "d`e"], "proof": "make `t`",
+            "estimate": {"low": 1, "high": 2.5, "unit": "days", "confidence": "high", "evidence": "PR *12*"},
+            "ungrounded": ["no <b>"]}
     empty = {"id": "z", "change": "", "evidence": [], "depends_on": [], "proof": ""}
     assert list(item_rows([item, empty], repository_link(".."))) == [
-        ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``", "", ""),
-        ("`z`", "_none_", "", "_nothing_", "_none_", "", ""),
+        ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``", "", "",
+         "\n- **Estimate:** 1–2.5 days (high confidence) · evidence: PR \\*12\\* · **ungrounded:** no &lt;b&gt;"),
+        ("`z`", "_none_", "", "_nothing_", "_none_", "", "", ""),
     ]
 
 

@@ -274,3 +274,18 @@ def test_a_blocked_plans_graph_marks_done_and_dropped_items() -> None:
     assert text == ('flowchart TD\n  classDef done fill:#dcfce7,stroke:#15803d,color:#14532d\n'
                     '  classDef dropped fill:#f3f4f6,stroke:#9ca3af,stroke-dasharray:4 3,color:#6b7280\n'
                     '  n1["a ✓"]:::done\n  n2["b"]\n  n3["c (dropped)"]:::dropped\n  n1 --> n2\n')
+
+
+def test_the_critical_path_by_median_is_marked_by_node_name_only() -> None:
+    """The ids on the schedule's critical path are drawn bold through a class of their node
+    names (n1, n3): no plan text reaches the class line; a folded wave's items are not marked."""
+    hostile = 'a"%%{init}'
+    graph = G((hostile, "b", "c"), ((1,), (2, 3)), ((1, 2), (1, 3)))._replace(marked=frozenset({hostile, "c"}))
+    text, _ = mermaid.flowchart(graph)
+    assert text is not None and text.endswith("  classDef critical stroke-width:3px\n  class n1,n3 critical\n")
+    assert text.count("%%") == 0
+    folded = wide(20)._replace(marked=frozenset(wide(20).ids))
+    drawn, _ = mermaid.flowchart(folded)
+    assert drawn is not None and drawn.endswith("  class n1,n20 critical\n")  # wave 2, 18 items, is one node
+    unmarked, _ = mermaid.flowchart(G(("a",), ((1,),), ()))
+    assert unmarked == 'flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["a"]\n  end\n'

@@ -127,6 +127,8 @@ EVERY_FIELD = """\
 plan: Every field
 goal: Use each declared field once
 root: .
+claims:
+  - {description: calls per request, low: 1, high: 3, unit: calls, confidence: high, evidence: app.py::main}
 items:
   - id: define
     change: Add main
@@ -142,6 +144,7 @@ items:
     evidence: [app.py:2]
     depends_on: [define]
     proof: pytest
+    estimate: {low: 1, high: 2.5, unit: hours, confidence: medium, evidence: the same call in app.py took an hour}
   - id: again
     change: Call it again
     evidence: [app.py:2]

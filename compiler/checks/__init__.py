@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.diagnostics import Diagnostic, Location
+from compiler.fields import MAX_SPREAD
 
 if TYPE_CHECKING:
     from compiler.load import Document
@@ -23,6 +24,7 @@ class CheckContext(NamedTuple):
     repo: Repository | None = None  # None: evidence is not verified against the repository
     # Said with every missing file when the root was only a guess (standard input, no repository).
     root_hint: str | None = None
+    max_spread: float = MAX_SPREAD  # the estimates' spread limit (EP112), or --max-spread
 
     def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
         if item.evidence_at and len(rest) > 1 and rest[0] == "evidence":
@@ -51,9 +53,9 @@ def repeated(values: Iterable[Hashable]) -> Iterator[int]:
 
 
 def all_checks() -> list[Check]:
-    from compiler.checks import dependencies, evidence, gates, items, status
+    from compiler.checks import dependencies, estimates, evidence, gates, items, status
 
-    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *gates.CHECKS, *status.CHECKS]
+    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *gates.CHECKS, *status.CHECKS, *estimates.CHECKS]
 
 
 def run_checks(ctx: CheckContext) -> list[Diagnostic]:

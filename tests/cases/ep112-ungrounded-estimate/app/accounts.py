@@ -1,0 +1,2 @@
+def signup(email):
+    return email.lower()
