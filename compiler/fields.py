@@ -40,9 +40,10 @@ Kind = Literal[
     "optional-line",  # a whole number of at least 1, or absent
     "optional-lines",  # START-END as text, a whole number, or absent
     "items",  # the list of work items (the plan's own field)
+    "paths",  # a list of paths or globs relative to the root (compiler/globs.py's grammar)
 ]
 KINDS: tuple[Kind, ...] = ("text", "optional-text", "ids", "evidence", "proof", "optional-line", "optional-lines",
-                           "items")
+                           "items", "paths")
 
 
 class _Required:
@@ -90,6 +91,10 @@ ITEM_FIELDS: tuple[Field, ...] = (
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
           " by &&, with a warning: split the item instead)", default="",
           schema={"x-grammar": "command"}, needed=True, synonyms=("test", "verify", "check", "command", "validation")),
+    Field("paths", "paths", "files, folders or globs (relative to the root; `*` and `?` within a name, `**` any"
+          " number of folders) that the item will write; they need not exist. Two items of one wave whose paths"
+          " overlap are an error (EP305)", default=(), schema={"x-grammar": "paths"},
+          synonyms=("files", "owns", "writes", "touches")),
 )
 
 # The object form of an evidence entry.

@@ -12,7 +12,7 @@ from typing import Annotated, Any, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
-from compiler import fields, ids, pins, references
+from compiler import fields, globs, ids, pins, references
 from compiler.fields import Kind
 
 _EVIDENCE_STRING = {
@@ -56,6 +56,7 @@ _ANNOTATIONS: dict[Kind, Any] = {
     "ids": list[str],
     "optional-line": _WholeNumber | None,
     "optional-lines": str | _WholeNumber | None,
+    "paths": list[str],
 }
 
 # The JSON Schema keywords of a grammar that compiler/fields.py names ({"x-grammar": "id"}): the
@@ -66,6 +67,7 @@ GRAMMARS: dict[str, dict[str, Any]] = {
     "url": {"pattern": references.URL_PATTERN},
     "pin": {"pattern": pins.SCHEMA_PATTERN},
     "not-blank": {"pattern": references.NOT_BLANK},
+    "paths": {"items": {"type": "string", "pattern": globs.SCHEMA_PATTERN}},
     # pattern constrains the text form, contains the list form (each keyword applies to its type).
     "command": {"pattern": references.NOT_BLANK, "contains": {"type": "string", "pattern": references.NOT_BLANK}},
 }

@@ -45,7 +45,8 @@ class IssueOut(_Strict):
 _CONFIG = ConfigDict(extra="forbid", strict=True)
 # The five commitments are always written; every other field only when the item gives it.
 _COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
-_OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str}
+_OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str,
+                              "paths": list[str]}
 
 
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:

@@ -88,6 +88,9 @@ _VALUES: dict[str, Any] = {
     "proof": st.one_of(_TEXT, st.lists(_TEXT, max_size=3), st.none(), st.integers(0, 3)),
     "optional-line": st.one_of(st.none(), st.integers(-1, 5), _TEXT),
     "optional-lines": st.one_of(st.none(), _TEXT, st.integers(0, 3)),
+    "paths": st.one_of(st.lists(st.one_of(st.sampled_from(["app/", "app/*.py", "**/x", "/abs", "a/../b", "a//b",
+                                                           "a\\b", "[ab]", "a**", "", ".", "x/."]),
+                                          _TEXT, st.integers(0, 2)), max_size=3), _TEXT, st.none()),
 }
 # Every key an item may give (names and aliases), and a few it may not.
 _KEYS = [*fields.names(fields.ITEM_FIELDS), "depend_on", "status", "wave"]
@@ -169,7 +172,7 @@ def test_the_differential_test_reaches_both_outcomes() -> None:
 
 _WRONG: dict[str, Any] = {
     "text": 12, "optional-text": ["a list"], "ids": "one id", "evidence": "a.py", "proof": {"a": 1},
-    "optional-line": "three", "optional-lines": 1.5,
+    "optional-line": "three", "optional-lines": 1.5, "paths": {"app": 1},
 }
 
 

@@ -133,6 +133,7 @@ items:
     change: Call main
     evidence: [app.py:2]
     depends_on: [define]
+    paths: [app/, "tests/**/test_*.py"]
     proof: pytest
   - id: again
     change: Call it again

@@ -1,0 +1,215 @@
+"""The paths an item writes (``paths:``): files, folders and globs relative to the root, matched
+by path segment, and whether two of them can name the same file.
+
+The grammar: segments separated by ``/``; a segment is ``**`` (any number of whole segments,
+none included) or a pattern of literal characters, ``*`` (any characters but ``/``, none
+included) and ``?`` (one character but ``/``). A path whose last segment has no wildcard, or
+that ends with ``/``, is also a folder: it covers everything below it (``app`` and ``app/`` both
+cover ``app/models/user.py``). A path whose last segment has a wildcard names what that segment
+matches, at that level only (``app/*.py`` does not cover ``app/sub/x.py``), as CODEOWNERS'
+``docs/*`` does. Character classes (``[abc]``) are refused: GitHub's CODEOWNERS does not have
+them either, and a plan can list the files instead.
+
+Overlap is decided, never sampled: the two paths' languages intersect iff the product of their
+segment sequences (``**`` standing for any number of segments, each other segment a small regular
+expression over characters) reaches the end of both, and the witness is read off the same search.
+Iterative, and bounded by the product of the lengths of the two paths (a few segments each).
+
+Plain Python, no imports beyond the standard library: ``check`` reads it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import NamedTuple
+
+from compiler.display import quoted
+
+ANY = "**"  # the segment that stands for any number of whole segments
+
+
+class Glob(NamedTuple):
+    """A parsed path: its segments, with a final ``**`` when it is also a folder."""
+
+    text: str  # as the plan gives it
+    segments: tuple[str, ...]
+
+    @property
+    def literal_prefix(self) -> tuple[str, ...]:
+        """The leading segments without wildcards: two paths whose prefixes differ at a place
+        both have one cannot overlap (compiler/checks/paths.py buckets by it)."""
+        out = []
+        for segment in self.segments:
+            if has_wildcard(segment):
+                break
+            out.append(segment)
+        return tuple(out)
+
+
+# The grammar as a JSON Schema pattern (ECMA-262 and Python's re read it alike), held to
+# ``problem`` by tests/test_globs.py: a segment is ** or a name without /, \\, [ ], control
+# characters or ** inside it, and not . or ..; an optional final /; not blank.
+_SEGMENT = r"(?:\*\*|(?!\.\.?(?:/|$))(?:[^/\\\[\]*\x00-\x1f\x7f]|\*(?!\*))+)"
+SCHEMA_PATTERN = rf"^(?!\s*$){_SEGMENT}(?:/{_SEGMENT})*/?$"
+
+
+def has_wildcard(segment: str) -> bool:
+    return "*" in segment or "?" in segment
+
+
+def problem(text: str) -> str | None:
+    """Why ``text`` is not a path of the grammar, in our words, or None when it is one."""
+    if not text or text.isspace():
+        return "a path is empty"
+    if "\\" in text:
+        return f"{quoted(text)} holds a backslash: write paths with /"
+    if text.startswith("/"):
+        return f"{quoted(text)} is absolute: paths are relative to the repository root"
+    if "\x00" in text or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return f"{quoted(text)} holds a control character"
+    body = text[:-1] if text.endswith("/") else text
+    for segment in body.split("/"):
+        if segment == "":
+            return f"{quoted(text)} has an empty segment (//)"
+        if segment in (".", ".."):
+            return f"{quoted(text)} has a {segment!r} segment: write the path from the root without it"
+        if "[" in segment or "]" in segment:
+            return (f"{quoted(text)} has a character class ([...]), which paths do not support: list the files,"
+                    " or use * or ?")
+        if "**" in segment and segment != ANY:
+            return f"{quoted(text)} has ** inside a segment: ** stands alone between slashes (* within a name)"
+    return None
+
+
+def parse(text: str) -> Glob:
+    """A path of the grammar (``problem(text)`` is None) as segments."""
+    folder = text.endswith("/")
+    parts = (text[:-1] if folder else text).split("/")
+    segments: list[str] = []
+    for part in parts:
+        if part == ANY and segments and segments[-1] == ANY:
+            continue  # **/** is **
+        segments.append(part)
+    if (folder or not has_wildcard(segments[-1])) and segments[-1] != ANY:
+        segments.append(ANY)
+    return Glob(text, tuple(segments))
+
+
+# --- one segment against another: a small regular-expression intersection ------------------------
+
+def _segment_witness(a: str, b: str) -> str | None:
+    """A name (no ``/``, not empty, not ``.`` or ``..``) that both segment patterns match, or
+    None when there is none.
+
+    Breadth-first over (place in a, place in b, what the name read so far is: empty, ".", ".."
+    or anything else), on an alphabet of the literal characters of both patterns, "." and one
+    character neither names: every other character behaves as that one under ``*``, ``?`` and
+    literals, so a name exists iff one exists over this alphabet. The first found is a shortest."""
+    literals = set(a.replace("*", "").replace("?", "")) | set(b.replace("*", "").replace("?", ""))
+    fresh = next(c for c in "xyzabcdefghijklmnopqrstuvw0123456789_-" + "".join(map(chr, range(0x100, 0x200)))
+                 if c not in literals)
+    alphabet = sorted(literals | {".", fresh})
+
+    def closure(i: int, pattern: str) -> list[int]:
+        out = [i]
+        while i < len(pattern) and pattern[i] == "*":
+            i += 1
+            out.append(i)
+        return out
+
+    def steps(i: int, pattern: str, c: str) -> list[int]:
+        out = []
+        for p in closure(i, pattern):
+            if p < len(pattern):
+                token = pattern[p]
+                if token == "*":
+                    out.append(p)  # * reads c and stays
+                elif token == "?" or token == c:
+                    out.append(p + 1)
+        return out
+
+    def shape(state: int, c: str) -> int:  # 0 empty, 1 ".", 2 "..", 3 anything else
+        return {(0, "."): 1, (1, "."): 2}.get((state, c), 3)
+
+    start = (0, 0, 0)
+    parent: dict[tuple[int, int, int], tuple[tuple[int, int, int], str] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        i, j, state = node
+        if state == 3 and len(a) in closure(i, a) and len(b) in closure(j, b):
+            name = []
+            at: tuple[int, int, int] | None = node
+            while at is not None and parent[at] is not None:
+                back = parent[at]
+                assert back is not None
+                at, c = back
+                name.append(c)
+            return "".join(reversed(name))
+        for c in alphabet:
+            for p in steps(i, a, c):
+                for q in steps(j, b, c):
+                    nxt = (p, q, shape(state, c))
+                    if nxt not in parent:
+                        parent[nxt] = (node, c)
+                        queue.append(nxt)
+    return None
+
+
+def witness(a: Glob, b: Glob) -> str | None:
+    """A path that both globs cover, or None when they are disjoint (decided exactly).
+
+    The product of the two segment sequences, breadth-first over (place in a, place in b,
+    whether a segment was read: a path has at least one): a ``**`` may be passed by (reading
+    nothing) or read one segment and stay; two patterns read one segment that both match
+    (``_segment_witness``). The end of both, after a segment, is a path both cover; the path read
+    there is the witness."""
+    sa, sb = a.segments, b.segments
+    cache: dict[tuple[str, str], str | None] = {}
+
+    def name(x: str, y: str) -> str | None:
+        if (x, y) not in cache:
+            cache[x, y] = _segment_witness(x, y)
+        return cache[x, y]
+
+    State = tuple[int, int, int]
+    start: State = (0, 0, 0)
+    parent: dict[State, tuple[State, str | None] | None] = {start: None}
+    queue: deque[State] = deque([start])
+    while queue:
+        node = queue.popleft()
+        i, j, read = node
+        if i == len(sa) and j == len(sb) and read:
+            parts: list[str] = []
+            at = node
+            while (back := parent[at]) is not None:
+                at, segment = back
+                if segment is not None:
+                    parts.append(segment)
+            return "/".join(reversed(parts))
+        x = sa[i] if i < len(sa) else None
+        y = sb[j] if j < len(sb) else None
+        moves: list[tuple[State, str | None]] = []
+        if x == ANY:
+            moves.append(((i + 1, j, read), None))  # ** reads no more
+        if y == ANY:
+            moves.append(((i, j + 1, read), None))
+        if x is not None and y is not None:
+            # One segment read by both: a ** reads it and stays, a pattern reads it and moves on.
+            found = name("*" if x == ANY else x, "*" if y == ANY else y)
+            if found is not None:
+                moves.append(((i + (x != ANY), j + (y != ANY), 1), found))
+        for nxt, segment in moves:
+            if nxt not in parent:
+                parent[nxt] = (node, segment)
+                queue.append(nxt)
+    return None
+
+
+def matches(glob: Glob, path: str) -> bool:
+    """Whether the glob covers a concrete path (segments of names, no wildcards), by the same
+    product search: a path is a glob of literal segments."""
+    segments = tuple(path.split("/"))
+    if any(has_wildcard(s) for s in segments):
+        raise ValueError(f"not a concrete path: {path!r}")
+    return witness(glob, Glob(path, segments)) is not None
