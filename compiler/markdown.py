@@ -51,6 +51,8 @@ class Row(NamedTuple):
     evidence: str  # the evidence lines, joined into one list body
     depends_on: str
     proof: str
+    paths: str  # the paths the item writes, or "" when it names none
+    owners: str  # the CODEOWNERS owners of those paths, or "" when there are none
 
 
 def md(text: Any) -> str:
@@ -268,6 +270,8 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
             ", ".join([code(d) for d in deps]) if deps else "_nothing_",
             proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
+            ", ".join([code(p) for p in item.get("paths") or ()]),
+            ", ".join([code(o) for o in item.get("owners") or ()]),
         )
 
 

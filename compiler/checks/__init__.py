@@ -51,9 +51,9 @@ def repeated(values: Iterable[Hashable]) -> Iterator[int]:
 
 
 def all_checks() -> list[Check]:
-    from compiler.checks import dependencies, evidence, items
+    from compiler.checks import dependencies, evidence, items, paths
 
-    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS]
+    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *paths.CHECKS]
 
 
 def run_checks(ctx: CheckContext) -> list[Diagnostic]:
