@@ -31,6 +31,9 @@ class CompileResult:
     # (item position, evidence index) -> the lines the entry covers and their pin (compiler/pins.py),
     # where evidence was verified and the plan was ordered (`check` writes no JSON that needs them)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
+    # item position -> the CODEOWNERS owners of its paths (compiler/codeowners.py), where the
+    # repository was read, the plan was ordered and it has a CODEOWNERS file
+    owners: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -136,12 +139,15 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         f"standard input is in no repository: evidence was looked for under the working folder"
         f" ({clip(repo_root)}); give --root" if guessed else None))
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
+    owners: dict[int, tuple[str, ...]] = {}
     try:
         diagnostics = [*first, *run_checks(ctx)]
         if repo is not None and order:
             from compiler.checks.evidence import resolve
+            from compiler.codeowners import item_owners
 
             resolved = resolve(plan.items, repo)
+            owners = item_owners(plan.items, repo)
     finally:
         if repo is not None:
             repo.close()
@@ -154,7 +160,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
 
         diagnostics.extend(cycles(ctx))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, resolved)
+                         repo_root, verify_evidence, resolved, owners)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:

@@ -127,6 +127,8 @@ COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues
                       "critical_path")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked", default=None),
+    Field("owners", "ids", "the owners of the item's paths by the repository's CODEOWNERS file (GitHub's rules:"
+          " the last matching line decides), when it has one and evidence was verified", default=()),
     Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"
           " issues); absent when the item was read whole", default=()),
 )
