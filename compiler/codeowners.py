@@ -144,7 +144,7 @@ def item_owners(items: Iterable[Item], repo: Repository) -> dict[int, tuple[str,
     """Item position -> the owners of its paths (each once, in the order found), for the items
     that give paths, when the repository has a CODEOWNERS file."""
     out: dict[int, tuple[str, ...]] = {}
-    writing = [item for item in items if item.option("paths") and "paths" not in item.broken]
+    writing = [item for item in items if item.options and item.option("paths") and "paths" not in item.broken]
     if not writing:
         return out
     found = find(repo)

@@ -62,6 +62,7 @@ _ALL = [
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),
     Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice (`fix` removes the repeat)"),
     Code("EP305", "path-conflict", "error", "two items of one wave (they may run in parallel) have `paths` that can overlap: `a and b may run in parallel (wave 2) and both may write app/models/user.py`, with a note at the other item's path; add a dependency or split ownership"),
+    Code("EP306", "redundant-dependency", "warning", "a dependency already implied through another (`a` depends on `b` and `c`, and `b` on `c`): `a depends on c, which it already depends on through b (a -> b -> c)`, at that entry, with a note at the other (`fix` removes it)"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

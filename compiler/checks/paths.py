@@ -85,7 +85,7 @@ def _conflicts(entries: list[_Entry]) -> Iterator[tuple[_Entry, _Entry, str]]:
 
 def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP305: two items of one wave whose paths can overlap, named with a path both may write."""
-    owning = [item for item in ctx.plan.items if item.option("paths") and "paths" not in item.broken]
+    owning = [item for item in ctx.plan.items if item.options and item.option("paths") and "paths" not in item.broken]
     if len(owning) < 2:
         return
     wave = levels(ctx.plan.items)
