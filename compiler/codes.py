@@ -37,7 +37,7 @@ _ALL = [
     Code("EP015", "invalid-id", "error", "an id breaks the id grammar: letters and digits of any script and `- _ . / :`, starting with a letter or digit, at most 128 characters"),
     Code("EP016", "confusable-id", "error", "an id mixes Latin, Cyrillic and Greek letters, or looks like another id of the plan (`cоntract` with a Cyrillic `о`)"),
     Code("EP017", "missing-field", "error", "a field that must be given is missing (within an object that has it: an item's `id` is EP012)"),
-    Code("EP018", "bad-path", "error", "an entry of `paths` is not a path relative to the root: absolute, a `..` or `.` segment, an empty segment (`a//b`), a backslash, `**` inside a name, or a character class (`[abc]`, not supported)"),
+    Code("EP018", "bad-path", "error", "an entry of `paths` is not a path relative to the root: absolute, a `..` or `.` segment, an empty segment (`a//b`), a backslash, `**` inside a name, a character class (`[abc]`, not supported), a name over 255 characters or a path over 4,096"),
     Code("EP101", "no-evidence", "error", "`X has no repository evidence`: the item cites no evidence"),
     Code("EP102", "no-proof", "error", "`X has no proof command`: the proof is missing or blank"),
     Code("EP103", "no-change", "error", "`X has no change`: the change is missing or blank"),

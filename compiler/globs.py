@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from functools import lru_cache
 from typing import NamedTuple
 
 from compiler.display import quoted
 
 ANY = "**"  # the segment that stands for any number of whole segments
+MAX_PATH = 4096  # characters in a path, and in a name (PATH_MAX and NAME_MAX of Linux, in bytes)
+MAX_NAME = 255
 
 
 class Glob(NamedTuple):
@@ -41,8 +44,9 @@ class Glob(NamedTuple):
 
 # The grammar as a JSON Schema pattern (ECMA-262 and Python's re read it alike), held to
 # ``problem`` by tests/test_globs.py: a segment is ** or a name without /, \\, [ ], control
-# characters or ** inside it, and not . or ..; an optional final /; not blank.
-_SEGMENT = r"(?:\*\*|(?!\.\.?(?:/|$))(?:[^/\\\[\]*\x00-\x1f\x7f]|\*(?!\*))+)"
+# characters or ** inside it, and not . or .., at most 255 characters; an optional final /; not
+# blank. (The schema adds maxLength for MAX_PATH.)
+_SEGMENT = r"(?:\*\*|(?!\.\.?(?:/|$))(?:[^/\\\[\]*\x00-\x1f\x7f]|\*(?!\*)){1,255})"
 SCHEMA_PATTERN = rf"^(?!\s*$){_SEGMENT}(?:/{_SEGMENT})*/?$"
 _VALID = re.compile(SCHEMA_PATTERN).fullmatch  # fullmatch: $ would let a final newline through
 
@@ -53,7 +57,7 @@ def has_wildcard(segment: str) -> bool:
 
 def problem(text: str) -> str | None:
     """Why ``text`` is not a path of the grammar, in our words, or None when it is one."""
-    if _VALID(text):  # the common case, in one regular expression (the same grammar)
+    if len(text) <= MAX_PATH and _VALID(text):  # the common case, in one regular expression (the same grammar)
         return None
     if not text or text.isspace():
         return "a path is empty"
@@ -63,8 +67,12 @@ def problem(text: str) -> str | None:
         return f"{quoted(text)} is absolute: paths are relative to the repository root"
     if "\x00" in text or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
         return f"{quoted(text)} holds a control character"
+    if len(text) > MAX_PATH:
+        return f"{quoted(text)} is longer than {MAX_PATH:,} characters"
     body = text[:-1] if text.endswith("/") else text
     for segment in body.split("/"):
+        if len(segment) > MAX_NAME:
+            return f"{quoted(text)} has a name longer than {MAX_NAME} characters"
         if segment == "":
             return f"{quoted(text)} has an empty segment (//)"
         if segment in (".", ".."):
@@ -96,18 +104,20 @@ def parse(text: str) -> Glob:
 
 # --- one segment against another: a small regular-expression intersection ------------------------
 
+@lru_cache(maxsize=4096)  # plans repeat their names (`*.py` against `models.py`, ...)
 def _segment_witness(a: str, b: str) -> str | None:
     """A name (no ``/``, not empty, not ``.`` or ``..``) that both segment patterns match, or
     None when there is none.
 
     Breadth-first over (place in a, place in b, what the name read so far is: empty, ".", ".."
-    or anything else), on an alphabet of the literal characters of both patterns, "." and one
-    character neither names: every other character behaves as that one under ``*``, ``?`` and
-    literals, so a name exists iff one exists over this alphabet. The first found is a shortest."""
+    or anything else). From a state, the characters that matter are the literals at the places
+    it may read next, "." and one character that neither pattern names: every other character
+    behaves as that one under ``*``, ``?`` and literals, so a name exists iff one exists over
+    these. At most (len(a) + 1) x (len(b) + 1) x 4 states (names are at most 255 characters), a
+    few steps each. The first found is a shortest."""
     literals = set(a.replace("*", "").replace("?", "")) | set(b.replace("*", "").replace("?", ""))
     fresh = next(c for c in "xyzabcdefghijklmnopqrstuvw0123456789_-" + "".join(map(chr, range(0x100, 0x200)))
                  if c not in literals)
-    alphabet = sorted(literals | {".", fresh})
 
     def closure(i: int, pattern: str) -> list[int]:
         out = [i]
@@ -127,6 +137,16 @@ def _segment_witness(a: str, b: str) -> str | None:
                     out.append(p + 1)
         return out
 
+    def alphabet(i: int, j: int) -> list[str]:
+        chars = {".", fresh}
+        for p in closure(i, a):
+            if p < len(a) and a[p] not in "*?":
+                chars.add(a[p])
+        for q in closure(j, b):
+            if q < len(b) and b[q] not in "*?":
+                chars.add(b[q])
+        return sorted(chars)
+
     def shape(state: int, c: str) -> int:  # 0 empty, 1 ".", 2 "..", 3 anything else
         return {(0, "."): 1, (1, "."): 2}.get((state, c), 3)
 
@@ -145,7 +165,7 @@ def _segment_witness(a: str, b: str) -> str | None:
                 at, c = back
                 name.append(c)
             return "".join(reversed(name))
-        for c in alphabet:
+        for c in alphabet(i, j):
             for p in steps(i, a, c):
                 for q in steps(j, b, c):
                     nxt = (p, q, shape(state, c))

@@ -67,7 +67,7 @@ GRAMMARS: dict[str, dict[str, Any]] = {
     "url": {"pattern": references.URL_PATTERN},
     "pin": {"pattern": pins.SCHEMA_PATTERN},
     "not-blank": {"pattern": references.NOT_BLANK},
-    "paths": {"items": {"type": "string", "pattern": globs.SCHEMA_PATTERN}},
+    "paths": {"items": {"type": "string", "pattern": globs.SCHEMA_PATTERN, "maxLength": globs.MAX_PATH}},
     # pattern constrains the text form, contains the list form (each keyword applies to its type).
     "command": {"pattern": references.NOT_BLANK, "contains": {"type": "string", "pattern": references.NOT_BLANK}},
 }

@@ -205,3 +205,38 @@ def test_a_malformed_path_in_yaml_is_located_at_its_line() -> None:
     (d,) = plan.diagnostics
     assert (d.code, d.item) == ("EP018", "a")
     assert d.location is not None and (d.location.line, d.location.column) == (8, 9)
+
+
+def test_names_and_paths_longer_than_the_file_system_allows_are_refused() -> None:
+    assert problem("a" * 255) is None and problem("a/" + "b" * 255) is None
+    assert "longer than 255" in (problem("a/" + "b" * 256) or "")
+    assert re.search(globs.SCHEMA_PATTERN, "a/" + "b" * 256) is None
+    long = "/".join(["abcdefg"] * 600)
+    assert "longer than 4,096" in (problem(long) or "")
+
+
+def test_a_pathological_pair_of_names_is_decided_quickly() -> None:
+    """Names of 255 characters full of wildcards: the search is bounded by the product of their
+    lengths, a few steps per state."""
+    import time
+
+    a, b = "*a" * 127 + "b", "*a?" * 85
+    start = time.perf_counter()
+    globs._segment_witness.cache_clear()
+    found = witness(parse(a), parse(b))
+    assert time.perf_counter() - start < 10
+    assert found is not None and _name_matches(a, found) and _name_matches(b, found)
+    assert witness(parse(a), parse("*c")) is None  # a ends with b
+
+
+def _name_matches(pattern: str, name: str) -> bool:
+    """A third matcher, by dynamic programming over (pattern, name) prefixes: a regular
+    expression backtracks exponentially on a long pattern of stars."""
+    row = [True] + [False] * len(name)
+    for token in pattern:
+        if token == "*":
+            for k in range(1, len(row)):
+                row[k] = row[k] or row[k - 1]
+        else:
+            row = [False] + [row[k] and (token == "?" or token == name[k]) for k in range(len(name))]
+    return row[-1]

@@ -132,3 +132,19 @@ def test_convert_keeps_paths_both_ways(tmp_path: Path) -> None:
     (tmp_path / "plan.json").write_text(as_json.text, encoding="utf-8")
     back = convert(str(tmp_path / "plan.json"), "yaml", str(tmp_path), verify_evidence=False)
     assert back.text is not None and "  paths:\n  - app/\n  - docs/**/*.md\n" in back.text
+
+
+def test_check_on_the_command_line_reports_ep305_with_its_item_and_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from compiler.cli import cli
+
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(_plan(("schema", [], ["app/"]), ("validation", [], ["app/models/user.py"])), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", "--format", "json", "--root", str(tmp_path), str(plan)])
+    assert result.exit_code == 1, result.output
+    (found,) = json.loads(result.stdout)
+    assert (found["code"], found["item"], found["location"]["line"], found["location"]["column"]) == (
+        "EP305", "validation", 12, 13)
+    assert found["related"][0]["location"]["line"] == 6
