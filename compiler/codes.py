@@ -63,6 +63,7 @@ _ALL = [
     Code("EP304", "duplicate-dependency", "warning", "an item lists the same dependency twice (`fix` removes the repeat)"),
     Code("EP305", "path-conflict", "error", "two items of one wave (they may run in parallel) have `paths` that can overlap: `a and b may run in parallel (wave 2) and both may write app/models/user.py`, with a note at the other item's path; add a dependency or split ownership"),
     Code("EP306", "redundant-dependency", "warning", "a dependency already implied through another (`a` depends on `b` and `c`, and `b` on `c`): `a depends on c, which it already depends on through b (a -> b -> c)`, at that entry, with a note at the other (`fix` removes it)"),
+    Code("EP307", "path-check-incomplete", "warning", "`paths` were compared 200,000 times (paths that start with a wildcard are compared with every other path of their wave) and the rest were not: a conflict may be missed; start paths with their literal folder"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

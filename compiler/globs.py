@@ -114,17 +114,23 @@ def _segment_witness(a: str, b: str) -> str | None:
     it may read next, "." and one character that neither pattern names: every other character
     behaves as that one under ``*``, ``?`` and literals, so a name exists iff one exists over
     these. At most (len(a) + 1) x (len(b) + 1) x 4 states (names are at most 255 characters), a
-    few steps each. The first found is a shortest."""
+    few steps each; two names whose literal starts or ends disagree, and ``*`` against any
+    pattern, are answered before it."""
+    if _ends_differ(a, b):
+        return None  # the commonest way two names are disjoint (*.py, *.md), decided at once
+    for x, y in ((a, b), (b, a)):
+        if x == "*":  # any name: one of the other's, made directly (a `**` against a name asks this)
+            made = y.replace("*", "").replace("?", "x")
+            if made not in ("", ".", ".."):
+                return made
     literals = set(a.replace("*", "").replace("?", "")) | set(b.replace("*", "").replace("?", ""))
     fresh = next(c for c in "xyzabcdefghijklmnopqrstuvw0123456789_-" + "".join(map(chr, range(0x100, 0x200)))
                  if c not in literals)
 
+    closures = {pattern: [_closure(i, pattern) for i in range(len(pattern) + 1)] for pattern in (a, b)}
+
     def closure(i: int, pattern: str) -> list[int]:
-        out = [i]
-        while i < len(pattern) and pattern[i] == "*":
-            i += 1
-            out.append(i)
-        return out
+        return closures[pattern][i]
 
     def steps(i: int, pattern: str, c: str) -> list[int]:
         out = []
@@ -175,6 +181,43 @@ def _segment_witness(a: str, b: str) -> str | None:
     return None
 
 
+def _closure(i: int, pattern: str) -> list[int]:
+    """The places a pattern may be at from place i without reading: past any run of stars."""
+    out = [i]
+    while i < len(pattern) and pattern[i] == "*":
+        i += 1
+        out.append(i)
+    return out
+
+
+def _ends_differ(a: str, b: str) -> bool:
+    """Whether two patterns' literal starts (before their first ``*``), or their literal ends
+    (after their last), disagree at a character that both fix: then no name matches both."""
+    for x, y in ((a.split("*", 1)[0], b.split("*", 1)[0]), (a.rsplit("*", 1)[-1][::-1], b.rsplit("*", 1)[-1][::-1])):
+        for c, d in zip(x, y, strict=False):  # the shorter one decides; ? fixes no character
+            if c != d and c != "?" and d != "?":
+                return True
+    without_star = [p for p in (a, b) if "*" not in p]  # a pattern without * has one length
+    return bool(without_star) and len(without_star[0]) < max(len(p.replace("*", "")) for p in (a, b))
+
+
+def _name_matches(pattern: str, name: str) -> bool:
+    """Whether a name matches one segment pattern (``*`` and ``?``), by dynamic programming over
+    prefixes: no backtracking, at most len(pattern) x len(name) steps. A name is never . or .."""
+    if not has_wildcard(pattern):
+        return pattern == name
+    if name in (".", ".."):
+        return False
+    row = [True] + [False] * len(name)
+    for token in pattern:
+        if token == "*":
+            for k in range(1, len(row)):
+                row[k] = row[k] or row[k - 1]
+        else:
+            row = [False] + [row[k] and (token == "?" or token == name[k]) for k in range(len(name))]
+    return row[-1]
+
+
 def witness(a: Glob, b: Glob) -> str | None:
     """A path that both globs cover, or None when they are disjoint (decided exactly).
 
@@ -188,7 +231,11 @@ def witness(a: Glob, b: Glob) -> str | None:
 
     def name(x: str, y: str) -> str | None:
         if (x, y) not in cache:
-            cache[x, y] = _segment_witness(x, y)
+            if not has_wildcard(x) or not has_wildcard(y):  # a name against a pattern: does it match?
+                literal, pattern = (x, y) if not has_wildcard(x) else (y, x)
+                cache[x, y] = literal if literal not in (".", "..") and _name_matches(pattern, literal) else None
+            else:
+                cache[x, y] = _segment_witness(x, y)
         return cache[x, y]
 
     State = tuple[int, int, int]

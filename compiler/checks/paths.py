@@ -1,5 +1,6 @@
 """Rules about `paths:` (what an item writes): two items that may run in parallel (one wave) must
-not both write one file (EP305). The grammar of a path is the validator's (EP018).
+not both write one file (EP305); the comparisons are bounded (EP307). The grammar of a path is
+the validator's (EP018).
 
 Overlap is decided exactly (compiler/globs.py). The pairs that are asked are few: paths are put in
 buckets by their leading literal segments, and two paths can overlap only when the prefix of one
@@ -16,7 +17,7 @@ from typing import NamedTuple
 
 from compiler import globs
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, Note
+from compiler.diagnostics import Diagnostic, Location, Note
 from compiler.display import clip, quoted
 from compiler.values import Item
 
@@ -53,9 +54,21 @@ class _Entry(NamedTuple):
     glob: globs.Glob
 
 
-def _conflicts(entries: list[_Entry]) -> Iterator[tuple[_Entry, _Entry, str]]:
+# Pairs of paths compared in one plan at most: paths that all start with a wildcard (`**/x{i}*`)
+# share one bucket, and a hostile plan of them would be compared pair by pair for minutes. Past
+# this, the rest is not compared, and a warning (EP307) says so.
+MAX_COMPARISONS = 200_000
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.left = MAX_COMPARISONS
+        self.out_at: int | None = None  # the wave where it ran out
+
+
+def _conflicts(entries: list[_Entry], budget: _Budget, n: int) -> Iterator[tuple[_Entry, _Entry, str]]:
     """Pairs of entries of different items that overlap, with a witness: each item in at most
-    one pair that it found, and each pair of items once."""
+    one pair that it found, and each pair of items once; while the budget lasts."""
     buckets: dict[tuple[str, ...], list[_Entry]] = {}
     for entry in entries:
         buckets.setdefault(entry.glob.literal_prefix, []).append(entry)
@@ -69,6 +82,10 @@ def _conflicts(entries: list[_Entry]) -> Iterator[tuple[_Entry, _Entry, str]]:
             for y in buckets.get(prefix[:k], ()):
                 if y.item.position == x.item.position:
                     continue
+                if budget.left <= 0:
+                    budget.out_at = n
+                    return
+                budget.left -= 1
                 w = globs.witness(x.glob, y.glob)
                 if w is None:
                     continue
@@ -100,9 +117,12 @@ def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
         for j, text in enumerate(item.option("paths")):
             by_wave.setdefault(n, []).append(_Entry(item, j, globs.parse(text)))
     found = []
-    for n, entries in by_wave.items():
-        for a, b, w in _conflicts(entries):
+    budget = _Budget()
+    for n, entries in sorted(by_wave.items()):
+        for a, b, w in _conflicts(entries, budget, n):
             found.append((b.item.position, b.at, n, a, b, w))
+        if budget.out_at is not None:
+            break
     found.sort(key=lambda f: (f[0], f[1]))
     for _, _, n, a, b, w in found:
         first, second = clip(a.item.id), clip(b.item.id)
@@ -115,6 +135,16 @@ def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
             (Note(f"{first} writes {quoted(a.glob.text)}", ctx.loc(a.item, "paths", a.at)),),
             hint=f"add a dependency ({second} depends on {first}, or the other way) or split ownership so that"
                  " their paths do not overlap",
+        )
+    if budget.out_at is not None:
+        wild = sum(1 for entries in by_wave.values() for e in entries if not e.glob.literal_prefix)
+        yield Diagnostic(
+            "EP307",
+            f"paths were compared {MAX_COMPARISONS:,} times, and those of wave {budget.out_at} onwards were not all"
+            f" compared: two items of one wave may still write the same file ({wild:,} paths start with a wildcard,"
+            " and each of those is compared with every other path of its wave)",
+            None, Location(ctx.doc.name),
+            hint="start paths with their literal folder (src/billing/**/*.py, not **/billing/*.py)",
         )
 
 

@@ -148,3 +148,16 @@ def test_check_on_the_command_line_reports_ep305_with_its_item_and_line(tmp_path
     assert (found["code"], found["item"], found["location"]["line"], found["location"]["column"]) == (
         "EP305", "validation", 12, 13)
     assert found["related"][0]["location"]["line"] == 6
+
+
+def test_comparisons_are_bounded_and_a_warning_says_what_was_not_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.checks import paths
+
+    monkeypatch.setattr(paths, "MAX_COMPARISONS", 50)
+    text = _plan(*((f"i{k}", [], [f"**/*.m{k}"]) for k in range(20)))  # 190 pairs, all disjoint
+    (d,) = compile_yaml(text).diagnostics
+    assert (d.code, d.severity, d.item) == ("EP307", "warning", None)
+    assert d.message.startswith("paths were compared 50 times, and those of wave 1 onwards were not all compared")
+    assert "20 paths start with a wildcard" in d.message
+    monkeypatch.setattr(paths, "MAX_COMPARISONS", 380)  # each pair of one bucket is compared from both sides
+    assert compile_yaml(text).diagnostics == ()  # within the budget: every pair compared, none overlaps
