@@ -159,6 +159,17 @@ def dependencies(shape: str, n: int) -> Iterator[list[int]]:
                 continue
             low = (layer - 1) * LAYER_WIDTH
             yield sorted(rnd.sample(range(low, low + LAYER_WIDTH), rnd.randint(1, 3)))
+    elif shape == "shortcuts":  # layered, and each item also on one item two layers back (EP306's candidates)
+        rnd = random.Random(SEED)
+        extra = random.Random(SEED + 1)
+        for i in range(n):
+            layer = i // LAYER_WIDTH
+            if layer == 0:
+                yield []
+                continue
+            low = (layer - 1) * LAYER_WIDTH
+            deps = sorted(rnd.sample(range(low, low + LAYER_WIDTH), rnd.randint(1, 3)))
+            yield deps + ([extra.randrange(low - LAYER_WIDTH, low)] if layer >= 2 else [])
     else:
         raise ValueError(shape)
 
@@ -893,6 +904,45 @@ def bench_verify(files: int, evidence: int, runs: int, results: dict[str, Any] |
                              "check": check, "pinned": pinned, "drifted": drifted, "drifted_count": drifted_count}
 
 
+# --- redundant dependencies (EP306) ------------------------------------------------------------------
+
+REDUCTION_SHAPES = (*SHAPES, "shortcuts")
+
+
+def bench_reduction(runs: int, results: dict[str, Any]) -> None:
+    """EP306's pass (compiler/checks/dependencies.py: redundant) in-process at 1,000 and 100,000
+    items of each shape, beside `check` of the same plan (in-process, without verification), whose
+    share it is. "shortcuts" is layered with one more dependency per item, two layers back: every
+    item has a candidate, and about 4% of the edges are redundant."""
+    import gc
+
+    from compiler.checks.dependencies import redundant
+    from compiler.compile import compile_plan
+
+    rows = []
+    print(f"\nreduction (EP306): median of {runs} runs, in-process, the CLI's collector thresholds")
+    thresholds = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for shape in REDUCTION_SHAPES:
+                for n in (1_000, 100_000):
+                    path = Path(tmp) / f"{shape}-{n}.json"
+                    write_json_plan(path, shape, n)
+                    result = compile_plan(str(path), verify_evidence=False, order=False)
+                    items = result.plan.items
+                    found = len(redundant(items))
+                    alone = _median_seconds(lambda items=items: redundant(items), runs)
+                    check = _median_seconds(lambda path=path: compile_plan(str(path), verify_evidence=False,
+                                                                           order=False), runs)
+                    rows.append({"shape": shape, "n": n, "seconds": alone, "check": check, "redundant": found})
+                    print(f"  {shape:9} {n:>9,} items  {alone * 1000:9.1f} ms  ({alone / n * 1e6:5.2f} us per item,"
+                          f" {alone / check:5.1%} of check's {check:.2f} s; {found:,} redundant)")
+    finally:
+        gc.set_threshold(*thresholds)
+    results["reduction"] = rows
+
+
 # --- where ----------------------------------------------------------------------------------------------
 
 WHERE_NEEDLE = "resolve_widget_token"  # in no generated line but the planted ones
@@ -1284,7 +1334,7 @@ def bench_forecast(runs: int, results: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
-                                                                      "forecast", "all", "report"])
+                                                                      "forecast", "reduction", "all", "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
@@ -1347,10 +1397,12 @@ def main() -> int:
         bench_where(args.where_runs, results, args.where_files)
     if args.case in ("forecast", "all"):
         bench_forecast(args.runs, results)
+    if args.case in ("reduction", "all"):
+        bench_reduction(args.runs, results)
     if args.case == "profile":
         bench_profile(args)
         return 0
-    if args.case not in ("verify", "where", "forecast") or args.markdown:
+    if args.case not in ("verify", "where", "forecast", "reduction") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)

@@ -42,6 +42,9 @@ class CompileResult:
     schedule: dict[str, Any] | None = None
     # The seeded Monte Carlo forecast of the same plan (compiler/forecast.py: monte_carlo)
     forecast: dict[str, Any] | None = None
+    # item position -> the CODEOWNERS owners of its paths (compiler/codeowners.py), where the
+    # repository was read, the plan was ordered and it has a CODEOWNERS file
+    owners: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -160,12 +163,15 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         f"standard input is in no repository: evidence was looked for under the working folder"
         f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
+    owners: dict[int, tuple[str, ...]] = {}
     try:
         diagnostics = [*first, *run_checks(ctx)]
         if repo is not None and order:
             from compiler.checks.evidence import resolve
+            from compiler.codeowners import item_owners
 
             resolved = resolve(plan.items, repo)
+            owners = item_owners(plan.items, repo)
     finally:
         if repo is not None:
             repo.close()
@@ -193,7 +199,8 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             None, Location(doc.name, *pos) if pos else Location(doc.name),
             hint=f"split the plan into smaller ones, or raise max_tier in {source}"))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast)
+                         repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast,
+                         owners)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:

@@ -56,6 +56,10 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
             entry = by_position[position]["evidence"][j]
             entry["resolved_lines"] = f"{start}-{end}"
             entry["hash"] = digest
+    if result.owners:  # only where the repository has a CODEOWNERS file
+        for item, entry in zip(every, items, strict=True):
+            if item.position in result.owners:
+                entry["owners"] = list(result.owners[item.position])
     waves = [list(w) for w in result.waves]
     estimates = _estimates(result, every, items)
     document = {

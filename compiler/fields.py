@@ -44,9 +44,10 @@ Kind = Literal[
     "flag",  # true or false
     "optional-estimate",  # an estimate object (ESTIMATE_PARTS), or absent
     "claims",  # a list of claim objects (CLAIM_PARTS): quantities the plan depends on
+    "paths",  # a list of paths or globs relative to the root (compiler/globs.py's grammar)
 ]
 KINDS: tuple[Kind, ...] = ("text", "optional-text", "ids", "evidence", "proof", "optional-line", "optional-lines",
-                           "items", "choice", "flag", "optional-estimate", "claims")
+                           "items", "choice", "flag", "optional-estimate", "claims", "paths")
 
 
 class _Required:
@@ -133,6 +134,10 @@ ITEM_FIELDS: tuple[Field, ...] = (
     Field("estimate", "optional-estimate", "how long the item takes, as a 90% interval: `{low, high, unit,"
           " confidence, evidence}` (unit minutes, hours, days or weeks; 1 day = 8 hours, 1 week = 5 days); flagged"
           " when ungrounded (EP112)", default=None, synonyms=("effort", "duration", "time", "hours")),
+    Field("paths", "paths", "files, folders or globs (relative to the root; `*` and `?` within a name, `**` any"
+          " number of folders) that the item will write; they need not exist. Two items of one wave whose paths"
+          " overlap are an error (EP305)", default=(), schema={"x-grammar": "paths"},
+          synonyms=("files", "owns", "writes", "touches")),
 )
 
 # The object form of an evidence entry.
@@ -184,6 +189,8 @@ COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked, null for a dropped item (dropped"
           " items are in no wave)", default=None),
+    Field("owners", "ids", "the owners of the item's paths by the repository's CODEOWNERS file (GitHub's rules:"
+          " the last matching line decides), when it has one and evidence was verified", default=()),
     Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"
           " issues); absent when the item was read whole", default=()),
     Field("approval_state", "choice", "on an approval: `current` (its recorded digest matches what it covers),"

@@ -4,7 +4,8 @@ Two repairs, both meaning-preserving, and one rewrite on request:
 
 - an evidence entry whose ``contains`` text moved to exactly one other place in the file gets
   its ``line``/``lines`` shifted whole, so that it covers the same code (see ``moved_range``);
-- repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept);
+- repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept), and so
+  are dependencies already implied through another (EP306: a -> c when a -> b -> c);
 - with ``to_symbols``, line evidence that covers exactly one definition becomes that definition,
   ``path::Name`` (compiler/fix_symbols.py).
 
@@ -77,6 +78,7 @@ def plan_edits(result: CompileResult, *, pin: bool = False,
 
 def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[list[Edit], list[str]]:
     from compiler.checks import repeated
+    from compiler.checks.dependencies import redundant
     from compiler.checks.evidence import covered_lines, verify
     from compiler.pins import pin_of
 
@@ -86,6 +88,9 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
     raw_items = _at(result.document.data, base)
     shifts: dict[str, set[int]] = {}  # path -> how far the pinned lines found at one place moved
     several: list[tuple[Item, Evidence, Path, str, Any, tuple[int, ...]]] = []  # found at several places
+    for r in redundant(plan.items):
+        edits.append(((*base, r.item.position, r.item.depends_key, r.at), REMOVE))
+        notes.append(f"{clip(r.item.id)}: removed dependency {clip(r.dep)}, implied through {clip(r.via)}")
     for item in plan.items:
         raw = raw_items[item.position]
         for j in repeated(item.depends_on):

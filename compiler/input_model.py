@@ -15,7 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidat
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict  # pydantic reads a TypedDict of typing's only from Python 3.12
 
-from compiler import fields, ids, pins, references
+from compiler import fields, globs, ids, pins, references
 from compiler.fields import Kind
 
 _EVIDENCE_STRING = {
@@ -113,6 +113,7 @@ _ANNOTATIONS: dict[Kind, Any] = {
     "optional-line": _WholeNumber | None,
     "optional-lines": str | _WholeNumber | None,
     "flag": bool,
+    "paths": list[str],
 }
 
 # The JSON Schema keywords of a grammar that compiler/fields.py names ({"x-grammar": "id"}): the
@@ -123,6 +124,7 @@ GRAMMARS: dict[str, dict[str, Any]] = {
     "url": {"pattern": references.URL_PATTERN},
     "pin": {"pattern": pins.SCHEMA_PATTERN},
     "not-blank": {"pattern": references.NOT_BLANK},
+    "paths": {"items": {"type": "string", "pattern": globs.SCHEMA_PATTERN, "maxLength": globs.MAX_PATH}},
     # pattern constrains the text form, contains the list form (each keyword applies to its type).
     "command": {"pattern": references.NOT_BLANK, "contains": {"type": "string", "pattern": references.NOT_BLANK}},
 }

@@ -54,6 +54,8 @@ class Row(NamedTuple):
     gate: str  # an approval and its record, or "irreversible"; empty for an ordinary item
     reason: str  # why the item has its status (empty: none given)
     estimate: str  # its bullet, with the line break before it; empty when the item has no estimate
+    paths: str  # the paths the item writes, or "" when it names none
+    owners: str  # the CODEOWNERS owners of those paths, or "" when there are none
 
 
 def md(text: Any) -> str:
@@ -292,6 +294,8 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             gate_text(item) if "kind" in item or "irreversible" in item else "",
             md(reason) if isinstance(reason, str) and reason.strip() else "",
             _estimate_line(item) if "estimate" in item else "",
+            ", ".join([code(p) for p in item.get("paths") or ()]),
+            ", ".join([code(o) for o in item.get("owners") or ()]),
         )
 
 

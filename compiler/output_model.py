@@ -46,7 +46,7 @@ _CONFIG = ConfigDict(extra="forbid", strict=True)
 # The five commitments are always written; every other field only when the item gives it.
 _COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
 _OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str,
-                              "flag": bool | None}
+                              "flag": bool | None, "paths": list[str]}
 
 
 _UNIT = Literal[tuple(fields.UNIT_HOURS)]  # type: ignore[valid-type]  # from the declarations

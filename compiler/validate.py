@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from compiler import fields
+from compiler import fields, globs
 from compiler.diagnostics import Diagnostic, Location, did_you_mean
 from compiler.display import clip, kind_of, quoted
 from compiler.load import Document, plan_shape
@@ -142,7 +142,7 @@ def _shape_hint(loc: tuple[Any, ...], value: Any) -> str | None:
     """The fix for the shapes people write for a field: one string where a list is meant, and a
     range as a list of two numbers."""
     name = loc[-1] if loc else None
-    if name in ("depends_on", "dependencies", "evidence") and isinstance(value, str):
+    if name in ("depends_on", "dependencies", "evidence", "paths") and isinstance(value, str):
         return f"a list, even of one: write [{clip(value, 60)}]"
     if (name == "lines" and isinstance(value, list) and len(value) == 2
             and all(type(v) is int for v in value)):
@@ -298,6 +298,12 @@ def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: _Coll
             bad = True
     if bad:
         broken.append("evidence")
+    for f in _OPTIONS:  # what a kind's type cannot say: a path's grammar (EP018), each entry at its place
+        if f.kind == "paths" and f.name in data and f.name not in broken:
+            for j, text in enumerate(getattr(model, f.name)):
+                if (why := globs.problem(text)) is not None:
+                    col.add("EP018", f"{label}: {why}", item_id, (*base, f.name, j))
+                    broken.append(f.name)
     if "id" in broken:
         return None  # nothing to name the item by: its problems are reported, and it is checked no further
     options = tuple((f.name, getattr(model, f.name)) for f in _OPTIONS if f.name in data and f.name not in broken)
@@ -331,6 +337,7 @@ _PLAIN_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "choice": lambda value: type(value) is str,  # and one of the field's words: _plain_check
     "flag": lambda value: type(value) is bool,
     "optional-estimate": lambda value: plain_parts(value, fields.ESTIMATE_PARTS) is not None,
+    "paths": lambda value: type(value) is list and all(type(v) is str and globs.problem(v) is None for v in value),
 }
 # The kinds whose plain value is remade as the input model makes it (its parts in their declared order).
 _REMADE: dict[str, Callable[[Any], Any]] = {

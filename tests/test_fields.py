@@ -118,6 +118,9 @@ _VALUES: dict[str, Any] = {
     "optional-estimate": st.one_of(_parts(fields.ESTIMATE_PARTS), st.none(), _TEXT, st.integers(0, 3)),
     "claims": st.one_of(st.lists(st.one_of(_parts(fields.CLAIM_PARTS), st.integers(0, 2)), max_size=3), _TEXT,
                         st.none()),
+    "paths": st.one_of(st.lists(st.one_of(st.sampled_from(["app/", "app/*.py", "**/x", "/abs", "a/../b", "a//b",
+                                                           "a\\b", "[ab]", "a**", "", ".", "x/."]),
+                                          _TEXT, st.integers(0, 2)), max_size=3), _TEXT, st.none()),
 }
 # Every key an item may give (names and aliases), and a few it may not.
 _KEYS = [*fields.names(fields.ITEM_FIELDS), "depend_on", "state", "wave"]
@@ -230,7 +233,7 @@ def test_the_differential_test_reaches_both_outcomes() -> None:
 _WRONG: dict[str, Any] = {
     "text": 12, "optional-text": ["a list"], "ids": "one id", "evidence": "a.py", "proof": {"a": 1},
     "optional-line": "three", "optional-lines": 1.5, "choice": 12, "flag": "yes please",
-    "optional-estimate": "two days", "claims": 12,
+    "optional-estimate": "two days", "claims": 12, "paths": {"app": 1},
 }
 _WRONG_WORDS = {"optional-text": "text", "claims": "a list"}
 

@@ -617,3 +617,58 @@ def test_fix_help_shows_to_symbols_with_an_example() -> None:
     assert result.exit_code == 0
     assert "--to-symbols" in result.output
     assert "evidence-plan fix --to-symbols --dry-run plan.yaml" in result.output
+
+
+REDUNDANT = """\
+# Release plan: fix removes what the graph already implies, nothing else.
+items:
+  - id: schema          # first
+    change: Add the column
+    evidence: [app.py:1]
+    proof: make schema
+  - id: backfill
+    change: Fill it
+    evidence: [app.py:1]
+    depends_on: [schema]
+    proof: make backfill
+  - id: release
+    change: Ship it
+    evidence: [app.py:1]
+    depends_on: [backfill, schema]   # schema is implied through backfill
+    proof: make release
+  - id: announce
+    change: Tell people
+    evidence: [app.py:1]
+    dependencies:
+      - release         # the one that matters
+      - schema          # implied: announce -> release -> backfill -> schema
+      - backfill        # implied too
+    proof: make announce
+"""
+
+
+def test_fix_removes_a_redundant_dependency_keeping_every_other_byte(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", REDUNDANT)
+    result = run("fix", str(plan))
+    assert result.exit_code == 0, result.output
+    assert plan.read_text(encoding="utf-8") == REDUNDANT.replace(
+        "depends_on: [backfill, schema]   # schema", "depends_on: [backfill]   # schema").replace(
+        "      - schema          # implied: announce -> release -> backfill -> schema\n"
+        "      - backfill        # implied too\n", "")
+    assert result.stderr.splitlines()[:3] == [
+        "fixed: release: removed dependency schema, implied through backfill",
+        "fixed: announce: removed dependency schema, implied through release",
+        "fixed: announce: removed dependency backfill, implied through release",
+    ]
+    assert "EP306" not in run("check", str(plan)).output
+
+
+def test_fix_removes_a_redundant_dependency_from_a_json_plan(write: Callable[..., Path]) -> None:
+    write("app.py", SOURCE)
+    items = [{"id": "a", "change": "c", "evidence": ["app.py"], "proof": "p"},
+             {"id": "b", "change": "c", "evidence": ["app.py"], "depends_on": ["a"], "proof": "p"},
+             {"id": "c", "change": "c", "evidence": ["app.py"], "depends_on": ["a", "b"], "proof": "p"}]
+    plan = write("plan.json", json.dumps({"items": items}))
+    assert run("fix", str(plan)).exit_code == 0
+    assert json.loads(plan.read_text(encoding="utf-8"))["items"][2]["depends_on"] == ["b"]

@@ -268,7 +268,8 @@ def compile_json(raw: list[dict[str, Any]]) -> CompileResult:
 @given(dags())
 def test_random_dags_are_ready_with_consistent_waves(raw: list[dict[str, Any]]) -> None:
     result = compile_json(raw)
-    assert result.diagnostics == ()
+    # A random DAG may list a dependency that another already implies (EP306, a warning): nothing else.
+    assert {d.code for d in result.diagnostics} <= {"EP306"}
     assert result.status == "ready"
     wave_of = result.wave_of()
     flat = [ident for wave in result.waves for ident in wave]

@@ -226,9 +226,17 @@ def test_item_rows_escape_each_part_and_join_the_evidence() -> None:
     empty = {"id": "z", "change": "", "evidence": [], "depends_on": [], "proof": ""}
     assert list(item_rows([item, empty], repository_link(".."))) == [
         ("`a|b`", "x \\*y\\*", "[`a.py:1`](../a.py#L1)\n  - `ftp://f`", "`c`, ``d`e``", "`` make `t` ``", "", "",
-         "\n- **Estimate:** 1–2.5 days (high confidence) · evidence: PR \\*12\\* · **ungrounded:** no &lt;b&gt;"),
-        ("`z`", "_none_", "", "_nothing_", "_none_", "", "", ""),
+         "\n- **Estimate:** 1–2.5 days (high confidence) · evidence: PR \\*12\\* · **ungrounded:** no &lt;b&gt;",
+         "", ""),
+        ("`z`", "_none_", "", "_nothing_", "_none_", "", "", "", "", ""),
     ]
+
+
+def test_item_rows_show_the_paths_an_item_writes_and_their_owners_as_code() -> None:
+    item = {"id": "a", "change": "c", "evidence": [], "depends_on": [], "proof": "p",
+            "paths": ["app/", "docs/**/*.md"], "owners": ["@org/team", "@dev`x"]}
+    (row,) = item_rows([item], repository_link("."))
+    assert (row.paths, row.owners) == ("`app/`, `docs/**/*.md`", "`@org/team`, ``@dev`x``")
 
 
 def test_link_base_is_relative_between_json_and_markdown_folders() -> None:

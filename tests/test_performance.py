@@ -143,6 +143,7 @@ items:
     change: Call main
     evidence: [app.py:2]
     depends_on: [define]
+    paths: [app/, "tests/**/test_*.py"]
     proof: pytest
     estimate: {low: 1, high: 2.5, unit: hours, confidence: medium, evidence: the same call in app.py took an hour}
   - id: again

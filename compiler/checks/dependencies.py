@@ -1,11 +1,11 @@
-"""Rules about depends_on: unknown ids, self-dependencies, repeats, and cycles (the last one run
+"""Rules about depends_on: unknown ids, self-dependencies, repeats, redundant ones, and cycles (the last one run
 by compile_document, which may have the dependency graph at hand)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from compiler.checks import CheckContext, repeated
 from compiler.diagnostics import Diagnostic, Note
@@ -66,6 +66,197 @@ def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
                              ctx.loc(item, item.depends_key, j))
 
 
+class Redundant(NamedTuple):
+    """A dependency already implied through another: ``item`` depends on ``dep`` (at index ``at``
+    of its depends_on) and on ``via``, which depends on ``dep``, directly or not."""
+
+    item: Item
+    at: int
+    dep: str
+    via: str
+    direct: bool  # via depends on dep itself
+
+
+def _waves(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | None:
+    """Each item's wave, a topological order, and whether some item has dependencies in different
+    waves (only then can one be implied through another); None when there is a cycle (EP303's).
+    A plan written in order (each item after its dependencies, the common case) is ordered as
+    written, in one pass; any other by Kahn's algorithm. Only the first item of an id counts."""
+    known = {item.id for item in items}
+    wave: dict[str, int] = {}
+    get = wave.get
+    mixed = False
+    for item in items:
+        ident = item.id
+        if ident in wave:
+            continue  # a repeated id (EP104): the first one is the graph's
+        ds = item.depends_on
+        if len(ds) == 1:  # the commonest case, without a loop
+            w = get(ds[0])
+            if w is None:
+                if ds[0] != ident and ds[0] in known:
+                    return _kahn(items)  # a dependency on a later item: not in order
+                w = 0
+            wave[ident] = w + 1
+            continue
+        high, low = 0, 1 << 62
+        for d in ds:
+            w = get(d)
+            if w is None:
+                if d != ident and d in known:
+                    return _kahn(items)
+                continue
+            if w > high:
+                high = w
+            if w < low:
+                low = w
+        wave[ident] = high + 1
+        mixed = mixed or low < high
+    return wave, list(wave), mixed
+
+
+def _kahn(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | None:
+    first: dict[str, Item] = {}
+    for item in items:
+        first.setdefault(item.id, item)
+    waiting = dict.fromkeys(first, 0)
+    dependents: dict[str, list[str]] = {}
+    for ident, item in first.items():
+        for d in dict.fromkeys(item.depends_on):
+            if d != ident and d in first:
+                waiting[ident] += 1
+                dependents.setdefault(d, []).append(ident)
+    order = [ident for ident, n in waiting.items() if n == 0]
+    wave = dict.fromkeys(order, 1)
+    for ident in order:  # the list grows as items become ready
+        for nxt in dependents.get(ident, ()):
+            if wave.get(nxt, 0) <= wave[ident]:
+                wave[nxt] = wave[ident] + 1
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0:
+                order.append(nxt)
+    if len(order) < len(first):
+        return None
+    mixed = any(len({wave[d] for d in first[ident].depends_on if d in wave and d != ident}) > 1 for ident in order)
+    return wave, order, mixed
+
+
+def redundant(items: tuple[Item, ...]) -> list[Redundant]:
+    """Every dependency implied through another of the same item, in the plan's order: the edges
+    a transitive reduction removes (removing them all keeps every item's dependencies, and its
+    wave).
+
+    Iterative, in passes over a topological order:
+
+    1. each item's wave; a dependency can be implied through another only when that other is in
+       a later wave, so only such dependencies are *candidates*, and each is asked about by the
+       few items that list it so. Chains (one dependency each) stop before this, and plans whose
+       items depend on one wave each (wide, layered) stop after it: linear.
+    2. each item carries the candidates among its transitive dependencies as the bits of a Python
+       int (a bitset), made from its dependencies' sets, and dropped once every dependent has read
+       it. A candidate gets its bit when it is reached in the order, and the bit is retired once
+       every item that asks about it is done: sets are kept shifted past the lowest live bit, so
+       their width is the candidates still open, not all of them (a plan whose items also depend
+       on one two layers back keeps a few hundred bits, however long it is). At worst (every
+       candidate open to the end) it is about V x E / 64 word operations.
+
+    A plan with a cycle is left to EP303."""
+    if not any(len(item.depends_on) > 1 for item in items):
+        return []  # nothing can be implied through another
+    ordered = _waves(items)
+    if ordered is None or not ordered[2]:
+        return []  # a cycle, or no item whose dependencies are in different waves
+    wave, order, _ = ordered
+    first: dict[str, Item] = {}
+    for item in items:
+        first.setdefault(item.id, item)
+
+    def candidates(ident: str) -> list[str]:
+        latest = wave[ident] - 1  # the wave of its latest dependency (an unknown id has none)
+        found = [d for d in first[ident].depends_on if wave.get(d, latest) < latest]
+        return list(dict.fromkeys(found)) if len(found) > 1 else found
+
+    asking: dict[str, int] = {}  # candidate -> the items still to ask about it
+    for ident in order:
+        if len(first[ident].depends_on) > 1:
+            for d in candidates(ident):
+                asking[d] = asking.get(d, 0) + 1
+    if not asking:
+        return []
+    deps = {ident: [d for d in dict.fromkeys(item.depends_on) if d != ident and d in first]
+            for ident, item in first.items()}
+    readers: dict[str, int] = {}
+    for known in deps.values():
+        for d in known:
+            readers[d] = readers.get(d, 0) + 1
+    position: dict[str, int] = {}  # candidate -> its bit (absolute; never reused)
+    ids: list[str] = []  # bit -> candidate
+    retired: list[bool] = []
+    base = 0  # every bit below it is retired: sets are stored shifted by the base they were made at
+    below: dict[str, tuple[int, int]] = {}  # item -> (its candidates' bits >> base, that base)
+    found: list[Redundant] = []
+    for ident in order:
+        if ident in asking:
+            position[ident] = len(ids)
+            ids.append(ident)
+            retired.append(False)
+        known = deps[ident]
+        if not known:
+            continue
+        reach = 0
+        for d in known:
+            got = below.get(d)
+            if got is not None:
+                reach |= got[0] >> (base - got[1])
+            p = position.get(d)
+            if p is not None and p >= base:
+                reach |= 1 << (p - base)
+        if len(known) > 1:
+            asked = candidates(ident)
+            if reach and asked:
+                mask = 0
+                for d in asked:
+                    mask |= 1 << (position[d] - base)
+                for via in known:
+                    got = below.get(via)
+                    hits = (got[0] >> (base - got[1])) & mask if got is not None else 0
+                    mask &= ~hits  # each implied dependency is reported once, through the first that implies it
+                    while hits:
+                        low = hits & -hits
+                        hits ^= low
+                        dep = ids[base + low.bit_length() - 1]
+                        item = first[ident]
+                        found.append(Redundant(item, item.depends_on.index(dep), dep, via, dep in deps[via]))
+            for d in asked:
+                asking[d] -= 1
+                if asking[d] == 0:
+                    retired[position[d]] = True
+        for d in known:
+            readers[d] -= 1
+            if readers[d] == 0:
+                below.pop(d, None)
+        if reach and ident in readers:
+            below[ident] = (reach, base)
+        while base < len(retired) and retired[base]:
+            base += 1
+    found.sort(key=lambda r: (r.item.position, r.at))
+    return found
+
+
+def redundant_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP306 (warning): a dependency already implied through another (a -> c when a -> b -> c),
+    at that entry of depends_on, with a note at the dependency that implies it."""
+    for r in redundant(ctx.plan.items):
+        item, dep, via = r.item, clip(r.dep), clip(r.via)
+        ident = clip(item.id)
+        chain = f"{ident} -> {via} -> {dep}" if r.direct else f"{ident} -> {via} -> ... -> {dep}"
+        yield Diagnostic("EP306", f"{ident} depends on {dep}, which it already depends on through {via} ({chain})",
+                         item.id, ctx.loc(item, item.depends_key, r.at),
+                         (Note(f"{ident} depends on {via}", ctx.loc(item, item.depends_key,
+                                                                    item.depends_on.index(r.via))),),
+                         hint="remove it (evidence-plan fix does): the order stays the same")
+
+
 def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagnostic]:
     """EP303: one diagnostic per cycle (strongly connected component), with its path and a note at
     each depends_on entry on the loop, so the reader sees which edge to cut.
@@ -101,4 +292,4 @@ def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagn
         )
 
 
-CHECKS = [unknown_dependencies, self_dependency, duplicate_dependencies]
+CHECKS = [unknown_dependencies, self_dependency, duplicate_dependencies, redundant_dependencies]

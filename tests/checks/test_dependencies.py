@@ -12,8 +12,11 @@ from __future__ import annotations
 import json
 import textwrap
 import time
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import compile_yaml, rows
 
 from compiler.checks import dependencies
@@ -229,3 +232,103 @@ def test_warnings_ep304_and_ep105_leave_the_plan_ready() -> None:
     assert result.status == "ready"
     assert result.waves == (("a",), ("b",))
     assert result.count("warning") == 2 and result.count("error") == 0
+
+
+# --- EP306: a dependency already implied through another -------------------------------------------
+
+REDUNDANT = """
+items:
+  - id: c
+    change: c
+    evidence: [a.py]
+    proof: p
+  - id: b
+    change: c
+    evidence: [a.py]
+    depends_on: [c]
+    proof: p
+  - id: a
+    change: c
+    evidence: [a.py]
+    depends_on: [b, c]
+    proof: p
+"""
+
+
+def test_ep306_a_dependency_implied_through_another_is_a_warning_at_its_entry() -> None:
+    result = compile_yaml(REDUNDANT)
+    (d,) = result.diagnostics
+    assert rows(result.diagnostics) == [("EP306", "a", 14, 21)]
+    assert d.severity == "warning" and result.status == "ready"
+    assert d.message == "a depends on c, which it already depends on through b (a -> b -> c)"
+    (note,) = d.notes
+    assert (note.message, note.location.line, note.location.column) == ("a depends on b", 14, 18)
+    assert d.hint is not None and "evidence-plan fix" in d.hint
+
+
+def test_ep306_through_a_longer_chain_says_so() -> None:
+    text = REDUNDANT.replace("depends_on: [c]", "depends_on: [d]") + (
+        "  - id: d\n    change: c\n    evidence: [a.py]\n    depends_on: [c]\n    proof: p\n")
+    (d,) = [d for d in compile_yaml(text).diagnostics if d.code == "EP306"]
+    assert d.message == "a depends on c, which it already depends on through b (a -> b -> ... -> c)"
+
+
+def test_ep306_is_reported_under_the_alias_too_and_not_for_independent_dependencies() -> None:
+    text = REDUNDANT.replace("depends_on: [b, c]", "dependencies: [b, c]")
+    assert rows(compile_yaml(text).diagnostics) == [("EP306", "a", 14, 23)]
+    assert compile_yaml(REDUNDANT.replace("    depends_on: [c]\n", "")).diagnostics == ()
+
+
+def test_ep306_leaves_items_on_a_cycle_to_ep303() -> None:
+    text = REDUNDANT.replace("    depends_on: [c]\n", "    depends_on: [c, a]\n").replace(
+        "  - id: c\n    change: c\n", "  - id: c\n    change: c\n    depends_on: [b]\n")
+    assert "EP306" not in [d.code for d in compile_yaml(text).diagnostics]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 11), max_size=4), min_size=1, max_size=12), st.randoms(use_true_random=False))
+def test_redundant_edges_are_exactly_those_a_transitive_reduction_removes(raw: list[list[int]], rnd: Any) -> None:
+    """Held to networkx's transitive_reduction on random DAGs (each item depends on earlier ones),
+    written in order or shuffled (the other way of ordering them)."""
+    import networkx as nx
+
+    from compiler.values import Item
+
+    made = [(f"n{i}", tuple(f"n{d % i}" for d in deps) if i else ()) for i, deps in enumerate(raw)]
+    if rnd.random() < 0.5:
+        rnd.shuffle(made)
+    items = tuple(Item(ident, "c", (), deps, "p", k) for k, (ident, deps) in enumerate(made))
+    graph = nx.DiGraph([(item.id, dep) for item in items for dep in item.depends_on])
+    graph.add_nodes_from(item.id for item in items)
+    kept = set(nx.transitive_reduction(graph).edges)
+    found = {(r.item.id, r.dep) for r in dependencies.redundant(items)}
+    assert found == set(graph.edges) - kept
+    for r in dependencies.redundant(items):
+        assert nx.has_path(graph, r.via, r.dep) and r.via != r.dep
+
+
+def _shaped(shape: str, n: int) -> tuple[object, ...]:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from run import dependencies as shaped  # type: ignore[import-not-found]
+
+    from compiler.values import Item
+
+    return tuple(Item(f"i{k}", "c", (), tuple(f"i{d}" for d in deps), "p", k)
+                 for k, deps in enumerate(shaped(shape, n)))
+
+
+@pytest.mark.performance
+@pytest.mark.parametrize("shape", ["chain", "wide", "layered"])
+def test_ep306_stays_near_linear_up_to_100000_items(shape: str) -> None:
+    times = {}
+    for n in (1_000, 100_000):
+        items = _shaped(shape, n)
+        start = time.perf_counter()
+        dependencies.redundant(items)  # type: ignore[arg-type]
+        times[n] = time.perf_counter() - start
+    print(f"EP306 {shape}: 1,000 items {times[1_000] * 1000:.1f} ms, 100,000 items {times[100_000] * 1000:.0f} ms")
+    assert times[100_000] < 300 * times[1_000] + 0.5  # 100x the items; quadratic would be 10,000x
+    assert times[100_000] < 5.0

@@ -1,0 +1,163 @@
+"""compiler/checks/paths.py: EP305, two items of one wave whose `paths` can overlap, named with a
+path both may write and located at the later item's entry, with a note at the other's. The
+overlap decision itself is tests/test_globs.py."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from support import compile_yaml, rows
+
+from compiler.checks import CheckContext
+from compiler.checks.paths import levels, path_conflicts
+from compiler.graph import build_graph, waves
+from compiler.load import parse_text
+from compiler.validate import build_plan
+
+
+def _plan(*items: tuple[str, list[str], list[str]]) -> str:
+    lines = ["items:"]
+    for ident, deps, paths in items:
+        lines += [f"  - id: {ident}", "    change: c", "    evidence: [a.py]", f"    depends_on: {json.dumps(deps)}",
+                  f"    paths: {json.dumps(paths)}", "    proof: p"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_folder_and_a_file_below_it_in_one_wave_conflict_with_the_file_as_witness() -> None:
+    result = compile_yaml(_plan(("schema", [], ["app/"]), ("validation", [], ["app/models/user.py"])))
+    (d,) = result.diagnostics
+    assert rows([d]) == [("EP305", "validation", 12, 13)]
+    assert d.message == ("schema and validation may run in parallel (wave 1) and both may write app/models/user.py"
+                         " (schema: 'app/', validation: 'app/models/user.py')")
+    (note,) = d.notes
+    assert note.location.line == 6 and note.message == "schema writes 'app/'"
+    assert d.hint is not None and "add a dependency" in d.hint and "split ownership" in d.hint
+    assert result.status == "blocked"
+
+
+def test_two_globs_that_overlap_are_reported_with_a_path_both_cover() -> None:
+    result = compile_yaml(_plan(("a", [], ["src/*/models.py"]), ("b", [], ["src/billing/*.py"])))
+    (d,) = result.diagnostics
+    assert (d.code, d.item) == ("EP305", "b") and "both may write src/billing/models.py" in d.message
+
+
+def test_the_same_file_named_twice_conflicts() -> None:
+    (d,) = compile_yaml(_plan(("a", [], ["app/x.py"]), ("b", [], ["docs/", "app/x.py"]))).diagnostics
+    assert rows([d]) == [("EP305", "b", 12, 22)]  # the second entry of b's paths
+
+
+def test_a_dependency_between_them_resolves_it() -> None:
+    result = compile_yaml(_plan(("schema", [], ["app/"]), ("validation", ["schema"], ["app/models/user.py"])))
+    assert result.diagnostics == () and result.waves == (("schema",), ("validation",))
+
+
+@pytest.mark.parametrize("paths", [["app/*.py", "app/sub/x.py"], ["app/", "apps/"], ["*.py", "*.js"],
+                                   ["src/a.py", "src/b.py"]])
+def test_disjoint_paths_in_one_wave_are_fine(paths: list[str]) -> None:
+    assert compile_yaml(_plan(("a", [], [paths[0]]), ("b", [], [paths[1]]))).diagnostics == ()
+
+
+def test_one_item_may_name_overlapping_paths_of_its_own() -> None:
+    assert compile_yaml(_plan(("a", [], ["app/", "app/x.py"]))).diagnostics == ()
+
+
+def test_each_pair_of_items_is_reported_once_and_each_item_against_the_folder() -> None:
+    result = compile_yaml(_plan(("root", [], ["src/"]), ("x", [], ["src/x.py"]), ("y", [], ["src/y.py"])))
+    assert [(d.code, d.item) for d in result.diagnostics] == [("EP305", "x"), ("EP305", "y")]
+
+
+def test_check_reports_it_too_without_ordering_the_plan() -> None:
+    doc = parse_text(_plan(("a", [], ["app/"]), ("b", [], ["app/"])), "plan.yaml", "yaml")
+    plan = build_plan(doc)
+    (d,) = path_conflicts(CheckContext(plan, doc))
+    assert (d.code, d.item, "both may write app" in d.message) == ("EP305", "b", True)
+
+
+def test_items_on_a_cycle_are_left_to_ep303() -> None:
+    result = compile_yaml(_plan(("a", ["b"], ["app/"]), ("b", ["a"], ["app/"])))
+    assert [d.code for d in result.diagnostics] == ["EP303"]
+
+
+def test_the_waves_of_the_check_are_compiles_waves() -> None:
+    text = _plan(("a", [], []), ("b", ["a"], []), ("c", ["a", "b"], []), ("d", [], []), ("e", ["d", "a"], []))
+    plan = build_plan(parse_text(text, "plan.yaml", "yaml"))
+    ours = levels(plan.items)
+    theirs = {ident: n for n, wave in enumerate(waves(build_graph(plan.items)), 1) for ident in wave}
+    assert ours == theirs == {"a": 1, "d": 1, "b": 2, "e": 2, "c": 3}
+
+
+def _wide(n: int, shared: bool = False) -> str:
+    items = [{"id": f"i{k}", "change": "c", "evidence": ["a.py"], "proof": "p",
+              "paths": [f"src/mod{k}/", f"tests/mod{k}/test_*.py", f"docs/mod{k}.md"]} for k in range(n)]
+    if shared:
+        items[-1]["paths"] = ["src/mod0/models.py"]
+    return json.dumps({"items": items})
+
+
+def _time_check(text: str) -> tuple[float, list[object]]:
+    doc = parse_text(text, "plan.json", "json")
+    plan = build_plan(doc)
+    start = time.perf_counter()
+    found = list(path_conflicts(CheckContext(plan, doc)))
+    return time.perf_counter() - start, found
+
+
+def test_a_conflict_in_a_wide_wave_is_found() -> None:
+    _, found = _time_check(_wide(1_000, shared=True))
+    assert [(d.code, d.item) for d in found] == [("EP305", "i999")]  # type: ignore[attr-defined]
+
+
+@pytest.mark.performance
+def test_a_wave_of_10000_items_is_checked_without_comparing_every_pair() -> None:
+    """10,000 items, 30,000 paths in one wave: 45,000,000 pairs if compared blindly; bucketed by
+    their leading literal segments, each path meets only its own bucket's."""
+    small, _ = _time_check(_wide(1_000))
+    large, found = _time_check(_wide(10_000))
+    print(f"EP305: 1,000 items {small * 1000:.1f} ms, 10,000 items {large * 1000:.1f} ms")
+    assert found == []
+    assert large < 30 * small + 0.1, (small, large)  # near-linear (10x the items), not quadratic (100x)
+    assert large < 2.0
+
+
+def test_convert_keeps_paths_both_ways(tmp_path: Path) -> None:
+    from compiler.convert import convert
+
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(_plan(("a", [], ["app/", "docs/**/*.md"])), encoding="utf-8")
+    as_json = convert(str(plan), "json", str(tmp_path), verify_evidence=False)
+    assert as_json.text is not None and json.loads(as_json.text)["items"][0]["paths"] == ["app/", "docs/**/*.md"]
+    (tmp_path / "plan.json").write_text(as_json.text, encoding="utf-8")
+    back = convert(str(tmp_path / "plan.json"), "yaml", str(tmp_path), verify_evidence=False)
+    assert back.text is not None and "  paths:\n  - app/\n  - docs/**/*.md\n" in back.text
+
+
+def test_check_on_the_command_line_reports_ep305_with_its_item_and_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from compiler.cli import cli
+
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(_plan(("schema", [], ["app/"]), ("validation", [], ["app/models/user.py"])), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", "--format", "json", "--root", str(tmp_path), str(plan)])
+    assert result.exit_code == 1, result.output
+    (found,) = json.loads(result.stdout)
+    assert (found["code"], found["item"], found["location"]["line"], found["location"]["column"]) == (
+        "EP305", "validation", 12, 13)
+    assert found["related"][0]["location"]["line"] == 6
+
+
+def test_comparisons_are_bounded_and_a_warning_says_what_was_not_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.checks import paths
+
+    monkeypatch.setattr(paths, "MAX_COMPARISONS", 50)
+    text = _plan(*((f"i{k}", [], [f"**/*.m{k}"]) for k in range(20)))  # 190 pairs, all disjoint
+    (d,) = compile_yaml(text).diagnostics
+    assert (d.code, d.severity, d.item) == ("EP309", "warning", None)
+    assert d.message.startswith("paths were compared 50 times, and those of wave 1 onwards were not all compared")
+    assert "20 paths start with a wildcard" in d.message
+    monkeypatch.setattr(paths, "MAX_COMPARISONS", 380)  # each pair of one bucket is compared from both sides
+    assert compile_yaml(text).diagnostics == ()  # within the budget: every pair compared, none overlaps
