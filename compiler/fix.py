@@ -81,6 +81,7 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
     from compiler.checks.dependencies import redundant
     from compiler.checks.evidence import covered_lines, verify
     from compiler.pins import pin_of
+    from compiler.progress import live
 
     plan, base = result.plan, result.plan.items_path
     edits: list[Edit] = []
@@ -88,7 +89,7 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
     raw_items = _at(result.document.data, base)
     shifts: dict[str, set[int]] = {}  # path -> how far the pinned lines found at one place moved
     several: list[tuple[Item, Evidence, Path, str, Any, tuple[int, ...]]] = []  # found at several places
-    for r in redundant(plan.items):
+    for r in redundant(live(plan.items)):  # as EP306 finds them: a dropped item implies nothing
         edits.append(((*base, r.item.position, r.item.depends_key, r.at), REMOVE))
         notes.append(f"{clip(r.item.id)}: removed dependency {clip(r.dep)}, implied through {clip(r.via)}")
     for item in plan.items:

@@ -245,8 +245,9 @@ def redundant(items: tuple[Item, ...]) -> list[Redundant]:
 
 def redundant_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP306 (warning): a dependency already implied through another (a -> c when a -> b -> c),
-    at that entry of depends_on, with a note at the dependency that implies it."""
-    for r in redundant(ctx.plan.items):
+    at that entry of depends_on, with a note at the dependency that implies it. Over the live
+    items: a path through a dropped item implies nothing, since the dropped item has left."""
+    for r in redundant(live(ctx.plan.items)):
         item, dep, via = r.item, clip(r.dep), clip(r.via)
         ident = clip(item.id)
         chain = f"{ident} -> {via} -> {dep}" if r.direct else f"{ident} -> {via} -> ... -> {dep}"

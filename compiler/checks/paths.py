@@ -101,13 +101,17 @@ def _conflicts(entries: list[_Entry], budget: _Budget, n: int) -> Iterator[tuple
 
 
 def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP305: two items of one wave whose paths can overlap, named with a path both may write."""
-    owning = [item for item in ctx.plan.items if item.options and item.option("paths") and "paths" not in item.broken]
+    """EP305: two items of one wave whose paths can overlap, named with a path both may write.
+    Dropped items have left the graph (compiler/progress.py): they write nothing."""
+    from compiler.progress import live
+
+    items = live(ctx.plan.items)
+    owning = [item for item in items if item.options and item.option("paths") and "paths" not in item.broken]
     if len(owning) < 2:
         return
-    wave = levels(ctx.plan.items)
+    wave = levels(items)
     first_of: dict[str, int] = {}
-    for item in ctx.plan.items:
+    for item in items:
         first_of.setdefault(item.id, item.position)
     by_wave: dict[int, list[_Entry]] = {}
     for item in owning:

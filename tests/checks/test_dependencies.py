@@ -332,3 +332,19 @@ def test_ep306_stays_near_linear_up_to_100000_items(shape: str) -> None:
     print(f"EP306 {shape}: 1,000 items {times[1_000] * 1000:.1f} ms, 100,000 items {times[100_000] * 1000:.0f} ms")
     assert times[100_000] < 300 * times[1_000] + 0.5  # 100x the items; quadratic would be 10,000x
     assert times[100_000] < 5.0
+
+
+def test_a_dependency_implied_only_through_a_dropped_item_is_not_redundant() -> None:
+    """a -> c and a -> b -> c, with b dropped: b has left the graph, so a -> c is what holds a
+    after c; EP306 would tell the user to remove the one dependency that still orders it."""
+    from support import compile_yaml
+
+    result = compile_yaml("""
+        items:
+          - {id: c, change: x, evidence: [https://x.org], proof: p}
+          - {id: b, change: x, evidence: [https://x.org], proof: p, depends_on: [c], status: dropped, reason: r}
+          - {id: a, change: x, evidence: [https://x.org], proof: p, depends_on: [c]}
+          - {id: d, change: x, evidence: [https://x.org], proof: p, depends_on: [c, a]}
+    """)
+    redundant = [(d.code, d.item) for d in result.diagnostics if d.code == "EP306"]
+    assert redundant == [("EP306", "d")]  # d -> c is implied through a, which is live

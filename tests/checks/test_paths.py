@@ -161,3 +161,15 @@ def test_comparisons_are_bounded_and_a_warning_says_what_was_not_compared(monkey
     assert "20 paths start with a wildcard" in d.message
     monkeypatch.setattr(paths, "MAX_COMPARISONS", 380)  # each pair of one bucket is compared from both sides
     assert compile_yaml(text).diagnostics == ()  # within the budget: every pair compared, none overlaps
+
+
+def test_a_dropped_item_writes_nothing() -> None:
+    from support import compile_yaml
+
+    plan = """
+        items:
+          - {id: a, change: x, evidence: [https://x.org], proof: p, paths: [app/models/]}
+          - {id: b, change: x, evidence: [https://x.org], proof: p, paths: [app/models/user.py]%s}
+    """
+    assert [d.code for d in compile_yaml(plan % "").diagnostics if d.code == "EP305"] == ["EP305"]
+    assert [d.code for d in compile_yaml(plan % ", status: dropped, reason: r").diagnostics if d.code == "EP305"] == []
