@@ -1,0 +1,82 @@
+"""The README's worked example (examples/worked): a plan that uses pins, estimates and a claim,
+an approval gate, paths with CODEOWNERS, progress and the repository's settings at once. The
+outputs the README shows are held to what the commands print."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "examples" / "worked"
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, capture_output=True, text=True,
+                          check=False)
+
+
+def readme_block(name: str) -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(rf"<!-- {name}:begin -->\n```\n(.*?)```\n<!-- {name}:end -->", text, re.S)
+    assert found, name
+    return found.group(1)
+
+
+def test_the_worked_example_is_ready_without_a_warning() -> None:
+    checked = run("check", "examples/worked/plan.yaml")
+    assert checked.returncode == 0 and checked.stdout == "", checked.stdout
+
+
+def test_next_prints_what_the_readme_shows() -> None:
+    result = run("next", "examples/worked/plan.yaml")
+    assert result.returncode == 0
+    shown = readme_block("worked-next").split("\n", 1)[1]  # after the "$ evidence-plan next" line
+    assert result.stdout + result.stderr == shown
+
+
+def test_the_compiled_example_states_complexity_progress_schedule_forecast_and_owners(tmp_path: Path) -> None:
+    assert run("compile", "examples/worked/plan.yaml", "-o", str(tmp_path)).returncode == 0
+    document = json.loads((tmp_path / "evidence-plan.json").read_text(encoding="utf-8"))
+    assert document["complexity"]["tier"] == "medium"
+    assert document["progress"] == {"todo": 4, "doing": 1, "done": 1, "dropped": 0}
+    assert document["schedule"]["critical_path"] == ["contract", "reject-duplicates", "sign-off", "unique-index"]
+    assert document["estimates"]["grounded"] is True and document["estimates"]["max_spread"] == 50  # the setting
+    items = {item["id"]: item for item in document["items"]}
+    assert items["unique-index"]["owners"] == ["@acme/dba", "@acme/backend"]
+    assert items["sign-off"]["approval_state"] == "current"
+    assert all("pin" in ev for item in document["items"] for ev in item["evidence"])
+    markdown = (tmp_path / "evidence-plan.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for line in markdown.split("\n"):
+        if line.startswith(("Complexity:", "Critical path by median", "Forecast over")):
+            assert line in readme, line  # the README quotes these lines as they are
+
+
+@pytest.fixture
+def edited(tmp_path: Path) -> Path:
+    """The example after three edits that look harmless."""
+    copy = tmp_path / "worked"
+    shutil.copytree(EXAMPLE, copy)
+    (copy / ".git").mkdir()
+    accounts = copy / "app" / "accounts.py"
+    accounts.write_text(accounts.read_text(encoding="utf-8").replace(
+        "        account = Account(email=email, name=name)",
+        "        email = normalize_email(email)\n        account = Account(email=email, name=name)"), encoding="utf-8")
+    plan = copy / "plan.yaml"
+    text = plan.read_text(encoding="utf-8").replace("    paths: [docs/api.md]", "    paths: [docs/api.md, app/]")
+    plan.write_text(re.sub(r"(proof: python3 -m unittest tests\.test_accounts)$", r"\1 -v", text, flags=re.M),
+                    encoding="utf-8")
+    return copy
+
+
+def test_check_of_the_edited_example_prints_what_the_readme_shows(edited: Path) -> None:
+    result = run("check", "plan.yaml", cwd=edited)
+    assert result.returncode == 1
+    assert result.stdout == readme_block("worked-check")
