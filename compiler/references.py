@@ -80,7 +80,7 @@ REFERENCE_PATTERN = (
     rf"(?:{_S}{_SCHEME}{NOT_SPACE}+{_S}{_END}"  # a URL, or:
     rf"|(?!{_S}::)"  # path::symbol needs a path
     # without ::, no other tool's line notation (path#L10-L20, path:L10, path:511:7)
-    rf"(?!(?![\s\S]*::){_S}[\s\S]+?(?:#L[0-9]{{1,9}}(?:-L?[0-9]{{1,9}})?|:L[0-9]{{1,9}}(?:-L?[0-9]{{1,9}})?"
+    rf"(?!(?![\s\S]*::){_S}{NOT_SPACE}[\s\S]*?(?:#L[0-9]{{1,9}}(?:-L?[0-9]{{1,9}})?|:L[0-9]{{1,9}}(?:-L?[0-9]{{1,9}})?"
     rf"|:[0-9]{{1,9}}:[0-9]{{1,9}}){_S}{_END})"
     rf"(?!(?:(?!::)[\s\S])*::{_S}{_END})"  # ... and a symbol
     # without ::, a :LINE or :START-END suffix needs a path and line numbers from 1
