@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import compile_in, one_item_plan
 
@@ -396,13 +396,43 @@ def test_md_shows_a_code_span_as_text_where_an_autolink_could_swallow_its_backti
 
 
 @given(st.text(alphabet="`ab <>*:\\|&\n", max_size=40))
+@example("```<`:`")
+@example("`\\`")
 @settings(max_examples=300, deadline=None)
 def test_md_code_spans_hold_no_live_markup_outside_them(text: str) -> None:
     assert "\n" not in md(text)
     for line in re.split(r"\r\n|\r|\n", text):  # md() joins its lines with <br>
-        outside = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", md(line))  # what is left once the spans are cut out
+        outside = _outside_code_spans(md(line))
         assert "<" not in outside
-        assert re.search(r"(?<!\\)[`*|]", outside) is None
+        assert re.search(r"[`*|]", outside) is None
+
+
+def _outside_code_spans(text: str) -> str:
+    """What CommonMark reads outside code spans, escaped characters left out: from left to right,
+    a backslash escapes the next character (an escaped backtick opens no span), and a run of
+    backticks opens a span only when the same run closes it (inside, a backslash is literal).
+    Found by hypothesis: an oracle that cut spans by a regex took an escaped backtick for a span's edge."""
+    out = []
+    at = 0
+    while at < len(text):
+        char = text[at]
+        if char == "\\" and at + 1 < len(text):
+            at += 2
+            continue
+        if char == "`":
+            end = at
+            while end < len(text) and text[end] == "`":
+                end += 1
+            closing = re.compile(rf"(?<!`){text[at:end]}(?!`)").search(text, end)
+            if closing is not None:
+                at = closing.end()
+                continue
+            out.append(text[at:end])
+            at = end
+            continue
+        out.append(char)
+        at += 1
+    return "".join(out)
 
 
 def _row(**item: object) -> render.Row:
