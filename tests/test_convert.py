@@ -192,6 +192,7 @@ def read_back(text: str) -> list[object]:
             parse_text(text, "plan.yaml", "yaml").data["k"]]
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @given(st.one_of(YAML11_LOOKALIKES, st.text(), st.text(alphabet="0123456789:._-+xobeE ~=<>TZ\n\t#'\"", max_size=12)))
 @settings(max_examples=300, deadline=None)
 def test_every_string_written_as_yaml_reads_back_as_the_same_string_in_yaml_1_1_and_1_2(value: str) -> None:

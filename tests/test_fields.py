@@ -149,6 +149,7 @@ def _reference_item(raw: dict[str, Any]) -> tuple[Any, list[Diagnostic]]:
     return validate._item(raw, 0, ("items", 0), col), col.out
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=1000, deadline=None)
 @given(_raw_items())
 def test_every_item_the_fast_path_accepts_the_input_model_accepts_alike(raw: dict[str, Any]) -> None:
@@ -162,6 +163,7 @@ def test_every_item_the_fast_path_accepts_the_input_model_accepts_alike(raw: dic
     assert json.dumps(reference.to_dict()) == json.dumps(fast.to_dict()), raw
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=1000, deadline=None)
 @given(_VALUES["claims"])
 def test_every_claim_list_the_fast_path_accepts_the_input_model_accepts_alike(claims: Any) -> None:
@@ -189,6 +191,7 @@ _UNKNOWN_KEYS = st.lists(st.sampled_from(["depend_on", "depends", "summary", "fi
                          unique=True, min_size=1, max_size=3)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=300, deadline=None)
 @given(_raw_items(), _UNKNOWN_KEYS, st.data())
 def test_unknown_keys_beside_a_plain_item_are_reported_alike_on_both_paths(raw: dict[str, Any], unknown: list[str],
@@ -330,6 +333,7 @@ def _newcomer(tmp_path: Path, *argv: str, forced: bool = False) -> subprocess.Co
                           env={"PYTHONPATH": str(REPO), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}, check=False)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 def test_a_field_declared_once_is_validated_written_and_read_back(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
     plan = tmp_path / "plan.yaml"

@@ -288,6 +288,7 @@ _PIECES = st.sampled_from([*"aZ_$./:-019eExo+ #,[]{}'\"\\!&*|>%@`?~=", "null", "
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.lists(_PIECES, min_size=1, max_size=6).map("".join), st.text(min_size=1, max_size=12))
        .filter(str.isprintable), st.sampled_from(_CONTEXTS), st.sampled_from(_STYLES))
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: str, context: str, old: str) -> None:
     """Names (a Markdown heading is any text) and ranges replace plain, single- and double-quoted
     scalars in block and flow context, and read back as themselves, never as a number or syntax;

@@ -101,6 +101,7 @@ def test_the_same_plan_gives_the_same_forecast_and_another_seed_another() -> Non
     assert first != monte_carlo(items, waves, seed=forecast.SEED + 1)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 def test_runs_are_scaled_down_for_large_plans_and_say_so() -> None:
     assert forecast.runs_for(1_000) == forecast.RUNS
     assert forecast.runs_for(100_000) == forecast.MIN_RUNS

@@ -117,6 +117,7 @@ def test_a_malformed_path_is_refused_with_the_reason(text: str, words: str) -> N
 _PATH_TEXT = st.text(alphabet="ab.*?/\\[] ", max_size=8)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=2000, deadline=None)
 @given(_PATH_TEXT)
 def test_the_schema_pattern_is_the_grammar(text: str) -> None:
@@ -131,6 +132,7 @@ _GLOBS = st.builds(lambda parts, slash: "/".join(parts) + ("/" if slash else "")
                    st.lists(_SEGMENTS, min_size=1, max_size=4), st.booleans())
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=1500, deadline=None)
 @given(_GLOBS, _GLOBS)
 def test_every_witness_is_a_path_both_globs_cover(a: str, b: str) -> None:
@@ -154,6 +156,7 @@ def _draw_path(text: str, rng: random.Random) -> str:
     return "/".join(parts)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=600, deadline=None)
 @given(_GLOBS, _GLOBS, st.integers(0, 2**32))
 def test_globs_decided_disjoint_share_no_drawn_path(a: str, b: str, seed: int) -> None:
@@ -167,6 +170,7 @@ def test_globs_decided_disjoint_share_no_drawn_path(a: str, b: str, seed: int) -
         assert not covers(b, path), (a, b, path)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=1500, deadline=None)
 @given(_GLOBS, _GLOBS)
 def test_overlap_is_symmetric(a: str, b: str) -> None:

@@ -81,6 +81,7 @@ _DAGS = st.integers(1, 12).flatmap(lambda n: st.tuples(
     st.lists(st.sampled_from(["todo", "doing", "done", "dropped", None]), min_size=n, max_size=n)))
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=300, deadline=None)
 @given(_DAGS, st.randoms(use_true_random=False))
 def test_the_wave_numbers_are_the_graph_modules_waves_of_the_live_items(dag: tuple[list[list[int]], list],

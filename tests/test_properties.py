@@ -156,6 +156,7 @@ def without_locations(document: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @PROFILE
 @given(data=plans())
 def test_random_plans_compile_into_valid_waves(data: dict[str, Any], tmp_path: Path) -> None:
@@ -194,6 +195,7 @@ def test_output_is_deterministic_and_the_same_from_yaml_and_json(data: dict[str,
     CompiledPlan.model_validate(from_json)  # what compile writes, the output model describes
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(PROFILE, max_examples=25)
 @given(data=plans())
 def test_compiled_json_reads_back_as_the_same_plan(data: dict[str, Any], tmp_path: Path,
@@ -213,6 +215,7 @@ def test_compiled_json_reads_back_as_the_same_plan(data: dict[str, Any], tmp_pat
     assert (again.plan.name, again.plan.goal) == (original.plan.name, original.plan.goal)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(PROFILE, max_examples=25)
 @given(data=plans())
 def test_convert_yaml_json_yaml_keeps_every_item(data: dict[str, Any], tmp_path: Path,

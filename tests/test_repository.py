@@ -404,6 +404,7 @@ _NEEDLE_CHARS = st.sampled_from(["a", "b", " ", "\r", "é", "€", "東", "\ufff
 @settings(derandomize=True, database=None, deadline=None, max_examples=300)
 @given(st.lists(_FRAGMENTS, max_size=40), st.lists(_NEEDLE_CHARS, min_size=1, max_size=4),
        st.integers(min_value=1, max_value=4))
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 def test_search_equals_find_on_random_bytes(fragments: list[bytes], chars: list[str], limit: int) -> None:
     needle = "".join(chars)
     with tempfile.TemporaryDirectory() as tmp:

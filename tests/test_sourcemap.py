@@ -88,6 +88,7 @@ def _random_json(rng: random.Random, leaves: int) -> Any:
     return node(leaves, top=True)
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @given(seed=st.integers(0, 2**32 - 1), leaves=st.integers(1, 200), indent=st.sampled_from([None, 0, 2]))
 @settings(max_examples=300, deadline=None)
 def test_ordered_map_answers_as_the_reference_on_any_json(seed: int, leaves: int, indent: int | None) -> None:

@@ -285,6 +285,7 @@ def test_ep306_leaves_items_on_a_cycle_to_ep303() -> None:
     assert "EP306" not in [d.code for d in compile_yaml(text).diagnostics]
 
 
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 11), max_size=4), min_size=1, max_size=12), st.randoms(use_true_random=False))
 def test_redundant_edges_are_exactly_those_a_transitive_reduction_removes(raw: list[list[int]], rnd: Any) -> None:
