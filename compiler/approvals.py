@@ -24,8 +24,6 @@ the digests of a plan cost O(approvals x (items + dependencies)).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -37,8 +35,9 @@ APPROVAL = "approval"
 RECORD = ("approved_by", "approved_at", "approval_digest")  # the fields `approve` writes, in its order
 DIGEST_LENGTH = 12
 # ISO 8601 date-time with its offset, to the second or finer: 2026-12-01T15:04:05Z, ...+01:00.
-DATE_TIME = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-                       r"(\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])")
+# Compiled on first use: check imports this module for every plan, and most have no approval.
+DATE_TIME = (r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+             r"(\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])")
 
 
 def is_approval(item: Item) -> bool:
@@ -54,7 +53,7 @@ def valid_date_time(text: str) -> bool:
     grammar, and a day the month has: 2026-02-30 is none)."""
     from datetime import datetime
 
-    if DATE_TIME.fullmatch(text) is None:
+    if re.fullmatch(DATE_TIME, text) is None:
         return False
     try:
         datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -149,6 +148,9 @@ def item_digest(item: Item) -> str:
 
 
 def _digest(value: Any) -> str:
+    import hashlib  # on first use: 3 ms of start-up that a plan without approvals does not pay
+    import json
+
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_LENGTH]
 
