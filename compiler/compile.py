@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.codes import Severity
-from compiler.complexity import Complexity, assess, measure
+from compiler.complexity import Complexity, above_max_tier, assess, measure
 from compiler.config import DEFAULTS, TIERS, Settings
 from compiler.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.display import clip
@@ -190,14 +190,9 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
 
         diagnostics.extend(cycles(ctx))
     complexity = assess(measure(plan.items, ordered), settings)
-    allowed = settings.get("max_tier")
-    if TIERS.index(complexity.tier) > TIERS.index(allowed):
+    if (warning := above_max_tier(complexity, settings)) is not None:
         pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
-        source = settings.source or "the settings"
-        diagnostics.append(Diagnostic(
-            "EP311", f"the plan is {complexity.tier}: {'; '.join(complexity.why)}; {source} allows {allowed} at most",
-            None, Location(doc.name, *pos) if pos else Location(doc.name),
-            hint=f"split the plan into smaller ones, or raise max_tier in {source}"))
+        diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
                          repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast,
                          owners)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from compiler.config import MEASURES, TIERS, Settings
+from compiler.diagnostics import Diagnostic
 from compiler.values import Item
 
 
@@ -66,3 +67,15 @@ def assess(measures: dict[str, int], settings: Settings) -> Complexity:
             level = max(level, reached)
     return Complexity(TIERS[level], {k: measures[k] for k in MEASURES if k in measures},
                       tuple(reasons.get(level, ())))
+
+
+def above_max_tier(complexity: Complexity, settings: Settings) -> Diagnostic | None:
+    """EP311 (warning), unlocated (the caller places it at the plan's items): the plan is above
+    the tier the repository's settings allow."""
+    allowed = settings.get("max_tier")
+    if TIERS.index(complexity.tier) <= TIERS.index(allowed):
+        return None
+    source = settings.source or "the settings"
+    return Diagnostic("EP311", f"the plan is {complexity.tier}: {'; '.join(complexity.why)}; {source} allows"
+                      f" {allowed} at most", None, None,
+                      hint=f"split the plan into smaller ones, or raise max_tier in {source}")
