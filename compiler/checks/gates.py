@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler import approvals
 from compiler.checks import CheckContext
 from compiler.diagnostics import Diagnostic, Note
 from compiler.display import clip, quoted
@@ -24,6 +23,8 @@ def unapproved_irreversible(ctx: CheckContext) -> Iterator[Diagnostic]:
     the note names one, so that the reader sees the dependency that is missing."""
     if not _uses_gates(ctx):
         return
+    from compiler import approvals  # on first use: most plans have no gate
+
     elsewhere = next((item for item in ctx.plan.items if approvals.is_approval(item)), None)
     for item in approvals.ungated(ctx.plan.items):
         notes: tuple[Note, ...] = ()
@@ -48,6 +49,8 @@ def approval_records(ctx: CheckContext) -> Iterator[Diagnostic]:
     what it covers)."""
     if not _uses_gates(ctx):
         return
+    from compiler import approvals
+
     graph_states: dict[str, approvals.State] | None = None
     firsts: dict[str, Item] = {}
     for item in ctx.plan.items:
