@@ -57,7 +57,7 @@ def is_revision(arg: str) -> bool:
     """Whether ``arg`` names a file of git history (``REV:path``) rather than a file: only when no
     file of that name exists, it has a ``:`` with text on both sides, and it is not a Windows
     drive (``C:\\x``, ``C:/x``)."""
-    if arg == "-" or os.path.lexists(arg):
+    if arg == "-" or "\x00" in arg or os.path.lexists(arg):  # a NUL: no file, and no argument of git's
         return False
     rev, sep, path = arg.partition(":")
     if not sep or not rev or not path:

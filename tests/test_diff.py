@@ -78,6 +78,7 @@ def test_github_annotations_sit_on_the_new_plans_changed_items_lines(at_top: Pat
     out = run(EXAMPLE, REVISED, "--format", "github").stdout.splitlines()
     assert f"::notice file={REVISED},line=11,title=plan renamed::contract -> spec" in out
     assert f"::notice file={REVISED},line=34,title=plan moved (indirect)::integration: wave 3 -> 4" in out
+    assert any(line.startswith(f"::notice file={REVISED},line=38,title=plan new issue::") for line in out)
     assert all(line.startswith("::notice file=") for line in out)
 
 
@@ -233,3 +234,14 @@ def test_evidence_is_checked_only_with_root(tmp_path: Path) -> None:
     code, change = as_json(str(old), str(new), "--root", str(tmp_path))
     assert code == 1 and change["status"] == {"old": "ready", "new": "blocked"}
     assert [(d["code"], d["item"]) for d in change["issues"]["added"]] == [("EP201", "b")]
+
+
+def test_github_file_names_are_relative_to_the_workspace(at_top: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(at_top / "tests")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(at_top))
+    out = run(f"../{EXAMPLE}", "golden/diff/revised.yaml", "--format", "github").stdout.splitlines()
+    assert f"::notice file={REVISED},line=11,title=plan renamed::contract -> spec" in out
+
+
+def test_a_name_with_a_nul_is_never_handed_to_git() -> None:
+    assert not is_revision("HEAD:pl\x00an.yaml")  # subprocess would raise on it

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
@@ -73,34 +73,41 @@ def _issue(d: dict[str, Any]) -> str:
     return f"{where + ': ' if where else ''}{d['code']} {d['message']}"
 
 
-def lines(change: dict[str, Any]) -> list[tuple[str, str | None, str]]:
-    """The change as (kind, NEW's item it concerns or None, description) rows, in the order every
-    format shows them."""
-    rows: list[tuple[str, str | None, str]] = []
+class Row(NamedTuple):
+    kind: str
+    item: str | None  # NEW's item it concerns, if any
+    text: str
+    line: int | None = None  # its line in NEW, when the change says (an issue's), else the item's
+
+
+def lines(change: dict[str, Any]) -> list[Row]:
+    """The change as rows, in the order every format shows them."""
+    rows: list[Row] = []
     for a in change["added"]:
         wave = f" (wave {a['wave']})" if a["wave"] else ""
-        rows.append(("added", a["id"], f"{a['id']}{wave}: {a['change']}"))
+        rows.append(Row("added", a["id"], f"{a['id']}{wave}: {a['change']}"))
     for r in change["removed"]:
-        rows.append(("removed", None, f"{r['id']}: {r['change']}"))
+        rows.append(Row("removed", None, f"{r['id']}: {r['change']}"))
     for r in change["renamed"]:
-        rows.append(("renamed", r["new"], f"{r['old']} -> {r['new']}"))
+        rows.append(Row("renamed", r["new"], f"{r['old']} -> {r['new']}"))
     for r in change["revised"]:
         for name, values in r["fields"].items():
-            rows.append(("revised", r["id"], f"{r['id']}: {name}: {_value(values['old'])} -> {_value(values['new'])}"))
+            was, now = _value(values["old"]), _value(values["new"])
+            rows.append(Row("revised", r["id"], f"{r['id']}: {name}: {was} -> {now}"))
     for e in change["edges"]["added"]:
-        rows.append(("edge added", e["item"], f"{e['item']} depends on {e['depends_on']}"))
+        rows.append(Row("edge added", e["item"], f"{e['item']} depends on {e['depends_on']}"))
     for e in change["edges"]["removed"]:
-        rows.append(("edge removed", e["item"], f"{e['item']} depends on {e['depends_on']}"))
+        rows.append(Row("edge removed", e["item"], f"{e['item']} depends on {e['depends_on']}"))
     for how in ("direct", "indirect"):
         for m in change["waves"][how]:
-            rows.append((f"moved ({how})", m["id"], f"{m['id']}: wave {m['old']} -> {m['new']}"))
+            rows.append(Row(f"moved ({how})", m["id"], f"{m['id']}: wave {m['old']} -> {m['new']}"))
     status = change["status"]
     if status["old"] != status["new"]:
-        rows.append(("status", None, f"{status['old']} -> {status['new']}"))
+        rows.append(Row("status", None, f"{status['old']} -> {status['new']}"))
     for d in change["issues"]["added"]:
-        rows.append(("new issue", d["item"], _issue(d)))
+        rows.append(Row("new issue", d["item"], _issue(d), (d.get("location") or {}).get("line")))
     for d in change["issues"]["resolved"]:
-        rows.append(("resolved issue", None, _issue(d)))
+        rows.append(Row("resolved issue", None, _issue(d)))
     return rows
 
 
@@ -121,8 +128,8 @@ def text(change: dict[str, Any]) -> str:
     if change["same"]:
         return head + "no changes\n"
     rows = lines(change)
-    width = max(len(kind) for kind, _, _ in rows)
-    body = "".join(f"{kind.ljust(width)}  {escape(what)}\n" for kind, _, what in rows)
+    width = max(len(row.kind) for row in rows)
+    body = "".join(f"{row.kind.ljust(width)}  {escape(row.text)}\n" for row in rows)
     return head + _counts(change) + "\n" + body
 
 
@@ -136,7 +143,7 @@ def markdown(change: dict[str, Any]) -> str:
     status = change["status"]
     out += [f"{_counts(change)}; status {md(status['old'])} → **{md(status['new'])}**", "",
             "| change | what |", "|---|---|"]
-    out += [f"| {kind} | {cell(md(what))} |" for kind, _, what in lines(change)]
+    out += [f"| {row.kind} | {cell(md(row.text))} |" for row in lines(change)]
     return "\n".join([*out, ""])
 
 
@@ -146,18 +153,21 @@ def github(change: dict[str, Any], new: Side) -> str:
     import os
 
     from compiler.display import escape
-    from compiler.reporters import _gh_escape
+    from compiler.reporters import _gh_escape, base_folder, working_folder, workspace_path
     from compiler.revisions import item_line
 
     on_disk = os.path.isfile(new.name)
+    cwd = working_folder()
+    # Relative to the folder GitHub resolves it against (the workspace), as `check`'s annotations.
+    file = workspace_path(new.name, cwd, base_folder(os.environ, cwd))[0]
     out = []
-    for kind, ident, what in lines(change):
+    for row in lines(change):
         props = []
         if on_disk:
-            props.append(f"file={_gh_escape(escape(new.name), prop=True)}")
-            line = item_line(new, ident) if ident is not None else None
+            props.append(f"file={_gh_escape(escape(file), prop=True)}")
+            line = row.line if row.line is not None else item_line(new, row.item) if row.item is not None else None
             if line is not None:
                 props.append(f"line={line}")
-        props.append(f"title={_gh_escape('plan ' + kind, prop=True)}")
-        out.append(f"::notice {','.join(props)}::{_gh_escape(escape(what))}\n")
+        props.append(f"title={_gh_escape('plan ' + row.kind, prop=True)}")
+        out.append(f"::notice {','.join(props)}::{_gh_escape(escape(row.text))}\n")
     return "".join(out)
