@@ -21,7 +21,7 @@ class Code(NamedTuple):
 
 
 _ALL = [
-    Code("EP001", "unreadable-file", "error", "the plan file cannot be read: missing, a folder, not permitted, or not UTF-8", True),
+    Code("EP001", "unreadable-file", "error", "the plan file cannot be read: missing, a folder, not permitted, or not UTF-8; or `diff`'s `REV:path` cannot be read from git history (no git, not in a git repository, unknown revision or path)", True),
     Code("EP002", "syntax-error", "error", "the file is not valid YAML or JSON", True),
     Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True),
     Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True),

@@ -7,6 +7,7 @@
 - outputs/evidence-plan.json and outputs/evidence-plan.md (the ready example, compiled);
 - the tables of diagnostic codes and of fields in README.md (compiler/codes.py, compiler/fields.py);
 - tests/golden/* (rendered output of the test plans in tests/golden/);
+- tests/golden/diff/revised.* (`diff` of the example against that revision, in each format);
 - the hostile-input corpus, tests/hostile/* (written by tests/hostile/make.py).
 
 Tests compare each of these with what the code produces now and fail when one is stale.
@@ -97,8 +98,35 @@ def golden() -> dict[Path, str]:
     return out
 
 
+# The `diff` golden files: the example plan against tests/golden/diff/revised.yaml, in each format.
+DIFF_OLD, DIFF_NEW = "examples/duplicate-email/plan.yaml", "tests/golden/diff/revised.yaml"
+DIFF_FORMATS = {"text": "txt", "json": "json", "markdown": "md", "github": "github"}
+
+
+def diff_golden() -> dict[Path, str]:
+    """tests/golden/diff/revised.FORMAT-EXTENSION: what `evidence-plan diff DIFF_OLD DIFF_NEW
+    --format FORMAT` prints, run from the repository's top (the names are relative to it)."""
+    import os
+
+    from click.testing import CliRunner
+
+    from compiler.cli import cli
+
+    out: dict[Path, str] = {}
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        for fmt, extension in DIFF_FORMATS.items():
+            result = CliRunner().invoke(cli, ["diff", DIFF_OLD, DIFF_NEW, "--format", fmt])
+            assert result.exit_code == 1, result.output
+            out[REPO / "tests" / "golden" / "diff" / f"revised.{extension}"] = result.stdout
+    finally:
+        os.chdir(cwd)
+    return out
+
+
 def everything() -> dict[Path, bytes]:
-    texts = {**schemas(), **outputs(), **readme(), **golden()}
+    texts = {**schemas(), **outputs(), **readme(), **golden(), **diff_golden()}
     return {**{path: text.encode("utf-8") for path, text in texts.items()}, **hostile()}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 COMMANDS = {
     "approve": "compiler.commands.approve:command",
+    "diff": "compiler.commands.diff:command",
     "next": "compiler.commands.next:command",
     "symbols": "compiler.commands.symbols:command",
     "where": "compiler.commands.where:command",

@@ -1,0 +1,173 @@
+"""`evidence-plan diff OLD NEW`: what a revision did to a plan (compiler/revisions.py's model)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import click
+
+from compiler.cli import _limit_options
+
+if TYPE_CHECKING:
+    from compiler.load import Limits
+    from compiler.revisions import Side
+
+FORMATS = ("text", "json", "markdown", "github")
+
+
+@click.command("diff")
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text: for people; json: one object with stable keys; markdown: for a pull-request comment or "
+                   "$GITHUB_STEP_SUMMARY; github: ::notice annotations on NEW's changed items' lines.")
+@click.option("--root", metavar="DIR", default=None,
+              help="Also check both plans' evidence against this repository root (default: not checked).")
+@_limit_options
+def command(old: str, new: str, fmt: str, root: str | None, limits: Limits) -> int:
+    """Compare two plans by item id: items added, removed, revised (each field, old and new
+    value) and renamed (same content under a new id), dependency edges added and removed, items
+    that moved to another wave (direct: the item was revised; indirect: something it depends on
+    changed), and the status with the issues NEW has that OLD had not.
+
+    OLD and NEW are plan files or compiled evidence-plan.json files, in any mix; - reads one of
+    them from standard input. Either may be REV:path, read with `git show REV:path` (path from
+    the repository's top; REV:./path from the working folder), but only when no file of that
+    name exists: a file always wins, and C:\\x is a Windows path. Evidence is not checked unless
+    --root is given: the diff is about the plans, and an old revision's evidence would be judged
+    against today's files. Exit 0 the same, 1 different (like diff), 2 input error.
+
+    \b
+    Examples:
+      evidence-plan diff plan.yaml plan.new.yaml
+      evidence-plan diff main:plans/plan.yaml plans/plan.yaml --format markdown >> "$GITHUB_STEP_SUMMARY"
+      evidence-plan diff evidence-plan.json plan.yaml --format json | jq '.revised[].id'
+    """
+    from compiler.revisions import compare, read_side
+
+    if old == "-" and new == "-":
+        raise click.UsageError("only one of OLD and NEW can be - (standard input)")
+    verify = root is not None
+    before = read_side(old, root=root, verify_evidence=verify, limits=limits)
+    after = read_side(new, root=root, verify_evidence=verify, limits=limits)
+    change = compare(before, after)
+    if fmt == "json":
+        click.echo(json.dumps(change, indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        click.echo(markdown(change), nl=False)
+    elif fmt == "github":
+        click.echo(github(change, after), nl=False)
+    else:
+        click.echo(text(change), nl=False)
+    return 0 if change["same"] else 1
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _issue(d: dict[str, Any]) -> str:
+    loc = d.get("location") or {}
+    where = ":".join(str(p) for p in (loc.get("file"), loc.get("line"), loc.get("column")) if p is not None)
+    return f"{where + ': ' if where else ''}{d['code']} {d['message']}"
+
+
+class Row(NamedTuple):
+    kind: str
+    item: str | None  # NEW's item it concerns, if any
+    text: str
+    line: int | None = None  # its line in NEW, when the change says (an issue's), else the item's
+
+
+def lines(change: dict[str, Any]) -> list[Row]:
+    """The change as rows, in the order every format shows them."""
+    rows: list[Row] = []
+    for a in change["added"]:
+        wave = f" (wave {a['wave']})" if a["wave"] else ""
+        rows.append(Row("added", a["id"], f"{a['id']}{wave}: {a['change']}"))
+    for r in change["removed"]:
+        rows.append(Row("removed", None, f"{r['id']}: {r['change']}"))
+    for r in change["renamed"]:
+        rows.append(Row("renamed", r["new"], f"{r['old']} -> {r['new']}"))
+    for r in change["revised"]:
+        for name, values in r["fields"].items():
+            was, now = _value(values["old"]), _value(values["new"])
+            rows.append(Row("revised", r["id"], f"{r['id']}: {name}: {was} -> {now}"))
+    for e in change["edges"]["added"]:
+        rows.append(Row("edge added", e["item"], f"{e['item']} depends on {e['depends_on']}"))
+    for e in change["edges"]["removed"]:
+        rows.append(Row("edge removed", e["item"], f"{e['item']} depends on {e['depends_on']}"))
+    for how in ("direct", "indirect"):
+        for m in change["waves"][how]:
+            rows.append(Row(f"moved ({how})", m["id"], f"{m['id']}: wave {m['old']} -> {m['new']}"))
+    status = change["status"]
+    if status["old"] != status["new"]:
+        rows.append(Row("status", None, f"{status['old']} -> {status['new']}"))
+    for d in change["issues"]["added"]:
+        rows.append(Row("new issue", d["item"], _issue(d), (d.get("location") or {}).get("line")))
+    for d in change["issues"]["resolved"]:
+        rows.append(Row("resolved issue", None, _issue(d)))
+    return rows
+
+
+def _counts(change: dict[str, Any]) -> str:
+    parts = [f"{len(change[k])} {k}" for k in ("added", "removed", "revised", "renamed")]
+    edges = change["edges"]
+    parts.append(f"{len(edges['added'])}+{len(edges['removed'])}- edges")
+    waves = change["waves"]
+    parts.append(f"{len(waves['direct']) + len(waves['indirect'])} moved")
+    return ", ".join(parts)
+
+
+def text(change: dict[str, Any]) -> str:
+    from compiler.display import escape
+
+    rev = change["revision"]
+    head = f"{escape(rev['old'])} -> {escape(rev['new'])}: "
+    if change["same"]:
+        return head + "no changes\n"
+    rows = lines(change)
+    width = max(len(row.kind) for row in rows)
+    body = "".join(f"{row.kind.ljust(width)}  {escape(row.text)}\n" for row in rows)
+    return head + _counts(change) + "\n" + body
+
+
+def markdown(change: dict[str, Any]) -> str:
+    from compiler.markdown import cell, md
+
+    rev = change["revision"]
+    out = [f"### Plan revision: {md(rev['old'])} → {md(rev['new'])}", ""]
+    if change["same"]:
+        return "\n".join([*out, "No changes.", ""])
+    status = change["status"]
+    out += [f"{_counts(change)}; status {md(status['old'])} → **{md(status['new'])}**", "",
+            "| change | what |", "|---|---|"]
+    out += [f"| {row.kind} | {cell(md(row.text))} |" for row in lines(change)]
+    return "\n".join([*out, ""])
+
+
+def github(change: dict[str, Any], new: Side) -> str:
+    """One ``::notice`` per change, at the line of NEW's item it concerns (from the source map);
+    a removed item, or NEW read from standard input or git history, has no line."""
+    import os
+
+    from compiler.display import escape
+    from compiler.reporters import _gh_escape, base_folder, working_folder, workspace_path
+    from compiler.revisions import item_line
+
+    on_disk = os.path.isfile(new.name)
+    cwd = working_folder()
+    # Relative to the folder GitHub resolves it against (the workspace), as `check`'s annotations.
+    file = workspace_path(new.name, cwd, base_folder(os.environ, cwd))[0]
+    out = []
+    for row in lines(change):
+        props = []
+        if on_disk:
+            props.append(f"file={_gh_escape(escape(file), prop=True)}")
+            line = row.line if row.line is not None else item_line(new, row.item) if row.item is not None else None
+            if line is not None:
+                props.append(f"line={line}")
+        props.append(f"title={_gh_escape('plan ' + row.kind, prop=True)}")
+        out.append(f"::notice {','.join(props)}::{_gh_escape(escape(row.text))}\n")
+    return "".join(out)

@@ -1,0 +1,250 @@
+"""The model of a change between two plans (`evidence-plan diff OLD NEW`; a later `compile` can
+record its ``changes`` with the same model): plain functions over plain data.
+
+Items are compared by id (the first item of each id, as the waves take them):
+
+- ``added`` and ``removed``: ids only one side has, less the renamed ones;
+- ``renamed``: a removed item and an added one whose *content* is identical. The content is every
+  field of compiler/fields.py's ITEM_FIELDS but ``id`` and ``depends_on``: the id is what changed,
+  and the dependencies are ids themselves (an item whose dependency was renamed too would never
+  pair), so they are compared as edges, after the renames are mapped. Pairs are made by content,
+  in the plans' order, each item at most once;
+- ``revised``: an id both sides have, with each field that changed, old and new value. Evidence is
+  compared in its normalized form (``a.py:3`` is ``{path: a.py, line: 3}``), an absent optional
+  field as its default (no ``status`` is ``status: todo``), ``depends_on`` after the renames;
+- ``edges``: dependency edges (item -> dependency) added and removed, old ids mapped through the
+  renames;
+- ``waves``: the items of both plans (renamed ones under their new id) whose wave changed,
+  ``direct`` when the item itself was revised, ``indirect`` when it was not (it moved because
+  something it depends on changed);
+- ``status`` of each plan and the issues NEW has that OLD has not (``issues.added``), and the
+  reverse (``issues.resolved``), by code and item.
+
+Linear: each step is one pass over the items (dicts keyed by id or by content).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from compiler import fields
+from compiler.diagnostics import Diagnostic, Location, PlanInputError
+
+if TYPE_CHECKING:
+    from compiler.load import Document, Limits
+    from compiler.values import Item, Plan
+
+# How long `git show` may take before the read is abandoned (a hung credential helper, a huge repository).
+GIT_TIMEOUT = 30
+# The fields compared (every item field), and the ones a rename may not change (all but id, depends_on).
+COMPARED = tuple(f for f in fields.ITEM_FIELDS if f.name != "id")
+CONTENT = tuple(f for f in COMPARED if f.name != "depends_on")
+
+
+class Side(NamedTuple):
+    """One plan of a comparison, as read and checked."""
+
+    name: str  # as messages name it: the path, <stdin>, or REV:path
+    plan: Plan
+    doc: Document  # for the items' lines (its source map)
+    status: str  # ready or blocked
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def is_revision(arg: str) -> bool:
+    """Whether ``arg`` names a file of git history (``REV:path``) rather than a file: only when no
+    file of that name exists, it has a ``:`` with text on both sides, and it is not a Windows
+    drive (``C:\\x``, ``C:/x``)."""
+    if arg == "-" or "\x00" in arg or os.path.lexists(arg):  # a NUL: no file, and no argument of git's
+        return False
+    rev, sep, path = arg.partition(":")
+    if not sep or not rev or not path:
+        return False
+    return not (len(rev) == 1 and rev.isalpha() and path[:1] in ("\\", "/"))
+
+
+def git_show(arg: str, limits: Limits) -> str:
+    """The text of ``REV:path`` by ``git show`` in the working folder (no shell, a timeout); an
+    EP001 input error when git is missing, the folder is no git repository, or the revision or
+    the path is unknown."""
+    import subprocess
+
+    def fail(message: str, hint: str | None = None) -> PlanInputError:
+        return PlanInputError(Diagnostic("EP001", message, None, Location(arg), hint=hint))
+
+    try:
+        done = subprocess.run(["git", "show", "--no-textconv", arg], capture_output=True, timeout=GIT_TIMEOUT,
+                              stdin=subprocess.DEVNULL, check=False)
+    except FileNotFoundError:
+        raise fail("cannot read it from git history: git is not installed", "install git, or give a file") from None
+    except subprocess.TimeoutExpired:
+        raise fail(f"git show took longer than {GIT_TIMEOUT} s") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = said[-1].removeprefix("fatal: ") if said else f"git show exited with {done.returncode}"
+        hint = ("run it inside the git repository" if "not a git repository" in reason else
+                "REV:path reads path (relative to the repository's top; REV:./path to the working folder) as it "
+                "was at REV; a file of that name would be read instead")
+        raise fail(f"cannot read it from git history: {reason}", hint)
+    if len(done.stdout) > limits.max_bytes:
+        raise fail(f"larger than {limits.max_bytes:,} bytes", "raise the limit with --max-bytes")
+    from compiler.load import decode
+
+    return decode(done.stdout, arg)
+
+
+def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_evidence: bool = False,
+              limits: Limits | None = None) -> Side:
+    """Read and check one plan: a plan file or a compiled evidence-plan.json, ``-`` (standard
+    input) or ``REV:path``. Raises PlanInputError when it is not a usable plan."""
+    from compiler.compile import compile_document
+    from compiler.load import DEFAULT_LIMITS, STDIN, detect_format, load, parse_text
+
+    limits = limits or DEFAULT_LIMITS
+    if is_revision(arg):
+        text = git_show(arg, limits)
+        doc = parse_text(text, arg, detect_format(arg.partition(":")[2], text), limits=limits)
+        path = STDIN  # relative paths start from the working folder, as for standard input
+    else:
+        doc = load(arg, stdin=stdin, limits=limits)
+        path = arg
+    result = compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=False)
+    return Side(doc.name, result.plan, doc, result.status, result.diagnostics)
+
+
+def _default(field: fields.Field) -> Any:
+    default = field.default
+    return list(default) if isinstance(default, tuple) else default
+
+
+def field_value(item: Item, field: fields.Field) -> Any:
+    """An item's value of ``field`` as plain JSON data, normalized: evidence as objects, an
+    absent optional field as its default."""
+    name = field.name
+    if name == "change":
+        return item.change
+    if name == "proof":
+        return item.proof
+    if name == "evidence":
+        return [e.to_dict() for e in item.evidence]
+    if name == "depends_on":
+        return list(item.depends_on)
+    value = item.option(name, fields.REQUIRED)
+    return _default(field) if value is fields.REQUIRED else value
+
+
+def content_key(item: Item) -> str:
+    """The item's content (every field but id and depends_on) as one canonical text: equal
+    texts, equal content."""
+    return json.dumps([field_value(item, f) for f in CONTENT], sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _first(items: tuple[Item, ...]) -> dict[str, Item]:
+    first: dict[str, Item] = {}
+    for item in items:
+        first.setdefault(item.id, item)
+    return first
+
+
+def compare(old: Side, new: Side) -> dict[str, Any]:
+    """The change from ``old`` to ``new``: plain JSON data, its keys documented in the README."""
+    from compiler.progress import wave_numbers
+
+    before, after = _first(old.plan.items), _first(new.plan.items)
+    gone = [ident for ident in before if ident not in after]
+    came = [ident for ident in after if ident not in before]
+    # Renames: a removed item whose content an added one has, each at most once, in order.
+    by_content: dict[str, list[str]] = {}
+    for ident in came:
+        by_content.setdefault(content_key(after[ident]), []).append(ident)
+    for waiting in by_content.values():
+        waiting.reverse()  # pop() takes the first in the plan's order
+    renamed: dict[str, str] = {}
+    for ident in gone:
+        pair = by_content.get(content_key(before[ident]))
+        if pair:
+            renamed[ident] = pair.pop()
+    was = {b: a for a, b in renamed.items()}  # new id -> old id
+
+    def mapped(ident: str) -> str:
+        return renamed.get(ident, ident)
+
+    revised = []
+    for ident, item in after.items():
+        prior = before.get(ident)
+        if prior is None:
+            continue
+        if (prior.change == item.change and prior.proof == item.proof and prior.evidence == item.evidence
+                and prior.options == item.options and prior.depends_on == item.depends_on
+                and not (renamed and any(d in renamed for d in item.depends_on))):
+            continue  # most items: the same, without a field-by-field look
+        changed: dict[str, dict[str, Any]] = {}
+        for f in COMPARED:
+            a, b = field_value(prior, f), field_value(item, f)
+            if f.name == "depends_on":
+                if [mapped(d) for d in a] != b:
+                    changed[f.name] = {"old": a, "new": b}
+            elif a != b:
+                changed[f.name] = {"old": a, "new": b}
+        if changed:
+            revised.append({"id": ident, "fields": changed})
+    old_edges = {(mapped(i), mapped(d)) for i, item in before.items() for d in item.depends_on}
+    new_edges = {(i, d) for i, item in after.items() for d in item.depends_on}
+    old_waves, new_waves = wave_numbers(old.plan.items), wave_numbers(new.plan.items)
+    edited = {r["id"] for r in revised}
+    moved: dict[str, list[dict[str, Any]]] = {"direct": [], "indirect": []}
+    for ident in after:
+        a, b = old_waves.get(was.get(ident, ident)), new_waves.get(ident)
+        if a is not None and b is not None and a != b:
+            moved["direct" if ident in edited else "indirect"].append({"id": ident, "old": a, "new": b})
+    issues = _issues(old.diagnostics, new.diagnostics, mapped)
+    out: dict[str, Any] = {
+        "revision": {"old": old.name, "new": new.name},
+        "added": [_brief(after[i], new_waves) for i in came if i not in was],
+        "removed": [_brief(before[i], old_waves) for i in gone if i not in renamed],
+        "revised": revised,
+        "renamed": [{"old": a, "new": b} for a, b in renamed.items()],
+        "edges": {"added": [_edge(e) for e in sorted(new_edges - old_edges)],
+                  "removed": [_edge(e) for e in sorted(old_edges - new_edges)]},
+        "waves": moved,
+        "status": {"old": old.status, "new": new.status},
+        "issues": issues,
+    }
+    out["same"] = not differs(out)
+    return out
+
+
+def _brief(item: Item, waves: dict[str, int]) -> dict[str, Any]:
+    return {"id": item.id, "change": item.change, "wave": waves.get(item.id)}
+
+
+def _edge(edge: tuple[str, str]) -> dict[str, str]:
+    return {"item": edge[0], "depends_on": edge[1]}
+
+
+def _issues(old: tuple[Diagnostic, ...], new: tuple[Diagnostic, ...], mapped: Any) -> dict[str, list[dict[str, Any]]]:
+    """The issues (errors and warnings) NEW has that OLD has not, and the reverse, by code and item
+    (old items under their new ids): lines move with every edit, messages with every rename."""
+    before = {(d.code, mapped(d.item) if d.item else d.item) for d in old}
+    after = {(d.code, d.item) for d in new}
+    return {"added": [d.to_dict() for d in new if (d.code, d.item) not in before],
+            "resolved": [d.to_dict() for d in old if (d.code, mapped(d.item) if d.item else d.item) not in after]}
+
+
+def differs(change: dict[str, Any]) -> bool:
+    """Whether the comparison found any difference."""
+    return bool(change["added"] or change["removed"] or change["revised"] or change["renamed"]
+                or change["edges"]["added"] or change["edges"]["removed"]
+                or change["status"]["old"] != change["status"]["new"]
+                or change["issues"]["added"] or change["issues"]["resolved"])
+
+
+def item_line(side: Side, ident: str) -> int | None:
+    """The line of the item ``ident`` in ``side``'s file, from its source map."""
+    item = _first(side.plan.items).get(ident)
+    if item is None:
+        return None
+    pos = side.doc.source_map.value((*side.plan.items_path, item.position))
+    return pos[0] if pos else None

@@ -1,0 +1,247 @@
+"""`evidence-plan diff OLD NEW` and its model (compiler/revisions.py). The example against its
+hand-written revision, in every format, is compared byte for byte by test_generated.py
+(tests/golden/diff/, written by tests/regenerate.py); here, what those files must say."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from support import write_plan
+
+from compiler.cli import cli
+from compiler.revisions import is_revision
+
+EXAMPLE = "examples/duplicate-email/plan.yaml"
+REVISED = "tests/golden/diff/revised.yaml"
+
+PLAN = """\
+items:
+  - id: a
+    change: first
+    evidence: [app.py:3]
+    proof: pytest
+  - id: b
+    change: second
+    evidence: [app.py:5]
+    depends_on: [a]
+    proof: pytest
+"""
+
+
+def run(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(cli, ["diff", *args], input=input)
+
+
+def as_json(*args: str, input: str | None = None) -> tuple[int, dict]:
+    result = run(*args, "--format", "json", input=input)
+    return result.exit_code, json.loads(result.stdout)
+
+
+@pytest.fixture
+def at_top(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def test_the_example_against_its_revision_reports_exactly_the_expected_changes(at_top: Path) -> None:
+    code, change = as_json(EXAMPLE, REVISED)
+    assert code == 1 and change["same"] is False
+    assert change["revision"] == {"old": EXAMPLE, "new": REVISED}
+    assert [a["id"] for a in change["added"]] == ["changelog"] and change["added"][0]["wave"] == 5
+    assert change["removed"] == []
+    assert change["renamed"] == [{"old": "contract", "new": "spec"}]
+    # The evidence rewritten in the object form is the same evidence: only the change is revised.
+    assert change["revised"] == [
+        {"id": "implementation", "fields": {"change": {
+            "old": "Reject normalized duplicates in create_account",
+            "new": "Reject normalized duplicates in create_account with a 409"}}},
+        {"id": "docs", "fields": {"depends_on": {"old": ["contract"], "new": ["implementation"]}}},
+    ]
+    assert change["edges"] == {
+        "added": [{"item": "changelog", "depends_on": "integration"}, {"item": "docs", "depends_on": "implementation"}],
+        "removed": [{"item": "docs", "depends_on": "spec"}],
+    }
+    assert change["waves"] == {"direct": [{"id": "docs", "old": 2, "new": 3}],
+                               "indirect": [{"id": "integration", "old": 3, "new": 4}]}
+    assert change["status"] == {"old": "ready", "new": "ready"}
+    assert [(d["code"], d["item"], d["location"]["line"]) for d in change["issues"]["added"]] == [
+        ("EP306", "integration", 38)]
+
+
+def test_github_annotations_sit_on_the_new_plans_changed_items_lines(at_top: Path) -> None:
+    out = run(EXAMPLE, REVISED, "--format", "github").stdout.splitlines()
+    assert f"::notice file={REVISED},line=11,title=plan renamed::contract -> spec" in out
+    assert f"::notice file={REVISED},line=34,title=plan moved (indirect)::integration: wave 3 -> 4" in out
+    assert any(line.startswith(f"::notice file={REVISED},line=38,title=plan new issue::") for line in out)
+    assert all(line.startswith("::notice file=") for line in out)
+
+
+def test_a_plan_against_itself_reports_nothing_and_exits_0(at_top: Path) -> None:
+    for fmt in ("text", "json", "markdown", "github"):
+        result = run(EXAMPLE, EXAMPLE, "--format", fmt)
+        assert result.exit_code == 0, result.output
+        if fmt == "json":
+            change = json.loads(result.stdout)
+            assert change["same"] is True and change["added"] == change["revised"] == change["renamed"] == []
+        elif fmt == "github":
+            assert result.stdout == ""
+    assert run(EXAMPLE, EXAMPLE).stdout == f"{EXAMPLE} -> {EXAMPLE}: no changes\n"
+
+
+def test_a_compiled_json_and_standard_input_compare_equal_to_the_plan(at_top: Path, tmp_path: Path) -> None:
+    from compiler.compile import compile_plan
+    from compiler.emit import build_output, dumps
+
+    compiled = tmp_path / "evidence-plan.json"
+    compiled.write_text(dumps(build_output(compile_plan(EXAMPLE), str(tmp_path))), encoding="utf-8")
+    assert run(str(compiled), EXAMPLE).exit_code == 0
+    text = Path(EXAMPLE).read_text(encoding="utf-8")
+    assert run("-", str(compiled), input=text).exit_code == 0
+    assert run(EXAMPLE, "-", input=text).stdout == f"{EXAMPLE} -> <stdin>: no changes\n"
+
+
+def test_evidence_is_compared_normalized_and_an_absent_field_as_its_default(tmp_path: Path) -> None:
+    old = write_plan(tmp_path, PLAN, "old.yaml")
+    new = write_plan(tmp_path, PLAN.replace("[app.py:3]", "[{path: app.py, line: 3}]")
+                     .replace("change: second", "change: second\n    status: todo"), "new.yaml")
+    code, change = as_json(str(old), str(new))
+    assert (code, change["same"], change["revised"]) == (0, True, [])
+
+
+def test_a_revised_field_shows_old_and_new_value(tmp_path: Path) -> None:
+    old = write_plan(tmp_path, PLAN, "old.yaml")
+    new = write_plan(tmp_path, PLAN.replace("[app.py:5]", "[app.py:6]"), "new.yaml")
+    code, change = as_json(str(old), str(new))
+    assert code == 1
+    assert change["revised"] == [{"id": "b", "fields": {"evidence": {
+        "old": [{"path": "app.py", "line": 5}], "new": [{"path": "app.py", "line": 6}]}}}]
+    assert change["waves"] == {"direct": [], "indirect": []}
+
+
+def test_each_item_is_renamed_at_most_once(tmp_path: Path) -> None:
+    twins = PLAN.replace("change: second", "change: first").replace("[app.py:5]", "[app.py:3]")
+    old = write_plan(tmp_path, twins, "old.yaml")
+    new = write_plan(tmp_path, twins.replace("id: a", "id: a2").replace("[a]", "[a2]")
+                     .replace("id: b", "id: b2"), "new.yaml")
+    code, change = as_json(str(old), str(new))
+    assert code == 1
+    assert change["renamed"] == [{"old": "a", "new": "a2"}, {"old": "b", "new": "b2"}]
+    assert change["edges"] == {"added": [], "removed": []}  # b -> a is b2 -> a2, mapped
+    # One added item with the content of two removed ones: one rename, one removal.
+    lone = write_plan(tmp_path, "items:\n  - id: z\n    change: first\n    evidence: [app.py:3]\n    proof: pytest\n",
+                      "lone.yaml")
+    code, change = as_json(str(old), str(lone))
+    assert change["renamed"] == [{"old": "a", "new": "z"}]
+    assert [r["id"] for r in change["removed"]] == ["b"]
+
+
+def test_a_blocked_new_plan_shows_the_status_change_and_its_issues(tmp_path: Path) -> None:
+    old = write_plan(tmp_path, PLAN, "old.yaml")
+    new = write_plan(tmp_path, PLAN.replace("    depends_on: [a]\n    proof: pytest\n", "    depends_on: [a]\n"),
+                     "new.yaml")
+    code, change = as_json(str(old), str(new))
+    assert code == 1
+    assert change["status"] == {"old": "ready", "new": "blocked"}
+    assert [(d["code"], d["item"], d["location"]["line"]) for d in change["issues"]["added"]] == [("EP102", "b", 6)]
+    rows = [" ".join(line.split()) for line in run(str(old), str(new)).stdout.splitlines()]
+    assert "status ready -> blocked" in rows
+    assert f"new issue {new}:6:5: EP102 b has no proof command" in rows
+
+
+def test_bad_input_exits_2_with_a_located_message_and_no_traceback(tmp_path: Path) -> None:
+    old = write_plan(tmp_path, PLAN, "old.yaml")
+    bad = write_plan(tmp_path, "items:\n  - id: a\n    change: [\n", "bad.yaml")
+    result = run(str(old), str(bad))
+    assert result.exit_code == 2
+    assert f"{bad}:4:1: error EP002" in result.stderr and "Traceback" not in result.output
+    missing = run(str(old), str(tmp_path / "nope.yaml"))
+    assert missing.exit_code == 2 and "EP001 no such file" in missing.stderr
+    both = run("-", "-", input=PLAN)
+    assert both.exit_code == 2 and "only one of OLD and NEW can be -" in both.stderr
+
+
+def test_rev_path_needs_no_existing_file_and_is_not_a_windows_drive(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert is_revision("HEAD:plan.yaml") and is_revision("main~1:plans/a.json")
+    assert not is_revision("C:\\x.yaml") and not is_revision("C:/x.yaml") and not is_revision("-")
+    assert not is_revision(":plan.yaml") and not is_revision("HEAD:") and not is_revision("plan.yaml")
+    Path("a:b.yaml").write_text(PLAN, encoding="utf-8")
+    assert not is_revision("a:b.yaml")  # a file of that name exists: it is read
+    assert run("a:b.yaml", "a:b.yaml").exit_code == 0
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60,
+                   env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"})
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_rev_path_reads_the_plan_from_git_history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    plan = write_plan(repo / "plans", PLAN)
+    _git("init", "-q", cwd=repo)
+    _git("add", "--all", cwd=repo)
+    _git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false",
+         "commit", "-q", "--no-verify", "-m", "plan", cwd=repo)
+    plan.write_text(PLAN.replace("change: second", "change: second, revised"), encoding="utf-8")
+    monkeypatch.chdir(repo / "plans")
+    code, change = as_json("HEAD:plans/plan.yaml", "plan.yaml")
+    assert code == 1 and change["revision"]["old"] == "HEAD:plans/plan.yaml"
+    assert change["revised"] == [{"id": "b", "fields": {"change": {"old": "second", "new": "second, revised"}}}]
+    assert run("HEAD:./plan.yaml", "HEAD:plans/plan.yaml").exit_code == 0  # ./ is the working folder
+    unknown = run("nosuch:plans/plan.yaml", "plan.yaml")
+    assert unknown.exit_code == 2
+    assert "nosuch:plans/plan.yaml: error EP001 cannot read it from git history" in unknown.stderr
+    absent = run("HEAD:plans/other.yaml", "plan.yaml")
+    assert absent.exit_code == 2 and "EP001" in absent.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_rev_path_outside_a_git_repository_is_a_clear_input_error(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    write_plan(tmp_path, PLAN)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    result = run("HEAD:plan.yaml", "plan.yaml")
+    assert result.exit_code == 2
+    assert "HEAD:plan.yaml: error EP001 cannot read it from git history: not a git repository" in result.stderr
+    assert "hint: run it inside the git repository" in result.stderr
+
+
+def test_the_readme_shows_the_real_output_of_the_example_diff(repo: Path) -> None:
+    import re
+
+    text = (repo / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"<!-- diff-example:begin -->\n```\n(.*?)```\n<!-- diff-example:end -->", text, re.S)
+    assert found is not None
+    command, shown = found.group(1).split("\n", 1)
+    assert command == f"$ evidence-plan diff {EXAMPLE} {REVISED}"
+    assert shown == (repo / "tests" / "golden" / "diff" / "revised.txt").read_text(encoding="utf-8")
+
+
+def test_evidence_is_checked_only_with_root(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("\n".join(f"line {n}" for n in range(1, 7)) + "\n", encoding="utf-8")
+    old = write_plan(tmp_path, PLAN, "old.yaml")
+    new = write_plan(tmp_path, PLAN.replace("[app.py:5]", "[gone.py:5]"), "new.yaml")
+    assert as_json(str(old), str(new))[1]["status"] == {"old": "ready", "new": "ready"}
+    code, change = as_json(str(old), str(new), "--root", str(tmp_path))
+    assert code == 1 and change["status"] == {"old": "ready", "new": "blocked"}
+    assert [(d["code"], d["item"]) for d in change["issues"]["added"]] == [("EP201", "b")]
+
+
+def test_github_file_names_are_relative_to_the_workspace(at_top: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(at_top / "tests")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(at_top))
+    out = run(f"../{EXAMPLE}", "golden/diff/revised.yaml", "--format", "github").stdout.splitlines()
+    assert f"::notice file={REVISED},line=11,title=plan renamed::contract -> spec" in out
+
+
+def test_a_name_with_a_nul_is_never_handed_to_git() -> None:
+    assert not is_revision("HEAD:pl\x00an.yaml")  # subprocess would raise on it
