@@ -55,12 +55,13 @@ class Side(NamedTuple):
 
 def is_revision(arg: str) -> bool:
     """Whether ``arg`` names a file of git history (``REV:path``) rather than a file: only when no
-    file of that name exists, it has a ``:`` with text on both sides, and it is not a Windows
-    drive (``C:\\x``, ``C:/x``)."""
+    file of that name exists, it has a ``:`` with text on both sides, the revision does not start
+    with ``-`` (``--output=x:y`` would be an option of git's), and it is not a Windows drive
+    (``C:\\x``, ``C:/x``)."""
     if arg == "-" or "\x00" in arg or os.path.lexists(arg):  # a NUL: no file, and no argument of git's
         return False
     rev, sep, path = arg.partition(":")
-    if not sep or not rev or not path:
+    if not sep or not rev or not path or rev.startswith("-"):  # git would read "-..." as an option
         return False
     return not (len(rev) == 1 and rev.isalpha() and path[:1] in ("\\", "/"))
 

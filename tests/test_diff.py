@@ -172,6 +172,8 @@ def test_rev_path_needs_no_existing_file_and_is_not_a_windows_drive(tmp_path: Pa
     assert is_revision("HEAD:plan.yaml") and is_revision("main~1:plans/a.json")
     assert not is_revision("C:\\x.yaml") and not is_revision("C:/x.yaml") and not is_revision("-")
     assert not is_revision(":plan.yaml") and not is_revision("HEAD:") and not is_revision("plan.yaml")
+    # git would read these as its own options (--output=FILE writes a file): never passed to it
+    assert not is_revision("--output=/tmp/x:plan.yaml") and not is_revision("-p:plan.yaml")
     Path("a:b.yaml").write_text(PLAN, encoding="utf-8")
     assert not is_revision("a:b.yaml")  # a file of that name exists: it is read
     assert run("a:b.yaml", "a:b.yaml").exit_code == 0
