@@ -226,9 +226,15 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
     )
-    document = build_output(result, out_dir)
     json_path = os.path.join(out_dir, JSON_NAME)
     md_path = os.path.join(out_dir, MARKDOWN_NAME)
+    from compiler.revisions import read_previous, record
+
+    previous = read_previous(json_path, limits)  # never rewritten silently: its revision and what changed
+    if previous.note is not None:
+        _err(f"note: {previous.note}")
+    document = record(build_output(result, out_dir), result.plan, previous)
+    del previous
     # Each text is made just before it is written, and dropped after: never both at once.
     if not _write({json_path: lambda: dump_pieces(document),
                    md_path: lambda: render_pieces(document, base=document["root"])}):

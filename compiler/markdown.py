@@ -445,6 +445,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "critical_path_length": view.critical_path_length,
         "complexity": _complexity(document.get("complexity")),
         "progress": progress_line(view.progress),
+        "revision": revision_line(document),
         "estimates": estimates_section(document),
         "sections": ((_heading(section), item_rows(section.items, link)) for section in view.sections),
     }
@@ -457,6 +458,52 @@ def _complexity(value: Any) -> str:
         return ""
     why = [md(str(w)) for w in value.get("why") or [] if isinstance(w, str)]
     return f"**{value['tier']}**" + (f": {'; '.join(why)}" if why else "")
+
+
+# Ids listed per kind of change on the revision line; the rest are counted (all are in the JSON).
+REVISION_IDS = 10
+
+
+def revision_line(document: dict[str, Any]) -> str:
+    """The revision and what changed since the previous one, escaped: ``3 · since revision 2:
+    1 added (`x`), 1 revised (`y`: change)``; '' for a file from before revisions."""
+    revision = document.get("revision")
+    if type(revision) is not int:
+        return ""
+    changed = document.get("changes")
+    if not isinstance(changed, dict):
+        return f"{revision}" + (" (the first)" if revision == 1 else "")
+
+    def ids(entries: Any, show: Any) -> tuple[str, str]:
+        entries = entries if isinstance(entries, list) else []
+        shown = ", ".join(show(e) for e in entries[:REVISION_IDS])
+        more = f", … {len(entries) - REVISION_IDS:,} more" if len(entries) > REVISION_IDS else ""
+        return f"{len(entries):,}", f"{shown}{more}"
+
+    def revised(entry: Any) -> str:
+        names = entry.get("fields") if isinstance(entry, dict) else None
+        what = ", ".join(md(str(n)) for n in names) if isinstance(names, list) else ""
+        return code(str(entry.get("id"))) + (f": {what}" if what else "") if isinstance(entry, dict) else ""
+
+    def renamed(entry: Any) -> str:
+        return f"{code(str(entry.get('old')))} → {code(str(entry.get('new')))}" if isinstance(entry, dict) else ""
+
+    parts = []
+    for key, show in (("added", lambda i: code(str(i))), ("removed", lambda i: code(str(i))),
+                      ("revised", revised), ("renamed", renamed)):
+        count, text = ids(changed.get(key), show)
+        if count != "0":
+            parts.append(f"{count} {key} ({text})")
+    edges, waves = (changed.get(key) for key in ("edges", "waves"))
+    edges = edges if isinstance(edges, dict) else {}
+    waves = waves if isinstance(waves, dict) else {}
+    added, removed = (len(e) if isinstance(e, list) else 0 for e in (edges.get("added"), edges.get("removed")))
+    if added or removed:
+        parts.append(f"{added:,} dependency edges added, {removed:,} removed")
+    moved = sum(len(w) if isinstance(w, list) else 0 for w in (waves.get("direct"), waves.get("indirect")))
+    if moved:
+        parts.append(f"{moved:,} moved to another wave")
+    return f"{revision} · since the previous: " + ("; ".join(parts) if parts else "no change to the items")
 
 
 def _heading(section: Any) -> str:

@@ -198,6 +198,48 @@ ProgressOut: Any = create_model(  # type: ignore[call-overload]  # one count per
 )
 
 
+class RevisedOut(_Strict):
+    id: str
+    fields: list[str] = Field(description="the names of the fields that changed")
+
+
+class RenamedOut(_Strict):
+    old: str
+    new: str
+
+
+class EdgeOut(_Strict):
+    item: str
+    depends_on: str
+
+
+class EdgesOut(_Strict):
+    added: list[EdgeOut]
+    removed: list[EdgeOut]
+
+
+class MoveOut(_Strict):
+    id: str
+    old: int = Field(ge=1, description="its wave in the previous revision")
+    new: int = Field(ge=1)
+
+
+class MovesOut(_Strict):
+    direct: list[MoveOut] = Field(description="items that moved to another wave because they were revised")
+    indirect: list[MoveOut] = Field(description="items that moved because something they depend on changed")
+
+
+class ChangesOut(_Strict):
+    """What changed since the previous revision (compiler/revisions.py: the model of `diff`, compact)."""
+
+    added: list[str] = Field(description="ids of the items added")
+    removed: list[str] = Field(description="ids of the items removed")
+    revised: list[RevisedOut]
+    renamed: list[RenamedOut] = Field(description="items that kept their content under a new id")
+    edges: EdgesOut
+    waves: MovesOut
+
+
 class CompiledPlan(_Strict):
     """evidence-plan.json: the compiled plan, the machine contract."""
 
@@ -210,6 +252,10 @@ class CompiledPlan(_Strict):
     root: str = Field(description="the repository root, relative to the folder of this file")
     evidence_verified: bool = Field(description="false when compiled with --no-verify-evidence")
     status: Literal["ready", "blocked"]
+    revision: int | None = Field(default=None, ge=1, description="1 for the first compile to this folder; one more"
+                                 " each time the items change (absent in a file from before revisions)")
+    changes: ChangesOut | None = Field(default=None, description="what changed since the previous revision; absent"
+                                       " in the first")
     summary: SummaryOut
     progress: ProgressOut | None = Field(default=None, description="items per status (todo, doing, done, dropped);"
                                          " written by every compile since progress was added")

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler import fields
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
+from compiler.display import clip
 
 if TYPE_CHECKING:
     from compiler.load import Document, Limits
@@ -191,7 +192,8 @@ def compare(old: Side, new: Side) -> dict[str, Any]:
                 changed[f.name] = {"old": a, "new": b}
         if changed:
             revised.append({"id": ident, "fields": changed})
-    old_edges = {(mapped(i), mapped(d)) for i, item in before.items() for d in item.depends_on}
+    old_edges = ({(mapped(i), mapped(d)) for i, item in before.items() for d in item.depends_on} if renamed else
+                 {(i, d) for i, item in before.items() for d in item.depends_on})  # most revisions rename nothing
     new_edges = {(i, d) for i, item in after.items() for d in item.depends_on}
     old_waves, new_waves = wave_numbers(old.plan.items), wave_numbers(new.plan.items)
     edited = {r["id"] for r in revised}
@@ -249,3 +251,95 @@ def item_line(side: Side, ident: str) -> int | None:
         return None
     pos = side.doc.source_map.value((*side.plan.items_path, item.position))
     return pos[0] if pos else None
+
+
+# What `compile` records of the change against the evidence-plan.json it replaces: the keys of
+# `diff --format json` that describe the plan itself (not its status or issues, which depend on the
+# repository as much as on the plan), in a compact form (compiler/output_model.py: ChangesOut).
+CHANGE_KEYS = ("added", "removed", "revised", "renamed", "edges", "waves")
+
+
+def changes(change: dict[str, Any]) -> dict[str, Any]:
+    """``compare``'s answer as compile records it: ``added`` and ``removed`` as ids, ``revised`` as
+    the id and the names of the fields that changed (no values: the previous file is gone, and an
+    item's old text would make the JSON grow with every revision); the rest as ``diff`` says it."""
+    return {"added": [a["id"] for a in change["added"]],
+            "removed": [r["id"] for r in change["removed"]],
+            "revised": [{"id": r["id"], "fields": list(r["fields"])} for r in change["revised"]],
+            "renamed": change["renamed"], "edges": change["edges"], "waves": change["waves"]}
+
+
+def plan_changed(recorded: dict[str, Any]) -> bool:
+    """Whether the items changed: one added, removed, revised or renamed, or an edge (a wave moves
+    only with one of these). A new source path, status or issue alone is no new revision."""
+    return bool(recorded["added"] or recorded["removed"] or recorded["revised"] or recorded["renamed"]
+                or recorded["edges"]["added"] or recorded["edges"]["removed"])
+
+
+class Previous(NamedTuple):
+    """The evidence-plan.json a compile replaces, as far as it could be read."""
+
+    plan: Plan | None  # None: no file, or one that is no compiled plan
+    revision: int | None  # its revision; None when it has none (an older compile) or no plan
+    changes: Any  # its changes, as written (absent: None)
+    note: str | None  # why it was not read, when it exists and was not
+
+
+FIRST = Previous(None, None, None, None)  # no evidence-plan.json at the output path
+_AS_FIRST = "written as revision 1, with no changes"
+
+
+def read_previous(path: str, limits: Limits) -> Previous:
+    """The compiled plan at ``path`` (validated only: no checks, no evidence), or why not."""
+    if not os.path.isfile(path):  # none; or a FIFO or device compile writes to (never read), or a folder
+        return FIRST
+    from compiler.load import load
+    from compiler.validate import build_plan
+
+    try:
+        doc = load(path, limits=limits)
+    except PlanInputError as err:
+        return Previous(None, None, None,
+                        f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
+    data = doc.data
+    if (doc.format != "json" or not isinstance(data, dict)
+            or not str(data.get("format", "")).startswith("evidence-plan")):
+        return Previous(None, None, None, f"the previous {path} is not a compiled evidence-plan.json: {_AS_FIRST}")
+    try:
+        plan = build_plan(doc)
+    except PlanInputError as err:
+        return Previous(None, None, None,
+                        f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
+    revision, recorded = data.get("revision"), data.get("changes")
+    if revision is not None and (type(revision) is not int or revision < 1):
+        return Previous(plan, None, None,
+                        f"the previous {path} has no usable revision ({clip(repr(revision))}): written as revision 1")
+    if recorded is not None and not (isinstance(recorded, dict) and tuple(recorded) == CHANGE_KEYS):
+        # kept as it was when nothing changed: only what compile writes (a hand-edited one is not copied on)
+        return Previous(plan, None, None, f"the previous {path} has no usable changes: written as revision 1")
+    return Previous(plan, revision, recorded, None)
+
+
+def record(document: dict[str, Any], plan: Plan, previous: Previous) -> dict[str, Any]:
+    """``document`` with ``revision`` and, when there was a previous plan, ``changes`` after its
+    ``status``: the previous revision and changes, as they were, when the items did not change
+    (so that compiling the same input twice writes the same bytes), else the next revision and
+    what changed. The first revision, with no previous plan, has no ``changes``."""
+    revision: int = 1
+    recorded: Any = None
+    if previous.plan is not None:
+        old = Side("previous", previous.plan, None, "", ())  # type: ignore[arg-type]  # compare reads no doc
+        new = Side("new", plan, None, "", ())  # type: ignore[arg-type]
+        recorded = changes(compare(old, new))
+        if not plan_changed(recorded) and previous.revision is not None:
+            revision, recorded = previous.revision, previous.changes
+        elif previous.revision is not None:
+            revision = previous.revision + 1
+    out: dict[str, Any] = {}
+    for key, value in document.items():
+        out[key] = value
+        if key == "status":
+            out["revision"] = revision
+            if recorded is not None:
+                out["changes"] = recorded
+    return out
