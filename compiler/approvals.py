@@ -76,18 +76,17 @@ def ungated(items: tuple[Item, ...]) -> list[Item]:
 
     One pass in topological order, carrying for each item whether an approval precedes it: an
     item is gated when one of its dependencies is an approval or is gated itself. Linear in items
-    + dependencies. Plans are mostly written in order (each item after what it depends on), and
-    then the written order is a topological order; otherwise Kahn's algorithm (plain Python)
-    gives one. Items on or after a cycle are never reached: the cycle is reported (EP303), and
+    + dependencies. The order is compiler/graph.py's plain_waves (one pass for a plan written in
+    order, else Kahn's algorithm). Items on or after a cycle are never reached: the cycle is reported (EP303), and
     they are not judged here. Unknown dependencies and self-dependencies are left out, as the
     graph leaves them."""
     first = first_items(items)
     irreversible = {ident for ident, item in first.items() if item.options and is_irreversible(item)}
     if not irreversible:
         return []
-    order = _written_order(first)
-    if order is None:
-        order = _kahn_order(first)
+    from compiler.graph import plain_waves
+
+    order = list(plain_waves(first.values()))  # a topological order, without what a cycle holds back
     passes: set[str] = set()  # the items whose dependents are gated: approvals, and gated items
     ungated_ids = []
     for ident in order:
@@ -105,38 +104,6 @@ def ungated(items: tuple[Item, ...]) -> list[Item]:
         ungated_ids = [ident for ident in ungated_ids if ident in set(order)]
     chosen = set(ungated_ids)
     return [item for ident, item in first.items() if ident in chosen]
-
-
-def _written_order(first: dict[str, Item]) -> list[str] | None:
-    """The plan's own order, when every dependency on a known item comes before its dependent."""
-    seen: set[str] = set()
-    for ident, item in first.items():
-        for dep in item.depends_on:
-            if dep not in seen and dep != ident and dep in first:
-                return None
-        seen.add(ident)
-    return list(first)
-
-
-def _kahn_order(first: dict[str, Item]) -> list[str]:
-    """A topological order of the items that no cycle holds back (Kahn's algorithm)."""
-    waiting = dict.fromkeys(first, 0)
-    dependents: dict[str, list[str]] = {}
-    for ident, item in first.items():
-        for dep in item.depends_on:
-            if dep != ident and dep in first:
-                waiting[ident] += 1
-                dependents.setdefault(dep, []).append(ident)
-    ready = [ident for ident, n in waiting.items() if n == 0]
-    order = []
-    while ready:
-        ident = ready.pop()
-        order.append(ident)
-        for nxt in dependents.get(ident, ()):
-            waiting[nxt] -= 1
-            if waiting[nxt] == 0:
-                ready.append(nxt)
-    return order
 
 
 def item_digest(item: Item) -> str:

@@ -60,70 +60,11 @@ def counts(statuses: list[str]) -> dict[str, int]:
 
 
 def wave_numbers(items: tuple[Item, ...]) -> dict[str, int]:
-    """Each live item's wave (1-based): one more than the latest wave of its dependencies, as
-    compiler/graph.waves makes them (topological generations). The first item of each id; known,
-    non-self dependencies only. One pass when the plan is written in order, else Kahn's
-    algorithm, iterative and linear; the plan must have no cycle (the checks have said so):
-    items on one are left out."""
-    first: dict[str, Item] = {}
-    for item in live(items):
-        first.setdefault(item.id, item)
-    in_order = _in_order(first)
-    if in_order is not None:
-        return in_order
-    # Kahn's algorithm over item numbers: lists of integers (a dependency's dependents laid out
-    # side by side, as a compressed sparse row), which stay compact where dicts of ids do not.
-    ids = list(first)
-    number = {ident: n for n, ident in enumerate(ids)}
-    waiting = [0] * len(ids)
-    edges: list[tuple[int, int]] = []
-    for n, item in enumerate(first.values()):
-        for dep in item.depends_on:  # a repeated one counts twice and is released twice
-            d = number.get(dep)
-            if d is not None and d != n:
-                waiting[n] += 1
-                edges.append((d, n))
-    start = [0] * (len(ids) + 1)
-    for d, _ in edges:
-        start[d + 1] += 1
-    for n in range(len(ids)):
-        start[n + 1] += start[n]
-    filled = start[:-1]
-    dependents = [0] * len(edges)
-    for d, n in edges:
-        dependents[filled[d]] = n
-        filled[d] += 1
-    wave = [1] * len(ids)
-    ready = [n for n, count in enumerate(waiting) if count == 0]
-    while ready:
-        n = ready.pop()
-        below = wave[n] + 1
-        for m in dependents[start[n]:start[n + 1]]:
-            if wave[m] < below:
-                wave[m] = below
-            waiting[m] -= 1
-            if waiting[m] == 0:
-                ready.append(m)
-    return {ident: wave[n] for n, ident in enumerate(ids) if waiting[n] == 0}
+    """Each live item's wave (1-based), as compile's waves are (compiler/graph.py: plain_waves):
+    dropped items have left the graph."""
+    from compiler.graph import plain_waves
 
-
-def _in_order(first: dict[str, Item]) -> dict[str, int] | None:
-    """The waves in one pass, when every dependency is on an item listed earlier (plans are mostly
-    written in order); None as soon as one is not."""
-    wave: dict[str, int] = {}
-    get = wave.get
-    for ident, item in first.items():
-        below = 0
-        for dep in item.depends_on:
-            known = get(dep)
-            if known is None:
-                if dep in first and dep != ident:
-                    return None  # a dependency listed later: Kahn's algorithm decides
-                continue
-            if known > below:
-                below = known
-        wave[ident] = below + 1
-    return wave
+    return plain_waves(live(items))
 
 
 class NextItem(NamedTuple):

@@ -81,7 +81,8 @@ def _waves(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | 
     """Each item's wave, a topological order, and whether some item has dependencies in different
     waves (only then can one be implied through another); None when there is a cycle (EP303's).
     A plan written in order (each item after its dependencies, the common case) is ordered as
-    written, in one pass; any other by Kahn's algorithm. Only the first item of an id counts."""
+    written, in one pass, which also tells ``mixed`` (the EP306 pass's cost on a layered plan);
+    any other by compiler/graph.py's plain_waves. Only the first item of an id counts."""
     known = {item.id for item in items}
     wave: dict[str, int] = {}
     get = wave.get
@@ -95,7 +96,7 @@ def _waves(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | 
             w = get(ds[0])
             if w is None:
                 if ds[0] != ident and ds[0] in known:
-                    return _kahn(items)  # a dependency on a later item: not in order
+                    return _waves_not_in_order(items)  # a dependency on a later item: not in order
                 w = 0
             wave[ident] = w + 1
             continue
@@ -104,7 +105,7 @@ def _waves(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | 
             w = get(d)
             if w is None:
                 if d != ident and d in known:
-                    return _kahn(items)
+                    return _waves_not_in_order(items)
                 continue
             if w > high:
                 high = w
@@ -115,30 +116,22 @@ def _waves(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | 
     return wave, list(wave), mixed
 
 
-def _kahn(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | None:
+def _waves_not_in_order(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | None:
+    """``_waves`` for a plan not written in order: compiler/graph.py's plain_waves, and whether some
+    item may have dependencies in different waves; None when there is a cycle (EP303's)."""
+    from compiler.graph import plain_waves
+
     first: dict[str, Item] = {}
     for item in items:
         first.setdefault(item.id, item)
-    waiting = dict.fromkeys(first, 0)
-    dependents: dict[str, list[str]] = {}
-    for ident, item in first.items():
-        for d in dict.fromkeys(item.depends_on):
-            if d != ident and d in first:
-                waiting[ident] += 1
-                dependents.setdefault(d, []).append(ident)
-    order = [ident for ident, n in waiting.items() if n == 0]
-    wave = dict.fromkeys(order, 1)
-    for ident in order:  # the list grows as items become ready
-        for nxt in dependents.get(ident, ()):
-            if wave.get(nxt, 0) <= wave[ident]:
-                wave[nxt] = wave[ident] + 1
-            waiting[nxt] -= 1
-            if waiting[nxt] == 0:
-                order.append(nxt)
-    if len(order) < len(first):
+    wave = plain_waves(first.values())
+    if len(wave) < len(first):
         return None
-    mixed = any(len({wave[d] for d in first[ident].depends_on if d in wave and d != ident}) > 1 for ident in order)
-    return wave, order, mixed
+    get = wave.get
+    # Whether to look at all: an unknown or self dependency may make it say yes needlessly (the
+    # pass then finds nothing), never no wrongly; at C speed, as this is all a layered plan pays.
+    mixed = any(len(set(map(get, item.depends_on))) > 1 for item in first.values() if len(item.depends_on) > 1)
+    return wave, list(wave), mixed
 
 
 def redundant(items: tuple[Item, ...]) -> list[Redundant]:

@@ -22,32 +22,6 @@ from compiler.display import clip, quoted
 from compiler.values import Item
 
 
-def levels(items: tuple[Item, ...]) -> dict[str, int]:
-    """Each item's wave (1-based), as compile's waves are: one more than its latest dependency's.
-    Plain Python (`check` orders nothing else), by Kahn's algorithm; items on a cycle (reported
-    by EP303) get none. Only the first item of an id is in the graph, as in compiler/graph.py."""
-    first: dict[str, Item] = {}
-    for item in items:
-        first.setdefault(item.id, item)
-    waiting = dict.fromkeys(first, 0)
-    dependents: dict[str, list[str]] = {}
-    for ident, item in first.items():
-        for dep in dict.fromkeys(item.depends_on):
-            if dep != ident and dep in first:
-                waiting[ident] += 1
-                dependents.setdefault(dep, []).append(ident)
-    level = {ident: 1 for ident, n in waiting.items() if n == 0}
-    ready = list(level)
-    while ready:
-        ident = ready.pop()
-        for nxt in dependents.get(ident, ()):
-            level[nxt] = max(level.get(nxt, 1), level[ident] + 1)
-            waiting[nxt] -= 1
-            if waiting[nxt] == 0:
-                ready.append(nxt)
-    return {ident: n for ident, n in level.items() if waiting[ident] == 0}
-
-
 class _Entry(NamedTuple):
     item: Item
     at: int  # its place in the item's paths
@@ -109,7 +83,9 @@ def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
     owning = [item for item in items if item.options and item.option("paths") and "paths" not in item.broken]
     if len(owning) < 2:
         return
-    wave = levels(items)
+    from compiler.graph import plain_waves
+
+    wave = plain_waves(items)
     first_of: dict[str, int] = {}
     for item in items:
         first_of.setdefault(item.id, item.position)

@@ -12,8 +12,8 @@ import pytest
 from support import compile_yaml, rows
 
 from compiler.checks import CheckContext
-from compiler.checks.paths import levels, path_conflicts
-from compiler.graph import build_graph, waves
+from compiler.checks.paths import path_conflicts
+from compiler.graph import build_graph, plain_waves, waves
 from compiler.load import parse_text
 from compiler.validate import build_plan
 
@@ -84,7 +84,7 @@ def test_items_on_a_cycle_are_left_to_ep303() -> None:
 def test_the_waves_of_the_check_are_compiles_waves() -> None:
     text = _plan(("a", [], []), ("b", ["a"], []), ("c", ["a", "b"], []), ("d", [], []), ("e", ["d", "a"], []))
     plan = build_plan(parse_text(text, "plan.yaml", "yaml"))
-    ours = levels(plan.items)
+    ours = plain_waves(plan.items)
     theirs = {ident: n for n, wave in enumerate(waves(build_graph(plan.items)), 1) for ident in wave}
     assert ours == theirs == {"a": 1, "d": 1, "b": 2, "e": 2, "c": 3}
 
