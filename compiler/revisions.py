@@ -18,7 +18,12 @@ Items are compared by id (the first item of each id, as the waves take them):
   ``direct`` when the item itself was revised, ``indirect`` when it was not (it moved because
   something it depends on changed);
 - ``status`` of each plan and the issues NEW has that OLD has not (``issues.added``), and the
-  reverse (``issues.resolved``), by code and item.
+  reverse (``issues.resolved``), by code and item;
+- ``timing``: each ready plan's critical path by median estimate, its best and worst case, and the
+  forecast's P50, P80 and P95 (compiler/forecast.py, seeded: the same plans, the same figures);
+  null for a side that is blocked or gives no estimate, and null as a whole when both are;
+- ``approvals.voided``: the approvals whose record held in OLD and is stale in NEW: the revision
+  changed what they cover (compiler/approvals.py), so they must be passed again.
 
 Linear: each step is one pass over the items (dicts keyed by id or by content).
 """
@@ -203,6 +208,7 @@ def compare(old: Side, new: Side) -> dict[str, Any]:
         if a is not None and b is not None and a != b:
             moved["direct" if ident in edited else "indirect"].append({"id": ident, "old": a, "new": b})
     issues = _issues(old.diagnostics, new.diagnostics, mapped)
+    timing = {"old": _timing(old, old_waves), "new": _timing(new, new_waves)}
     out: dict[str, Any] = {
         "revision": {"old": old.name, "new": new.name},
         "added": [_brief(after[i], new_waves) for i in came if i not in was],
@@ -214,9 +220,45 @@ def compare(old: Side, new: Side) -> dict[str, Any]:
         "waves": moved,
         "status": {"old": old.status, "new": new.status},
         "issues": issues,
+        "timing": timing if timing["old"] is not None or timing["new"] is not None else None,
+        "approvals": {"voided": _voided(old.plan.items, new.plan.items, mapped)},
     }
     out["same"] = not differs(out)
     return out
+
+
+def _timing(side: Side, wave_of: dict[str, int]) -> dict[str, Any] | None:
+    """A ready plan's critical path by median estimate and its forecast (compiler/forecast.py, as
+    compile computes them: the same waves, ids sorted in each), when an item gives an estimate."""
+    items = side.plan.items
+    if side.status != "ready" or not any(item.options and item.option("estimate") is not None for item in items):
+        return None
+    from compiler.forecast import monte_carlo, schedule
+
+    waves: list[list[str]] = [[] for _ in range(max(wave_of.values(), default=0))]
+    for ident, n in wave_of.items():
+        waves[n - 1].append(ident)
+    for wave in waves:
+        wave.sort()
+    planned, forecast = schedule(items, waves), monte_carlo(items, waves)
+    if planned is None:
+        return None
+    out = {key: planned[key] for key in ("critical_path", "median_hours", "best_hours", "worst_hours")}
+    if forecast is not None:
+        out.update({key: forecast[key] for key in ("p50_hours", "p80_hours", "p95_hours")})
+    return out
+
+
+def _voided(old: tuple[Item, ...], new: tuple[Item, ...], mapped: Any) -> list[dict[str, Any]]:
+    """The approvals that held in OLD (their recorded digest matched what they cover) and no longer
+    do in NEW (compiler/approvals.py): what the revision voids, with what each now covers."""
+    from compiler.approvals import is_approval, states
+
+    if not any(is_approval(item) for item in new if item.options):
+        return []
+    held = {mapped(ident) for ident, state in states(old).items() if state.state == "current"}
+    return [{"id": ident, "covers": list(state.coverage.covers)} for ident, state in states(new).items()
+            if state.state == "stale" and ident in held]
 
 
 def _brief(item: Item, waves: dict[str, int]) -> dict[str, Any]:

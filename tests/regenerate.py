@@ -101,13 +101,17 @@ def golden() -> dict[Path, str]:
 
 
 # The `diff` golden files: the example plan against tests/golden/diff/revised.yaml, in each format.
-DIFF_OLD, DIFF_NEW = "examples/duplicate-email/plan.yaml", "tests/golden/diff/revised.yaml"
+# tests/golden/diff/NAME.yaml: a hand-written revision of a bundled example (its comment says what
+# changed), and the example it revises.
+DIFF_CASES = {"revised": "examples/duplicate-email/plan.yaml", "timing": "examples/worked/plan.yaml",
+              "voided": "examples/worked/plan.yaml"}
 DIFF_FORMATS = {"text": "txt", "json": "json", "markdown": "md", "github": "github"}
 
 
 def diff_golden() -> dict[Path, str]:
-    """tests/golden/diff/revised.FORMAT-EXTENSION: what `evidence-plan diff DIFF_OLD DIFF_NEW
-    --format FORMAT` prints, run from the repository's top (the names are relative to it)."""
+    """tests/golden/diff/NAME.FORMAT-EXTENSION: what `evidence-plan diff OLD tests/golden/diff/NAME.yaml
+    --format FORMAT` prints for each of DIFF_CASES, run from the repository's top (the names are
+    relative to it)."""
     import os
 
     from click.testing import CliRunner
@@ -118,10 +122,11 @@ def diff_golden() -> dict[Path, str]:
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
-        for fmt, extension in DIFF_FORMATS.items():
-            result = CliRunner().invoke(cli, ["diff", DIFF_OLD, DIFF_NEW, "--format", fmt])
-            assert result.exit_code == 1, result.output
-            out[REPO / "tests" / "golden" / "diff" / f"revised.{extension}"] = result.stdout
+        for name, old in DIFF_CASES.items():
+            for fmt, extension in DIFF_FORMATS.items():
+                result = CliRunner().invoke(cli, ["diff", old, f"tests/golden/diff/{name}.yaml", "--format", fmt])
+                assert result.exit_code == 1, result.output
+                out[REPO / "tests" / "golden" / "diff" / f"{name}.{extension}"] = result.stdout
     finally:
         os.chdir(cwd)
     return out

@@ -247,3 +247,52 @@ def test_github_file_names_are_relative_to_the_workspace(at_top: Path, monkeypat
 
 def test_a_name_with_a_nul_is_never_handed_to_git() -> None:
     assert not is_revision("HEAD:pl\x00an.yaml")  # subprocess would raise on it
+
+
+WORKED = "examples/worked/plan.yaml"
+
+
+def test_a_revised_estimate_moves_the_critical_path_and_the_forecast(at_top: Path) -> None:
+    code, change = as_json(WORKED, "tests/golden/diff/timing.yaml")
+    assert code == 1 and [r["id"] for r in change["revised"]] == ["docs"]
+    old, new = change["timing"]["old"], change["timing"]["new"]
+    assert old["critical_path"] == ["contract", "reject-duplicates", "sign-off", "unique-index"]
+    assert new["critical_path"] == ["contract", "docs"]
+    assert new["median_hours"] > old["median_hours"] and new["p80_hours"] > old["p80_hours"]
+    assert change["approvals"] == {"voided": []}  # an estimate is not what an approval binds
+
+
+def test_the_timing_is_the_one_compile_writes(at_top: Path, tmp_path: Path) -> None:
+    """diff orders the plan without networkx; the critical path and forecast are compile's."""
+    result = CliRunner().invoke(cli, ["compile", WORKED, "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    compiled = json.loads((tmp_path / "evidence-plan.json").read_text(encoding="utf-8"))
+    timing = as_json(WORKED, "tests/golden/diff/timing.yaml")[1]["timing"]["old"]
+    assert timing["critical_path"] == compiled["schedule"]["critical_path"]
+    assert timing["median_hours"] == compiled["schedule"]["median_hours"]
+    assert [timing[k] for k in ("p50_hours", "p80_hours", "p95_hours")] == \
+        [compiled["forecast"][k] for k in ("p50_hours", "p80_hours", "p95_hours")]
+
+
+def test_an_edit_to_what_an_approval_covers_voids_it(at_top: Path) -> None:
+    code, change = as_json(WORKED, "tests/golden/diff/voided.yaml")
+    assert code == 1 and change["status"] == {"old": "ready", "new": "blocked"}
+    assert [a["id"] for a in change["approvals"]["voided"]] == ["sign-off"]
+    assert "unique-index" in change["approvals"]["voided"][0]["covers"]
+    assert change["timing"]["new"] is None  # blocked: no forecast
+    shown = run(WORKED, "tests/golden/diff/voided.yaml").stdout
+    assert "approval voided  sign-off: what it covers changed" in shown
+
+
+def test_an_approval_that_was_already_stale_is_not_voided_again(at_top: Path, tmp_path: Path) -> None:
+    text = (at_top / "tests/golden/diff/voided.yaml").read_text(encoding="utf-8")
+    stale = write_plan(tmp_path, text, "stale.yaml")
+    again = write_plan(tmp_path, text.replace("one paragraph", "one paragraph, reviewed"), "again.yaml")
+    code, change = as_json(str(stale), str(again))
+    assert code == 1 and change["approvals"] == {"voided": []}
+
+
+def test_plans_without_estimates_have_no_timing(tmp_path: Path) -> None:
+    old = write_plan(tmp_path, PLAN, "old.yaml")
+    new = write_plan(tmp_path, PLAN.replace("change: second", "change: other"), "new.yaml")
+    assert as_json(str(old), str(new))[1]["timing"] is None

@@ -104,11 +104,47 @@ def lines(change: dict[str, Any]) -> list[Row]:
     status = change["status"]
     if status["old"] != status["new"]:
         rows.append(Row("status", None, f"{status['old']} -> {status['new']}"))
+    for a in change["approvals"]["voided"]:
+        rows.append(Row("approval voided", a["id"], f"{a['id']}: what it covers changed ({', '.join(a['covers'])});"
+                        f" approve it again"))
+    timing = change["timing"]
+    if timing is not None and timing["old"] != timing["new"]:
+        was, now = timing["old"], timing["new"]
+        if was is None or now is None:  # one side is blocked, or gives no estimate
+            rows.append(Row("forecast", None, f"{_brief_timing(was)} -> {_brief_timing(now)}"))
+        else:
+            if was["critical_path"] != now["critical_path"]:
+                rows.append(Row("critical path", None, f"{_path(was)} -> {_path(now)}"))
+            figures = [f"{label} {_hours(was, key)} -> {_hours(now, key)}" for label, key in _FIGURES
+                       if _hours(was, key) != _hours(now, key)]
+            if figures:
+                rows.append(Row("forecast", None, ", ".join(figures)))
     for d in change["issues"]["added"]:
         rows.append(Row("new issue", d["item"], _issue(d), (d.get("location") or {}).get("line")))
     for d in change["issues"]["resolved"]:
         rows.append(Row("resolved issue", None, _issue(d)))
     return rows
+
+
+_FIGURES = (("median", "median_hours"), ("P50", "p50_hours"), ("P80", "p80_hours"), ("P95", "p95_hours"))
+
+
+def _path(timing: dict[str, Any]) -> str:
+    """A critical path's ids (its ends, when it is long)."""
+    path = timing["critical_path"]
+    return " -> ".join(path) if len(path) <= 8 else " -> ".join([*path[:5], "...", *path[-2:]])
+
+
+def _hours(timing: dict[str, Any], key: str) -> str:
+    """One figure of a plan's timing in hours, to a tenth (the JSON has it exactly)."""
+    value = timing.get(key)
+    return "none" if value is None else f"{value:,.1f} h"
+
+
+def _brief_timing(timing: dict[str, Any] | None) -> str:
+    if timing is None:
+        return "none (blocked, or no estimate)"
+    return f"critical path {_path(timing)}, " + ", ".join(f"{label} {_hours(timing, key)}" for label, key in _FIGURES)
 
 
 def _counts(change: dict[str, Any]) -> str:
