@@ -221,20 +221,20 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
     from compiler.markdown import render_pieces
 
-    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
-                          max_spread=_whole(max_spread), deadline=deadline).for_output()
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
     )
     json_path = os.path.join(out_dir, JSON_NAME)
     md_path = os.path.join(out_dir, MARKDOWN_NAME)
-    from compiler.revisions import read_previous, record
+    # Never rewritten silently: the evidence-plan.json there gives the revision and what changed.
+    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
+                          max_spread=_whole(max_spread), deadline=deadline, previous=json_path).for_output()
+    from compiler.revisions import record
 
-    previous = read_previous(json_path, limits)  # never rewritten silently: its revision and what changed
-    if previous.note is not None:
-        _err(f"note: {previous.note}")
-    document = record(build_output(result, out_dir), result.plan, previous)
-    del previous
+    assert result.revision is not None  # compiled with previous
+    if result.revision.note is not None:
+        _err(f"note: {result.revision.note}")
+    document = record(build_output(result, out_dir), result.revision, result.plan)
     # Each text is made just before it is written, and dropped after: never both at once.
     if not _write({json_path: lambda: dump_pieces(document),
                    md_path: lambda: render_pieces(document, base=document["root"])}):

@@ -2,7 +2,8 @@
 
 Ranges: EP00x the file cannot be read as a plan (exit 2); EP01x an item does not fit the format;
 EP1xx an item breaks a commitment (evidence, proof, change, unique id); EP2xx evidence does not
-hold in the repository; EP3xx the dependency graph.
+hold in the repository; EP3xx the dependency graph; EP4xx the plan's budgets and revisions (the
+plan-execute loop's failure modes: no plan, a plan too long, replanning without end).
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ _ALL = [
     Code("EP309", "path-check-incomplete", "warning", "`paths` were compared 200,000 times (paths that start with a wildcard are compared with every other path of their wave) and the rest were not: a conflict may be missed; start paths with their literal folder"),
     Code("EP310", "unapproved-irreversible", "error", "`X is irreversible but no approval precedes it`: an `irreversible: true` item has no `kind: approval` item among its transitive dependencies (an approval on another branch does not count)"),
     Code("EP311", "too-complex", "warning", "the plan's complexity tier (items, waves, widest wave, irreversible items, distinct files) is above the `max_tier` the repository's settings allow: split it"),
+    Code("EP401", "no-plan", "error", "the plan has no items: nothing to do and nothing to prove, so it is never ready; write the items, or, for an agent whose plan came out empty, a recovery plan (what to try next, each with its proof); located at `items`"),
+    Code("EP402", "step-budget", "error", "the plan has more items than its `budget: {max_items: N}`: shorten the plan (merge or drop items, or split it into plans that each fit), or raise the budget deliberately; located at `max_items`"),
+    Code("EP403", "replan-budget", "error", "a compile would make revision N, past the plan's `budget: {max_revisions: M}` (revisions are counted in the evidence-plan.json at the output path): stop replanning, feed the last error back and route around it in this revision, or have a person raise the budget; `compile` only, located at `max_revisions`"),
+    Code("EP404", "replan-repeat", "warning", "`replan repeats revision K`: the items are the same, by digest, as an earlier revision's that was blocked (an agent resubmitting a broken plan loops): read that revision's issues and change what they name; `compile` only"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}

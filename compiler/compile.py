@@ -20,6 +20,7 @@ from compiler.values import Plan
 if TYPE_CHECKING:
     from compiler.checks import CheckContext
     from compiler.forecast import Deadline
+    from compiler.revisions import Revision
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,9 @@ class CompileResult:
     # item position -> the CODEOWNERS owners of its paths (compiler/codeowners.py), where the
     # repository was read, the plan was ordered and it has a CODEOWNERS file
     owners: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # Its place among the revisions compiled to the output folder (compiler/revisions.py), when
+    # compiled with ``previous``
+    revision: Revision | None = None
 
     @property
     def status(self) -> str:
@@ -114,13 +118,21 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
 
 def compile_document(doc: Document, path: str, *, root: str | None = None,
                      verify_evidence: bool = True, order: bool = True,
-                     max_spread: float | None = None, deadline: Deadline | None = None) -> CompileResult:
+                     max_spread: float | None = None, deadline: Deadline | None = None,
+                     previous: str | None = None, limits: Limits = DEFAULT_LIMITS) -> CompileResult:
     """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
     ``order`` (the default; `check` has no use for it), group a ready plan into waves.
-    ``max_spread`` (EP112) is the caller's (an option), else the repository's setting."""
+    ``max_spread`` (EP112) is the caller's (an option), else the repository's setting.
+    ``previous``: the path of the evidence-plan.json this compile replaces (it need not exist):
+    the result's ``revision`` is counted from it, and the revision budget checked (EP403, EP404)."""
     from compiler.checks import CheckContext, run_checks
 
     plan = build_plan(doc)
+    revision = None
+    if previous is not None:
+        from compiler.revisions import read_previous, revise
+
+        revision = revise(plan, read_previous(previous, limits))  # the previous plan is dropped here
 
     def at_root_key() -> Location:
         # Asked only on a problem: a YAML plan's positions are read on the first question, and
@@ -166,6 +178,10 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     owners: dict[int, tuple[str, ...]] = {}
     try:
         diagnostics = [*first, *run_checks(ctx)]
+        if revision is not None:
+            from compiler.checks.budget import revision_checks
+
+            diagnostics.extend(revision_checks(ctx, revision.number, revision.repeats))
         if repo is not None and order:
             from compiler.checks.evidence import resolve
             from compiler.codeowners import item_owners
@@ -195,7 +211,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
                          repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast,
-                         owners)
+                         owners, revision)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
@@ -224,8 +240,10 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
                  stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True,
-                 max_spread: float | None = None, deadline: Deadline | None = None) -> CompileResult:
-    """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin).
+                 max_spread: float | None = None, deadline: Deadline | None = None,
+                 previous: str | None = None) -> CompileResult:
+    """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin); ``previous``
+    as for ``compile_document``.
 
     Evidence is checked against the repository root (see ``find_root``) unless
     ``verify_evidence`` is False. Raises ``compiler.diagnostics.PlanInputError`` when the file
@@ -233,4 +251,4 @@ def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = 
     """
     doc = load(path, stdin=stdin, limits=limits)
     return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order,
-                            max_spread=max_spread, deadline=deadline)
+                            max_spread=max_spread, deadline=deadline, previous=previous, limits=limits)

@@ -123,6 +123,8 @@ def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
         data["root"] = root
     if plan.claims:
         data["claims"] = [dict(claim) for _, claim in plan.claims]
+    if plan.budget is not None:
+        data["budget"] = dict(plan.budget)
     data["items"] = [item.to_input() for item in plan.items]
     return data
 

@@ -82,6 +82,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "waves": waves,
         "critical_path": list(result.critical_path),
         **({"complexity": result.complexity.to_dict()} if result.complexity is not None else {}),
+        **({"budget": dict(result.plan.budget)} if result.plan.budget is not None else {}),
         "items": items,
     }
     if estimates is not None:  # only a plan that gives an estimate or a claim: the others' bytes are as they were

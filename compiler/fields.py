@@ -45,9 +45,10 @@ Kind = Literal[
     "optional-estimate",  # an estimate object (ESTIMATE_PARTS), or absent
     "claims",  # a list of claim objects (CLAIM_PARTS): quantities the plan depends on
     "paths",  # a list of paths or globs relative to the root (compiler/globs.py's grammar)
+    "budget",  # an object of BUDGET_PARTS, each a whole number of at least 1 and optional; or absent
 ]
 KINDS: tuple[Kind, ...] = ("text", "optional-text", "ids", "evidence", "proof", "optional-line", "optional-lines",
-                           "items", "choice", "flag", "optional-estimate", "claims", "paths")
+                           "items", "choice", "flag", "optional-estimate", "claims", "paths", "budget")
 
 
 class _Required:
@@ -165,6 +166,17 @@ PLAN_FIELDS: tuple[Field, ...] = (
     Field("claims", "claims", "quantities the plan depends on, each `{description, low, high, unit, confidence,"
           " evidence}` (any unit, as text); checked by the estimates' rule (EP112)", default=(),
           synonyms=("assumptions", "quantities")),
+    Field("budget", "budget", "limits on replanning, `{max_revisions, max_items}`: a compile whose revision would"
+          " pass `max_revisions` is blocked (EP403), and so is a plan of more than `max_items` items (EP402)",
+          default=None, synonyms=("limits", "budgets")),
+)
+
+# The parts of a plan's budget, each optional (what it limits, in the README): the plan-execute
+# loop's failure modes, replanning without end and a plan that grows without end.
+BUDGET_PARTS: tuple[tuple[str, str], ...] = (
+    ("max_revisions", "the most revisions this plan may have (revision 1 is the first compile): a compile past it"
+                      " is blocked (EP403)"),
+    ("max_items", "the most items the plan may have: a plan of more is blocked (EP402)"),
 )
 
 # The parts of an estimate and of a claim: (name, required). An estimate's low and high are a 90%
@@ -185,7 +197,8 @@ MAX_SPREAD = 100
 # What only a compiled evidence-plan.json holds (compiler/output_model.py describes the whole
 # document): read past when it is read back as a plan.
 COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary", "complexity",
-                      "critical_path", "progress", "estimates", "schedule", "forecast", "revision", "changes")
+                      "critical_path", "progress", "estimates", "schedule", "forecast", "revision", "changes",
+                      "history")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked, null for a dropped item (dropped"
           " items are in no wave)", default=None),

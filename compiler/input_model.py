@@ -49,6 +49,8 @@ def _annotation(field: fields.Field) -> Any:
         return Estimate  # absent is its default (and a blank `estimate:` is absent: validate.py drops it)
     if kind == "claims":
         return list[Claim] | None  # type: ignore[valid-type]  # made from the declaration; blank is none
+    if kind == "budget":
+        return Budget | None  # made from the declaration; blank is none
     return _ANNOTATIONS[kind]
 
 
@@ -106,6 +108,12 @@ def _whole(value: Any) -> Any:
 
 
 _WholeNumber = Annotated[int, BeforeValidator(_whole)]
+# A plan's budget (compiler/fields.py: BUDGET_PARTS): each part optional, a whole number of at least 1.
+Budget: Any = cast(Any, TypedDict)("Budget", {
+    part: NotRequired[Annotated[int, Field(ge=1, description=words), BeforeValidator(_whole)]]  # ge before: "minimum"
+    for part, words in fields.BUDGET_PARTS
+}, total=False)
+Budget.__pydantic_config__ = ConfigDict(extra="forbid", strict=True)
 _ANNOTATIONS: dict[Kind, Any] = {
     "text": str,
     "optional-text": str | None,

@@ -470,9 +470,12 @@ def revision_line(document: dict[str, Any]) -> str:
     revision = document.get("revision")
     if type(revision) is not int:
         return ""
+    budget = document.get("budget")
+    limit = budget.get("max_revisions") if isinstance(budget, dict) else None
+    head = f"{revision}" + (f" of {limit:,} allowed" if type(limit) is int else "")  # the plan's budget (EP403)
     changed = document.get("changes")
     if not isinstance(changed, dict):
-        return f"{revision}" + (" (the first)" if revision == 1 else "")
+        return head + (" (the first)" if revision == 1 else "")
 
     def ids(entries: Any, show: Any) -> tuple[str, str]:
         entries = entries if isinstance(entries, list) else []
@@ -503,7 +506,7 @@ def revision_line(document: dict[str, Any]) -> str:
     moved = sum(len(w) if isinstance(w, list) else 0 for w in (waves.get("direct"), waves.get("indirect")))
     if moved:
         parts.append(f"{moved:,} moved to another wave")
-    return f"{revision} · since the previous: " + ("; ".join(parts) if parts else "no change to the items")
+    return f"{head} · since the previous: " + ("; ".join(parts) if parts else "no change to the items")
 
 
 def _heading(section: Any) -> str:

@@ -70,6 +70,12 @@ class ClaimOut(_Strict):
     evidence: str | None = None
 
 
+BudgetOut: Any = create_model(  # type: ignore[call-overload]  # the parts, from the declaration
+    "BudgetOut", __config__=_CONFIG, __doc__="The plan's budget, as it gives it.",
+    **{part: (int | None, Field(default=None, ge=1, description=words)) for part, words in fields.BUDGET_PARTS},
+)
+
+
 class FlaggedOut(_Strict):
     item: str | None = Field(description="the item whose estimate is flagged, or null for a claim")
     claim: int | None = Field(description="the claim's place in `claims`, 1-based, or null for an item")
@@ -142,6 +148,8 @@ def _out(field: fields.Field, *, required: bool = False, described: bool = True)
         annotation: Any = EstimateOut | None
     elif field.kind == "claims":
         annotation = list[ClaimOut] | None
+    elif field.kind == "budget":
+        annotation = BudgetOut | None
     elif field.kind == "optional-line":
         annotation = int | None
         options["ge"] = 1
@@ -240,6 +248,14 @@ class ChangesOut(_Strict):
     waves: MovesOut
 
 
+class HistoryOut(_Strict):
+    revision: int = Field(ge=1)
+    status: Literal["ready", "blocked"] = Field(description="as its last compile left it")
+    digest: str | None = Field(description="when it is blocked, the digest of its items (compiler/revisions.py:"
+                               " items_digest): equal digests, the same items; null when ready (only blocked"
+                               " revisions are compared)")
+
+
 class CompiledPlan(_Strict):
     """evidence-plan.json: the compiled plan, the machine contract."""
 
@@ -256,6 +272,8 @@ class CompiledPlan(_Strict):
                                  " each time the items change (absent in a file from before revisions)")
     changes: ChangesOut | None = Field(default=None, description="what changed since the previous revision; absent"
                                        " in the first")
+    history: list[HistoryOut] | None = Field(default=None, description="every revision compiled to this folder, the"
+                                             " last one this; a revision that repeats a blocked one is EP404")
     summary: SummaryOut
     progress: ProgressOut | None = Field(default=None, description="items per status (todo, doing, done, dropped);"
                                          " written by every compile since progress was added")
@@ -264,6 +282,7 @@ class CompiledPlan(_Strict):
     critical_path: list[str] = Field(description="the longest dependency chain; [] when blocked")
     complexity: ComplexityOut | None = Field(default=None, description="the plan's complexity tier and why")
     claims: list[ClaimOut] | None = Field(default=None, description="the plan's claims, when it gives some")
+    budget: BudgetOut | None = Field(default=None, description="the plan's budget, when it gives one (EP402, EP403)")
     estimates: EstimatesOut | None = Field(default=None, description="whether the estimates and claims are"
                                            " grounded (EP112); present when the plan gives one")
     schedule: ScheduleOut | None = Field(default=None, description="the critical path by median estimate; present"

@@ -504,6 +504,7 @@ def build_plan(doc: Document) -> Plan:
         text_meta[key] = value
 
     claims = _claims(meta.get("claims"), col) if meta.get("claims") is not None else ()
+    budget = _budget(meta["budget"], col) if meta.get("budget") is not None else None
     if compiled:
         raw_items = [_strip_compiled(entry) for entry in raw_items]
     items: list[Item] = []
@@ -540,10 +541,34 @@ def build_plan(doc: Document) -> Plan:
         diagnostics=tuple(col.out),
         unnamed=tuple(unnamed),
         claims=claims,
+        budget=budget,
     )
 
 
 _CLAIM_FIELDS = tuple(fields.Field(part, "text", "") for part, _ in fields.CLAIM_PARTS)
+_BUDGET_FIELDS = tuple(fields.Field(part, "optional-line", "") for part, _ in fields.BUDGET_PARTS)
+_BUDGET_NAMES = frozenset(part for part, _ in fields.BUDGET_PARTS)
+
+
+def _budget(raw: Any, col: _Collector) -> dict[str, int] | None:
+    """The plan's budget: plainly valid (known parts, each a whole number of at least 1), or as the
+    input model reads it, its errors in our words; None when it cannot be read (nothing is limited)."""
+    if type(raw) is dict and all(key in _BUDGET_NAMES and type(value) is int and value >= 1
+                                 for key, value in raw.items()):
+        return dict(raw)
+    if not isinstance(raw, dict):
+        parts = ", ".join(part for part, _ in fields.BUDGET_PARTS)
+        col.add("EP011", f"plan field budget must be a mapping with {parts}, not {kind_of(raw)}", None, ("budget",))
+        return None
+    from pydantic import TypeAdapter, ValidationError
+
+    from compiler.input_model import Budget
+
+    try:
+        return cast(dict[str, int], TypeAdapter(Budget).validate_python(raw))
+    except ValidationError as err:
+        col.pydantic(err, raw, ("budget",), "budget", None, _BUDGET_FIELDS)
+        return None
 
 
 def _claims(raw: Any, col: _Collector) -> tuple[tuple[int, dict[str, Any]], ...]:

@@ -126,6 +126,8 @@ class Plan(NamedTuple):
     # The plan's claims that could be read (compiler/fields.py: CLAIM_PARTS): each claim's place in
     # the file's list, and a dict of its parts.
     claims: tuple[tuple[int, dict[str, Any]], ...] = ()
+    # The plan's budget (compiler/fields.py: BUDGET_PARTS), when it gives one that could be read.
+    budget: dict[str, int] | None = None
 
     def every_item(self) -> tuple[Item, ...]:
         """Every item of the file, in the file's order: the checked ones and the unnamed."""

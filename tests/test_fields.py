@@ -118,6 +118,9 @@ _VALUES: dict[str, Any] = {
     "optional-estimate": st.one_of(_parts(fields.ESTIMATE_PARTS), st.none(), _TEXT, st.integers(0, 3)),
     "claims": st.one_of(st.lists(st.one_of(_parts(fields.CLAIM_PARTS), st.integers(0, 2)), max_size=3), _TEXT,
                         st.none()),
+    "budget": st.one_of(st.dictionaries(st.sampled_from([*(part for part, _ in fields.BUDGET_PARTS), "max_steps"]),
+                                        st.one_of(st.integers(-1, 5), st.floats(0, 3), st.booleans(), _TEXT),
+                                        max_size=3), st.none(), _TEXT, st.integers(0, 3)),
     "paths": st.one_of(st.lists(st.one_of(st.sampled_from(["app/", "app/*.py", "**/x", "/abs", "a/../b", "a//b",
                                                            "a\\b", "[ab]", "a**", "", ".", "x/."]),
                                           _TEXT, st.integers(0, 2)), max_size=3), _TEXT, st.none()),
@@ -180,6 +183,27 @@ def test_every_claim_list_the_fast_path_accepts_the_input_model_accepts_alike(cl
     assert json.dumps([c for _, c in plan.claims]) == json.dumps(model.claims) == json.dumps(fast)
 
 
+@given(_VALUES["budget"])
+def test_every_budget_the_fast_path_accepts_the_input_model_accepts_alike(budget: Any) -> None:
+    """A budget is decided like a claim: a plainly valid one without pydantic, any other by the
+    input model (whose errors are EP010/EP011); where the fast path accepts, the model agrees."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from compiler.input_model import Budget
+
+    plan = build_plan(parse_text(json.dumps({"budget": budget, "items": []}), "plan.json", "json"))
+    try:
+        model = TypeAdapter(Budget).validate_python(budget) if budget is not None else None
+    except ValidationError:
+        model = None
+        assert plan.budget is None and {d.code for d in plan.diagnostics} <= {"EP010", "EP011"}
+        assert plan.diagnostics
+    assert plan.budget == model
+    if type(budget) is dict and budget and all(type(v) is int and v >= 1 for v in budget.values()) and \
+            set(budget) <= {part for part, _ in fields.BUDGET_PARTS}:
+        assert plan.budget == budget and not plan.diagnostics  # the fast path's own answer
+
+
 def test_the_claims_differential_test_reaches_both_outcomes() -> None:
     plain = {"description": "rps", "low": 1, "high": 2.5, "unit": "requests/s"}
     assert validate.plain_parts(plain, fields.CLAIM_PARTS, validate._CLAIM_UNIT) == plain
@@ -236,9 +260,9 @@ def test_the_differential_test_reaches_both_outcomes() -> None:
 _WRONG: dict[str, Any] = {
     "text": 12, "optional-text": ["a list"], "ids": "one id", "evidence": "a.py", "proof": {"a": 1},
     "optional-line": "three", "optional-lines": 1.5, "choice": 12, "flag": "yes please",
-    "optional-estimate": "two days", "claims": 12, "paths": {"app": 1},
+    "optional-estimate": "two days", "claims": 12, "paths": {"app": 1}, "budget": 12,
 }
-_WRONG_WORDS = {"optional-text": "text", "claims": "a list"}
+_WRONG_WORDS = {"optional-text": "text", "claims": "a list", "budget": "a mapping with max_revisions, max_items"}
 
 
 def _check(data: dict[str, Any]) -> list[Diagnostic]:

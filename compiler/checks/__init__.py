@@ -53,10 +53,10 @@ def repeated(values: Iterable[Hashable]) -> Iterator[int]:
 
 
 def all_checks() -> list[Check]:
-    from compiler.checks import dependencies, estimates, evidence, gates, items, paths, status
+    from compiler.checks import budget, dependencies, estimates, evidence, gates, items, paths, status
 
-    return [*items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *gates.CHECKS, *status.CHECKS, *estimates.CHECKS,
-            *paths.CHECKS]
+    return [*budget.CHECKS, *items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *gates.CHECKS, *status.CHECKS,
+            *estimates.CHECKS, *paths.CHECKS]
 
 
 def run_checks(ctx: CheckContext) -> list[Diagnostic]:
