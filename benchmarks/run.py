@@ -36,6 +36,9 @@ forecast the critical path by median estimate and the seeded Monte Carlo forecas
          estimated (1 to 2-20 hours, seed 1234), in-process, against the floor of ordering the same
          items into waves (compiler/graph.py, which compile does before either). Prints the runs
          each forecast made.
+diff     `evidence-plan diff OLD NEW` (--format json and markdown) as whole processes at 5,000 and
+         100,000 items, NEW being OLD (layered) with 1% of the items revised, 3 removed, 3 added,
+         against the floor of `check --no-verify-evidence` of OLD plus that of NEW.
 all      startup, scale, verify and where, then the targets.
 
 Every timing is the median of --runs (default 3); a case whose first run takes longer than
@@ -943,6 +946,78 @@ def bench_reduction(runs: int, results: dict[str, Any]) -> None:
     results["reduction"] = rows
 
 
+
+# --- diff --------------------------------------------------------------------------------------------
+
+DIFF_SIZES = (5_000, 100_000)
+
+
+def write_revision(old: Path, new: Path) -> dict[str, int]:
+    """NEW = OLD (a layered plan) with 1% of the items revised (every 100th: its change; every
+    1,000th also depends on another item of the layer before), the last 3 items removed (nothing
+    depends on the last layer) and 3 added. Returns the counts the diff must report."""
+    plan = json.loads(old.read_text(encoding="utf-8"))
+    items = plan["items"]
+    revised = 0
+    for i, item in enumerate(items):
+        if i % 100 == 50:
+            item["change"] += ", revised"
+            revised += 1
+            if i % 1_000 == 550 and i >= LAYER_WIDTH:
+                low = (i // LAYER_WIDTH - 1) * LAYER_WIDTH
+                others = [_ident(j) for j in range(low, low + LAYER_WIDTH) if _ident(j) not in item["depends_on"]]
+                item["depends_on"] = [*item["depends_on"][1:], others[0]]
+    n = len(items)
+    del items[-3:]
+    items += [{"id": f"added-{k}", "change": f"Added item {k}", "evidence": [_evidence(k)],
+               "depends_on": [_ident(n - LAYER_WIDTH - 1 - k)], "proof": "pytest"} for k in range(3)]
+    new.write_text(json.dumps(plan), encoding="utf-8")
+    return {"revised": revised, "added": 3, "removed": 3}
+
+
+def bench_diff(runs: int, repeat_under: float, results: dict[str, Any]) -> None:
+    """`evidence-plan diff OLD NEW` (JSON plans, evidence not checked, as diff does by default) in
+    --format json and markdown, as whole processes, against the floor of `check
+    --no-verify-evidence` of OLD plus that of NEW: reading and checking both plans, which diff
+    does before it compares them."""
+    rows = []
+    print("\ndiff: whole processes; floor: check OLD + check NEW (--no-verify-evidence)")
+    print(f"  {'items':>8} {'check OLD':>9} {'check NEW':>9} {'diff json':>9} {'ratio':>6} {'markdown':>9} "
+          f"{'ratio':>6} {'peak RSS':>9}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in DIFF_SIZES:
+            old, new = Path(tmp) / f"old-{n}.json", Path(tmp) / f"new-{n}.json"
+            write_json_plan(old, "layered", n)
+            wanted = write_revision(old, new)
+            out = subprocess.run([*COMMAND, "diff", str(old), str(new), "--format", "json"], capture_output=True,
+                                 text=True, cwd=REPO, env=ENV, check=False)
+            change = json.loads(out.stdout)
+            got = {"revised": len(change["revised"]), "added": len(change["added"]),
+                   "removed": len(change["removed"])}
+            if out.returncode != 1 or got != wanted or change["renamed"]:
+                raise SystemExit(f"diff at {n:,} items: exit {out.returncode}, reported {got}, expected {wanted}")
+            cases = {
+                "check_old": [*COMMAND, "check", "--no-verify-evidence", str(old)],
+                "check_new": [*COMMAND, "check", "--no-verify-evidence", str(new)],
+                "json": [*COMMAND, "diff", str(old), str(new), "--format", "json"],
+                "markdown": [*COMMAND, "diff", str(old), str(new), "--format", "markdown"],
+            }
+            t = measure(cases, runs, repeat_under, expect={"json": 1, "markdown": 1})
+            floor = t["check_old"].seconds + t["check_new"].seconds
+            row = {"n": n, **got, "edges": len(change["edges"]["added"]) + len(change["edges"]["removed"]),
+                   "moved": len(change["waves"]["direct"]) + len(change["waves"]["indirect"]),
+                   "check_old": t["check_old"].seconds, "check_new": t["check_new"].seconds, "floor": floor,
+                   "json": t["json"].seconds, "markdown": t["markdown"].seconds,
+                   "rss": max(t["json"].rss, t["markdown"].rss),
+                   "check_rss": max(t["check_old"].rss, t["check_new"].rss), "runs": len(t["json"].runs)}
+            rows.append(row)
+            print(f"  {n:>8,} {row['check_old']:>8.2f}s {row['check_new']:>8.2f}s {row['json']:>8.2f}s "
+                  f"{row['json'] / floor:>5.2f}x {row['markdown']:>8.2f}s {row['markdown'] / floor:>5.2f}x "
+                  f"{row['rss'] / 1e6:>6.0f} MB  ({got['revised']:,} revised, 3 added, 3 removed, "
+                  f"{row['edges']} edges, {row['moved']} moved; check peaks at {row['check_rss'] / 1e6:.0f} MB; "
+                  f"runs {row['runs']})")
+    results["diff"] = rows
+
 # --- where ----------------------------------------------------------------------------------------------
 
 WHERE_NEEDLE = "resolve_widget_token"  # in no generated line but the planted ones
@@ -1334,7 +1409,8 @@ def bench_forecast(runs: int, results: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
-                                                                      "forecast", "reduction", "all", "report"])
+                                                                      "forecast", "reduction", "diff", "all",
+                                                                      "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
@@ -1399,10 +1475,12 @@ def main() -> int:
         bench_forecast(args.runs, results)
     if args.case in ("reduction", "all"):
         bench_reduction(args.runs, results)
+    if args.case in ("diff", "all"):
+        bench_diff(args.runs, args.repeat_under, results)
     if args.case == "profile":
         bench_profile(args)
         return 0
-    if args.case not in ("verify", "where", "forecast", "reduction") or args.markdown:
+    if args.case not in ("verify", "where", "forecast", "reduction", "diff") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)

