@@ -113,6 +113,9 @@ def generate(kind: Kind) -> str:
                                               "description": "alias of depends_on"}
         _item(item)
         _evidence(schema["$defs"]["Evidence"])
+        # A plan without items is blocked (EP401), so the schema asks for one, in both forms.
+        schema["$defs"]["PlanFile"]["properties"]["items"]["minItems"] = 1
+        next(form for form in schema["anyOf"] if form.get("type") == "array")["minItems"] = 1
         _compiled(schema)
         schema["title"] = "evidence-plan plan file"
         schema["description"] = ("A plan: work items, each with id, change, evidence, depends_on and proof. A plan"

@@ -32,6 +32,7 @@ from support import compile_yaml, only
 
 from compiler import ids, references
 from compiler.checks import CheckContext
+from compiler.checks import budget as budget_checks
 from compiler.checks import items as item_checks
 from compiler.checks import status as status_checks
 from compiler.compile import compile_plan
@@ -45,7 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 # The codes of a plan's form: the shape of the document, of an item and of its fields, and the
 # commitments the checks block on. EP016 (confusable ids) compares ids: not the schema's to say.
 FORM = {"EP004", "EP010", "EP011", "EP012", "EP013", "EP014", "EP015", "EP017", "EP018", "EP019", "EP101",
-        "EP102", "EP103"}
+        "EP102", "EP103", "EP401"}
 # File-level refusals: no document for a schema to see (unreadable, not YAML or JSON, a key given
 # twice, which the data model of JSON loses, YAML-only constructs, sizes and counts past a limit).
 FILE_LEVEL = {"EP001", "EP002", "EP003", "EP005", "EP007", "EP008"}
@@ -80,7 +81,7 @@ def form_codes(doc: Any) -> set[str]:
     found = {d.code for d in plan.diagnostics}
     ctx = CheckContext(plan, doc)
     for check in (item_checks.no_evidence, item_checks.no_proof, item_checks.no_change, item_checks.id_grammar,
-                  status_checks.missing_reason):
+                  status_checks.missing_reason, budget_checks.no_plan):
         found |= {d.code for d in check(ctx)}
     return found & FORM
 
@@ -158,7 +159,8 @@ CANNOT_SAY: dict[str, tuple[str, str, str]] = {
     "self-dependencies": ("the same: a value compared with another key of its item", _plan(("a", ["a"])), "EP302"),
     "dependency cycles": ("a property of the graph of items", _plan(("a", ["b"]), ("b", ["a"])), "EP303"),
     "a key given twice": ("JSON's data model keeps one of them: the schema sees the last",
-                          '{"items": [], "items": []}', "EP003"),
+                          '{"items": [{"id": "a"}],'
+                          ' "items": [{"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p"}]}', "EP003"),
     "YAML-only constructs": ("merge keys, tags and aliases are gone once the YAML is data",
                              "items:\n  - &x {id: a, change: c, evidence: [a.py], proof: p}\n  - {<<: *x, id: b}\n",
                              "EP005"),
