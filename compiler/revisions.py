@@ -90,8 +90,14 @@ def git_show(arg: str, limits: Limits) -> str:
         raise fail(f"git show took longer than {GIT_TIMEOUT} s") from None
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        reason = said[-1].removeprefix("fatal: ") if said else f"git show exited with {done.returncode}"
+        # git's own words are on its "fatal:" line; what follows it is advice (a safe.directory
+        # command for a repository owned by another user, say), which the hint replaces.
+        fatal = [line for line in said if line.startswith("fatal: ")]
+        reason = (fatal[0] if fatal else said[-1]).removeprefix("fatal: ") if said else (
+            f"git show exited with {done.returncode}")
         hint = ("run it inside the git repository" if "not a git repository" in reason else
+                "git refuses a repository another user owns: mark it safe (git config --global --add"
+                " safe.directory DIR) if you trust it" if "dubious ownership" in reason else
                 "REV:path reads path (relative to the repository's top; REV:./path to the working folder) as it "
                 "was at REV; a file of that name would be read instead")
         raise fail(f"cannot read it from git history: {reason}", hint)

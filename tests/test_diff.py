@@ -296,3 +296,22 @@ def test_plans_without_estimates_have_no_timing(tmp_path: Path) -> None:
     old = write_plan(tmp_path, PLAN, "old.yaml")
     new = write_plan(tmp_path, PLAN.replace("change: second", "change: other"), "new.yaml")
     assert as_json(str(old), str(new))[1]["timing"] is None
+
+
+def test_gits_fatal_line_is_the_reason_not_its_advice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git says why on its "fatal:" line and then gives advice (for a repository that another user
+    owns, a safe.directory command): the message names the reason, the hint says what to do."""
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho \"fatal: detected dubious ownership in repository at '/r'\" >&2\n"
+                    "echo 'To add an exception for this directory, call:' >&2\necho >&2\n"
+                    "printf '\\tgit config --global --add safe.directory /r\\n' >&2\nexit 128\n", encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    new = write_plan(tmp_path, PLAN, "new.yaml")
+    result = run("HEAD:plan.yaml", str(new))
+    assert result.exit_code == 2
+    assert ("HEAD:plan.yaml: error EP001 cannot read it from git history: detected dubious ownership in repository"
+            " at '/r'") in result.stderr
+    assert "hint: git refuses a repository another user owns" in result.stderr
