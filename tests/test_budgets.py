@@ -229,3 +229,13 @@ def test_the_library_counts_revisions_from_the_previous_file(tmp_path: Path) -> 
     result = compile_plan(str(plan), previous=str(tmp_path / "none" / JSON_NAME))
     assert result.revision is not None and result.revision.number == 1 and result.revision.changes is None
     assert compile_plan(str(plan)).revision is None  # not asked: not counted
+
+
+def test_items_that_could_not_be_read_count_in_the_digest() -> None:
+    """A blocked plan often holds an item that cannot be read: two plans that differ only there
+    are different revisions, not a repeat."""
+    def digest(extra: str) -> str:
+        return items_digest(build_plan(parse_text(PLAN + extra, "plan.yaml", "yaml")))
+
+    assert digest("  - 12\n") != digest("")  # an entry that is no item counts (what it was is not kept)
+    assert digest("  - {id: c, change: x, depend_on: [a]}\n") != digest("  - {id: c, change: x, needs: [a]}\n")
