@@ -222,7 +222,7 @@ def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -
     kept = pairs
     if len(pairs) > MAX_EDGES:
         kept = {p: k for p, k in pairs.items() if critical_box[p[0]] and critical_box[p[1]]}
-        notes.append(f"its {len(pairs):,} edges are left out (more than {MAX_EDGES:,})"
+        notes.append(f"the plan's {len(pairs):,} edges are left out (more than {MAX_EDGES:,})"
                      + (", but for the critical path's" if kept else ""))
     heights = [_height(members) for members in members_of]
     rank, crossed = _order(order, column_of, kept, heights, sweeps)
@@ -249,6 +249,8 @@ def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -
         for (b, d), k in sorted(kept.items(), key=lambda p: (column_of[p[0][1]], rank[p[0][1]], column_of[p[0][0]],
                                                                rank[p[0][0]])))
     width = MARGIN * 2 + len(columns) * BOX_W + max(len(columns) - 1, 0) * GAP_X
+    if any(len(e.points) == 3 and boxes[e.item].column == len(columns) - 1 for e in edges):
+        width += GAP_X  # the arcs of the last column's cycle
     cols = tuple(Column(title, xs[c], wave, tuple(order[c])) for c, (title, wave, _) in enumerate(columns))
     return Layout(width if columns else 2 * MARGIN, bottom + MARGIN, cols, boxes, edges, tuple(box_of), crossed,
                   len(pairs), tuple(notes))
@@ -373,7 +375,8 @@ def _points(dep: Box, item: Box) -> tuple[tuple[int, int], ...]:
         return (dep.x + dep.w, dy), (item.x, iy)
     if dep.column > item.column:  # an item depending on one in a later column (a dropped one)
         return (dep.x, dy), (item.x + item.w, iy)
-    return (dep.x + dep.w, dy), (dep.x + dep.w + GAP_X // 2, (dy + iy) // 2), (item.x + item.w, iy)
+    bulge = min(GAP_X * 3 // 4, 24 + abs(iy - dy) // 4)
+    return (dep.x + dep.w, dy), (dep.x + dep.w + bulge, (dy + iy) // 2), (item.x + item.w, iy)
 
 
 def to_data(lay: Layout, graph: Graph) -> dict[str, Any]:
