@@ -150,8 +150,8 @@ def box_svg(box: Box, graph: Graph, items: Sequence[dict[str, Any]]) -> str:
         item = items[box.item] if box.item < len(items) else {"id": graph.ids[box.item]}
         ident = graph.ids[box.item]
         change = item.get("change") or ""
-        title = "\n".join(details(item))
-        return (f'<g class="{classes(box, item)}" data-id="{attr(ident)}"><title>{attr(title)}</title>'
+        title = "\n".join(_xml(line) for line in details(item))  # each line shown safely: a line break of ours
+        return (f'<g class="{classes(box, item)}" data-id="{attr(ident)}"><title>{title}</title>'
                 f'<rect x="{x}" y="{y}" width="{box.w}" height="{box.h}" rx="6"/>'
                 f'<text class="id" x="{x + 10}" y="{y + 20}">{attr(cut(ident, ID_CHARACTERS))}</text>'
                 f'<text x="{x + 10}" y="{y + 39}">{attr(cut(change, CHANGE_CHARACTERS))}</text></g>\n')

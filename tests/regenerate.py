@@ -4,7 +4,7 @@
     python tests/regenerate.py --check    # write nothing; exit 1 and name what is stale
 
 - schemas/plan.schema.json and schemas/evidence-plan.schema.json (from the pydantic models);
-- outputs/evidence-plan.json and outputs/evidence-plan.md (the ready example, compiled);
+- outputs/evidence-plan.json, .md and .html (the ready example, compiled with --html);
 - the tables of diagnostic codes and of fields in README.md (compiler/codes.py, compiler/fields.py);
 - tests/golden/* (rendered output of the test plans in tests/golden/);
 - tests/golden/diff/revised.* (`diff` of the example against that revision, in each format);
@@ -37,6 +37,7 @@ def outputs() -> dict[Path, str]:
 
     from compiler.compile import compile_plan
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
+    from compiler.html import HTML_NAME, render_html
     from compiler.markdown import render_markdown
     from compiler.revisions import FIRST, record
 
@@ -51,6 +52,7 @@ def outputs() -> dict[Path, str]:
     return {
         REPO / "outputs" / JSON_NAME: dumps(document),
         REPO / "outputs" / MARKDOWN_NAME: render_markdown(document, base=document["root"]),
+        REPO / "outputs" / HTML_NAME: render_html(document),
     }
 
 
