@@ -29,6 +29,9 @@ HTML_NAME = "evidence-plan.html"
 # the graph lists them all); and this many characters of each text.
 POP_EVIDENCE = 6
 POP_CHARACTERS = 400
+# A graph this small fits a page as it is: its box's pop-ups may then reach past it, over the
+# page (a larger one scrolls in its frame, with room below its last boxes for their pop-ups).
+FITS = (1200, 700)
 
 
 class Row(NamedTuple):
@@ -189,7 +192,7 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
         "notes": [_safe(note) for note in lay.notes],
         "critical": bool(graph.marked),
         "approvals": bool(graph.approvals),
-        "width": lay.width,
+        "fits": lay.width <= FITS[0] and lay.height <= FITS[1],
         "picture": markup(lay, graph, items),
         "critical_path": [_safe("…" if i is None else i) for i in view.critical_path],
         "critical_path_length": view.critical_path_length,
