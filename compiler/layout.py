@@ -159,12 +159,12 @@ def _folded(columns: list[tuple[str, int | None, list[int]]], grouped: bool) -> 
     notes = [f"a wave of more than {MAX_WAVE_BOXES} items is drawn as a list"] if folded else []
     drawn = sum(len(items) for c, (_, _, items) in enumerate(columns) if c not in folded)
     if drawn > MAX_DRAWN:
-        for c in sorted((c for c in range(len(columns)) if c not in folded), key=lambda c: (-len(columns[c][2]), c)):
+        for c in sorted((c for c in range(len(columns)) if c not in folded), key=lambda c: (-len(columns[c][2]), -c)):
             if drawn <= MAX_DRAWN or len(columns[c][2]) <= 1:
                 break
             folded.add(c)
             drawn -= len(columns[c][2])
-        notes.append(f"past {MAX_DRAWN:,} items, the widest waves are drawn as lists")
+        notes.append(f"past {MAX_DRAWN:,} items, the widest waves (the later of equals) are drawn as lists")
     return folded, notes
 
 
