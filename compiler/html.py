@@ -8,16 +8,18 @@ change, evidence and proof while it is hovered or focused (CSS only). The boxes 
 over the SVG rather than SVG shapes, so that the one hovered is drawn above its neighbours and
 its text is cut by CSS with an ellipsis.
 
-Escaping: the template autoescapes every value (jinja2); the graph's markup, made here, escapes
-each text with compiler.svg.attr. Plan text is first shown safely (compiler/display.py: control
+Escaping: the template autoescapes every value (jinja2); the graph's markup and the items'
+entries, made here (a template loop over each part of 100,000 items was most of the page's
+time), escape each text with compiler.svg.attr. Plan text is first shown safely (compiler/display.py: control
 characters as visible escapes). The page is written in pieces, like the Markdown.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from html import escape as _xml
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 from compiler.layout import LIST_SHOWN, Layout
 from compiler.svg import attr, classes, edges_svg, evidence_text
@@ -32,21 +34,6 @@ POP_CHARACTERS = 400
 # A graph this small fits a page as it is: its box's pop-ups may then reach past it, over the
 # page (a larger one scrolls in its frame, with room below its last boxes for their pop-ups).
 FITS = (1200, 700)
-
-
-class Row(NamedTuple):
-    """One item in the list below the graph; text shown safely, escaped by the template."""
-
-    anchor: str  # its element id: item-N, N its place in the plan
-    ident: str
-    status: str  # todo, doing, done or dropped
-    change: str
-    evidence: list[str]
-    depends_on: list[tuple[str, str]]  # (anchor or "", id) of each dependency
-    proof: str
-    gate: str  # "approval", "approval, stale", "irreversible"... or ""
-    reason: str
-    flagged: bool  # the item has an error
 
 
 def _safe(text: Any) -> str:
@@ -133,29 +120,65 @@ def _pop(item: dict[str, Any], flagged: bool) -> str:
             f'<span class="label">Proof</span><code>{shown}</code></span>')
 
 
-def rows(items: Iterable[dict[str, Any]], position: dict[int, int], first: dict[str, int],
-         flagged: frozenset[str]) -> Iterator[Row]:
+_STATES = ("todo", "doing", "done", "dropped")
+ENTRIES_PER_PIECE = 200  # entries joined into one piece of the page
+
+
+def _h(text: Any) -> str:
+    """Plan text in HTML: shown safely, then escaped (quotes too: it may land in an attribute)."""
+    return attr(text)
+
+
+def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: dict[str, int],
+            flagged: frozenset[str]) -> Iterator[str]:
+    """Each item's entry below the graph, as markup (every text escaped here), joined
+    ENTRIES_PER_PIECE at a time: made in Python rather than by the template, whose loop over
+    each item's parts was most of a large page's time."""
+    batch: list[str] = []
     for item in items:
         n = position[id(item)]
-        deps = item.get("depends_on") or []
+        ident = item.get("id", "")
+        status = item.get("status")
+        state = status if status in _STATES else "todo"
+        bad = ident in flagged
+        head = f"<code>{_h(ident)}</code>" if ident else "<i>no id</i>"
+        if state != "todo":
+            head += f'<span class="tag">{state}</span>'
+        if bad:
+            head += '<span class="tag flag">has an error</span>'
+        change = item.get("change")
+        evidence = item.get("evidence") or []
+        shown = ("<ul>" + "".join(f"<li><code>{_h(evidence_text(ev))}</code></li>" for ev in evidence) + "</ul>"
+                 if evidence else "none")
+        deps = [d for d in item.get("depends_on") or [] if isinstance(d, str)]
+        links = ", ".join(f'<a href="#item-{first[d]}"><code>{_h(d)}</code></a>' if d in first
+                          else f"<code>{_h(d)}</code>" for d in deps) or "nothing"
         proof = item.get("proof")
+        proof_html = (f"<pre>{_xml(_safe_lines(proof))}</pre>" if isinstance(proof, str) and proof.strip()
+                      else "none")
+        extra = ""
+        if "kind" in item or "irreversible" in item:
+            if gate := _gate(item):
+                extra += f"<dt>Gate</dt><dd>{_h(gate)}</dd>"
         reason = item.get("reason")
-        yield Row(
-            f"item-{n}",
-            _safe(item.get("id", "")),
-            str(item.get("status") or "todo"),
-            _safe(item.get("change") or ""),
-            [_safe(evidence_text(ev)) for ev in item.get("evidence") or []],
-            [(f"item-{first[d]}" if d in first else "", _safe(d)) for d in deps if isinstance(d, str)],
-            _safe_lines(proof) if isinstance(proof, str) else "",
-            _safe(_gate(item)) if "kind" in item or "irreversible" in item else "",
-            _safe(reason) if isinstance(reason, str) and reason.strip() else "",
-            item.get("id") in flagged,
-        )
+        if isinstance(reason, str) and reason.strip():
+            extra += f"<dt>Reason</dt><dd>{_h(reason)}</dd>"
+        batch.append(
+            f'<div class="entry {state}{" flagged" if bad else ""}" id="item-{n}">\n<h3>{head}</h3>\n<dl>'
+            f"<dt>Change</dt><dd>{_h(change) if isinstance(change, str) and change.strip() else 'none'}</dd>"
+            f"<dt>Evidence</dt><dd>{shown}</dd><dt>Depends on</dt><dd>{links}</dd>"
+            f"<dt>Proof</dt><dd>{proof_html}</dd>{extra}</dl>\n</div>\n")
+        if len(batch) >= ENTRIES_PER_PIECE:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
 
 
 def page(document: dict[str, Any]) -> dict[str, Any]:
     """What the template shows: the view (compiler/view.py), its graph laid out."""
+    from markupsafe import Markup
+
     from compiler.markdown import progress_line
     from compiler.picture import flagged_ids, picture
 
@@ -196,7 +219,8 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
         "picture": markup(lay, graph, items),
         "critical_path": [_safe("…" if i is None else i) for i in view.critical_path],
         "critical_path_length": view.critical_path_length,
-        "sections": ((_safe(s.heading), rows(s.items, position, first, flagged)) for s in view.sections),
+        "sections": ((_safe(s.heading), map(Markup, entries(s.items, position, first, flagged)))
+                     for s in view.sections),
     }
 
 
