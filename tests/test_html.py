@@ -195,3 +195,14 @@ def test_a_large_plan_page_is_written_in_pieces_and_folds_its_graph() -> None:
     assert page.count('class="box list"') == 10 and "drawn as a list" in page
     assert page.count('class="entry') == n
     assert took < 20  # a loose bound: about a second here (the benchmark measures it)
+
+
+def test_the_browser_tests_say_what_to_install_when_chromium_is_missing(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path) -> None:
+    import browser
+
+    monkeypatch.setattr(browser, "CHROMIUM", str(tmp_path / "no-chromium"))
+    monkeypatch.setattr(browser, "CHROMEDRIVER", str(tmp_path / "no-driver"))
+    why = browser.missing()
+    assert why is not None and why.endswith("apt-get install -y chromium chromium-driver")
+    assert "chromium-driver" in why and str(tmp_path / "no-driver") in why

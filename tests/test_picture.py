@@ -152,3 +152,13 @@ def test_dot_of_a_hostile_plan_is_read_by_graphviz_with_one_node_per_item(tmp_pa
     # Each label is the id, then the change: as written, but for the controls shown as escapes.
     assert [label.split("\\n")[0] for label in labels][:6] == [h[:25] + "…" if len(h) > 26 else h for h in HOSTILE[:6]]
     assert len(graph.get("edges", [])) == 3
+
+
+def test_mermaid_of_a_large_blocked_plan_says_why_it_is_left_out(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    items = [{"id": f"i{k}", "change": "c", "evidence": ["a.py:1"], "proof": "", "depends_on": []} for k in range(9)]
+    plan.write_text(json.dumps({"items": items}), encoding="utf-8")
+    result = run(str(plan), "--no-verify-evidence")
+    assert result.exit_code == 0
+    assert result.stdout == ("flowchart TD\n  %% the graph is left out: a blocked plan has no waves to fold its 9 items"
+                             " into (it is drawn up to 8)\n")
