@@ -39,7 +39,8 @@ forecast the critical path by median estimate and the seeded Monte Carlo forecas
 html     the HTML page and the picture: `compile --html -o DIR` and `graph --format svg -o FILE` of JSON
          plans of the three shapes at 5,000 and 100,000 items, as whole processes with
          --no-verify-evidence, against the floor `compile -o DIR` of the same plan (the JSON and the
-         Markdown: what the page adds is the ratio). Prints the page's size.
+         Markdown: what the page adds is the ratio). Prints the page's size, and the page alone
+         rendered in-process from the compiled JSON beside the Markdown page.
 all      startup, scale, verify and where, then the targets.
 
 Every timing is the median of --runs (default 3); a case whose first run takes longer than
@@ -971,15 +972,25 @@ def bench_html(runs: int, repeat_under: float, results: dict[str, Any]) -> None:
                 }, runs, repeat_under, expect={"compile": 0, "html": 0, "svg": 0})
                 floor = timings["compile"].seconds
                 page = (out / "html" / "evidence-plan.html").stat().st_size
+                # The pages alone, in-process from the compiled JSON: the HTML against the Markdown.
+                from compiler.html import render_pieces as html_pieces
+                from compiler.markdown import render_pieces as markdown_pieces
+
+                document = json.loads((out / "html" / "evidence-plan.json").read_text(encoding="utf-8"))
+                html_alone = _median_seconds(lambda d=document: sum(map(len, html_pieces(d))), runs)
+                markdown_alone = _median_seconds(lambda d=document: sum(map(len, markdown_pieces(d))), runs)
+                del document
                 row = {"shape": shape, "n": n, "compile": floor, "html": timings["html"].seconds,
                        "svg": timings["svg"].seconds, "html_bytes": page,
                        "svg_bytes": (out / "plan.svg").stat().st_size,
-                       "html_rss": timings["html"].rss, "compile_rss": timings["compile"].rss}
+                       "html_rss": timings["html"].rss, "compile_rss": timings["compile"].rss,
+                       "html_alone": html_alone, "markdown_alone": markdown_alone}
                 rows.append(row)
                 print(f"  {shape:8} {n:>8,} items  compile {floor:6.2f} s  --html {row['html']:6.2f} s"
                       f" ({row['html'] / floor:4.2f}x; page {page / 1e6:6.1f} MB)  graph svg {row['svg']:6.2f} s"
                       f" ({row['svg'] / floor:4.2f}x; {row['svg_bytes'] / 1e6:4.1f} MB)"
-                      f"  peak RSS {row['html_rss'] >> 20} MB vs {row['compile_rss'] >> 20} MB")
+                      f"  peak RSS {row['html_rss'] >> 20} MB vs {row['compile_rss'] >> 20} MB;"
+                      f" in-process: the page {html_alone:.2f} s, the Markdown {markdown_alone:.2f} s")
     results["html"] = rows
 
 
