@@ -31,9 +31,10 @@ HTML_NAME = "evidence-plan.html"
 # the graph lists them all); and this many characters of each text.
 POP_EVIDENCE = 6
 POP_CHARACTERS = 400
-# A graph this small fits a page as it is: its box's pop-ups may then reach past it, over the
-# page (a larger one scrolls in its frame, with room below its last boxes for their pop-ups).
-FITS = (1200, 700)
+# A graph this small is drawn on the page as it is (a wide one makes the page scroll sideways):
+# its boxes' pop-ups may then reach past it, over the page. A larger one scrolls in a frame of
+# its own, with room below its last boxes for their pop-ups (a frame clips what passes its edge).
+FITS = (4000, 700)
 
 
 def _safe(text: Any) -> str:
