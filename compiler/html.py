@@ -95,7 +95,7 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]]) -> Iterator[s
             ident = graph.ids[n]
             change = item.get("change") or ""
             batch.append(f'<a class="{classes(box, item)}" id="box-{n}" href="#item-{n}" style="{style}"'
-                         f' data-id="{attr(ident)}"><span class="id">{attr(ident)}</span>'
+                         f' data-id="{attr(ident)}"><span class="id">{attr(ident) or "<i>no id</i>"}</span>'
                          f'<span class="change">{attr(change) or "<i>no change</i>"}</span>'
                          f"{_pop(item, box.flagged)}</a>\n")
         if len(batch) >= 200:
