@@ -106,8 +106,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
-def _columns(graph: Graph) -> tuple[list[tuple[str, int | None, list[int]]], list[str]]:
-    """Each column's title, wave and items (places in graph.ids), in the plan's order; and notes."""
+def _columns(graph: Graph) -> tuple[list[tuple[str, int | None, list[int]]], list[str], bool]:
+    """Each column's title, wave and items (places in graph.ids), in the plan's order; notes; and
+    whether consecutive waves were put together (more than MAX_COLUMNS)."""
     first: dict[str, int] = {}
     for n, ident in enumerate(graph.ids):
         first.setdefault(ident, n)
@@ -147,7 +148,7 @@ def _columns(graph: Graph) -> tuple[list[tuple[str, int | None, list[int]]], lis
             notes.append(f"{_plural(len(rest), 'item')} on or after a dependency cycle (or repeating an id) "
                          "cannot be ordered: they stand in the last column")
         columns.append((rest_title, None, rest))
-    return columns, notes
+    return columns, notes, len(waves) > MAX_COLUMNS
 
 
 def _folded(columns: list[tuple[str, int | None, list[int]]], grouped: bool) -> tuple[set[int], list[str]]:
@@ -171,8 +172,7 @@ def _folded(columns: list[tuple[str, int | None, list[int]]], grouped: bool) -> 
 def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -> Layout:
     """The picture's layout (see the module's docstring). ``flagged``: the ids of items that
     have an issue, marked on their boxes. ``sweeps=0`` keeps the plan's order (for tests)."""
-    columns, notes = _columns(graph)
-    grouped = len(graph.waves) > MAX_COLUMNS
+    columns, notes, grouped = _columns(graph)
     folded, more = _folded(columns, grouped)
     notes += more
     marks = frozenset(flagged)

@@ -196,6 +196,14 @@ def test_a_long_chain_is_grouped_into_the_most_columns() -> None:
     assert len(lay.edges) == L.MAX_COLUMNS - 1
 
 
+def test_a_long_blocked_chain_is_grouped_like_a_ready_one() -> None:
+    graph = make(1002, [(k, k + 1) for k in range(999)] + [(1000, 1001), (1001, 1000)], ready=False)
+    lay = layout(graph)
+    check_invariants(graph, lay)
+    assert len(lay.columns) == L.MAX_COLUMNS + 1 and lay.columns[-1].title == "Not ordered"
+    assert all(b.item is None for b in lay.boxes[:L.MAX_COLUMNS])  # every grouped column is one list
+
+
 def test_past_the_edge_budget_edges_are_left_out_and_the_layout_says_so(monkeypatch: object) -> None:
     import pytest
 
