@@ -39,6 +39,11 @@ forecast the critical path by median estimate and the seeded Monte Carlo forecas
 diff     `evidence-plan diff OLD NEW` (--format json and markdown) as whole processes at 5,000 and
          100,000 items, NEW being OLD (layered) with 1% of the items revised, 3 removed, 3 added,
          against the floor of `check --no-verify-evidence` of OLD plus that of NEW.
+html     the HTML page and the picture: `compile --html -o DIR` and `graph --format svg -o FILE` of JSON
+         plans of the three shapes at 5,000 and 100,000 items, as whole processes with
+         --no-verify-evidence, against the floor `compile -o DIR` of the same plan (the JSON and the
+         Markdown: what the page adds is the ratio). Prints the page's size, and the page alone
+         rendered in-process from the compiled JSON beside the Markdown page.
 all      startup, scale, verify and where, then the targets.
 
 Every timing is the median of --runs (default 3); a case whose first run takes longer than
@@ -1017,6 +1022,51 @@ def bench_diff(runs: int, repeat_under: float, results: dict[str, Any]) -> None:
                   f"{row['edges']} edges, {row['moved']} moved; check peaks at {row['check_rss'] / 1e6:.0f} MB; "
                   f"runs {row['runs']})")
     results["diff"] = rows
+HTML_SIZES = (5_000, 100_000)
+
+
+def bench_html(runs: int, repeat_under: float, results: dict[str, Any]) -> None:
+    """`compile --html` and `graph --format svg` against `compile` of the same plan (the floor),
+    whole processes, median of ``runs`` side by side."""
+    rows = []
+    print(f"\nhtml: {' '.join(COMMAND)} compile --html / graph --format svg, against compile without --html;"
+          f" median of up to {runs} runs, side by side")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for shape in SHAPES:
+            for n in HTML_SIZES:
+                plan = write_plan(folder, shape, n, "json")
+                out = folder / f"out-{shape}-{n}"
+                base = [*COMMAND, "compile", "--no-verify-evidence", str(plan), "-o"]
+                timings = measure({
+                    "compile": [*base, str(out / "plain")],
+                    "html": [*base, str(out / "html"), "--html"],
+                    "svg": [*COMMAND, "graph", str(plan), "--no-verify-evidence", "--format", "svg",
+                            "-o", str(out / "plan.svg")],
+                }, runs, repeat_under, expect={"compile": 0, "html": 0, "svg": 0})
+                floor = timings["compile"].seconds
+                page = (out / "html" / "evidence-plan.html").stat().st_size
+                # The pages alone, in-process from the compiled JSON: the HTML against the Markdown.
+                from compiler.html import render_pieces as html_pieces
+                from compiler.markdown import render_pieces as markdown_pieces
+
+                document = json.loads((out / "html" / "evidence-plan.json").read_text(encoding="utf-8"))
+                html_alone = _median_seconds(lambda d=document: sum(map(len, html_pieces(d))), runs)
+                markdown_alone = _median_seconds(lambda d=document: sum(map(len, markdown_pieces(d))), runs)
+                del document
+                row = {"shape": shape, "n": n, "compile": floor, "html": timings["html"].seconds,
+                       "svg": timings["svg"].seconds, "html_bytes": page,
+                       "svg_bytes": (out / "plan.svg").stat().st_size,
+                       "html_rss": timings["html"].rss, "compile_rss": timings["compile"].rss,
+                       "html_alone": html_alone, "markdown_alone": markdown_alone}
+                rows.append(row)
+                print(f"  {shape:8} {n:>8,} items  compile {floor:6.2f} s  --html {row['html']:6.2f} s"
+                      f" ({row['html'] / floor:4.2f}x; page {page / 1e6:6.1f} MB)  graph svg {row['svg']:6.2f} s"
+                      f" ({row['svg'] / floor:4.2f}x; {row['svg_bytes'] / 1e6:4.1f} MB)"
+                      f"  peak RSS {row['html_rss'] >> 20} MB vs {row['compile_rss'] >> 20} MB;"
+                      f" in-process: the page {html_alone:.2f} s, the Markdown {markdown_alone:.2f} s")
+    results["html"] = rows
+
 
 # --- where ----------------------------------------------------------------------------------------------
 
@@ -1409,7 +1459,7 @@ def bench_forecast(runs: int, results: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
-                                                                      "forecast", "reduction", "diff", "all",
+                                                                      "forecast", "reduction", "diff", "html", "all",
                                                                       "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
@@ -1477,10 +1527,12 @@ def main() -> int:
         bench_reduction(args.runs, results)
     if args.case in ("diff", "all"):
         bench_diff(args.runs, args.repeat_under, results)
+    if args.case in ("html", "all"):
+        bench_html(args.runs, args.repeat_under, results)
     if args.case == "profile":
         bench_profile(args)
         return 0
-    if args.case not in ("verify", "where", "forecast", "reduction", "diff") or args.markdown:
+    if args.case not in ("verify", "where", "forecast", "reduction", "diff", "html") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)

@@ -192,9 +192,11 @@ def cli(debug: bool) -> None:
               help="With --start: add the chance of finishing by this day (included), Monday to Friday.")
 @click.option("--hours-per-day", metavar="N", type=click.FloatRange(min=0, min_open=True, max=24), default=8,
               show_default=True, callback=_finite, help="With --by: hours of work in a working day.")
+@click.option("--html", "html", is_flag=True,
+              help="Also write evidence-plan.html: the plan as one self-contained page, with its graph.")
 @_limit_options
 def compile_command(plan: str, output_dir: str | None, root: str | None, no_verify: bool, max_spread: float,
-                    start: Any, by: Any, hours_per_day: float, limits: Limits) -> int:
+                    start: Any, by: Any, hours_per_day: float, html: bool, limits: Limits) -> int:
     """Compile PLAN (.yaml, .yml, .json, or - for stdin) into evidence-plan.json and evidence-plan.md.
 
     Both files are written even when the plan is blocked (the JSON says why); nothing is written
@@ -206,6 +208,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
       evidence-plan compile examples/duplicate-email/plan.yaml -o outputs
       cat plan.yaml | evidence-plan compile - -o build
       evidence-plan compile plan.yaml --start 2026-12-01 --by 2026-12-18 --hours-per-day 6
+      evidence-plan compile plan.yaml --html       # and evidence-plan.html, to open in a browser
     """
     deadline = None
     if (start is None) != (by is None):
@@ -236,8 +239,15 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
         _err(f"note: {result.revision.note}")
     document = record(build_output(result, out_dir), result.revision, result.plan)
     # Each text is made just before it is written, and dropped after: never both at once.
-    if not _write({json_path: lambda: dump_pieces(document),
-                   md_path: lambda: render_pieces(document, base=document["root"])}):
+    files: dict[str, Content] = {json_path: lambda: dump_pieces(document),
+                                 md_path: lambda: render_pieces(document, base=document["root"])}
+    html_path = None
+    if html:
+        from compiler import html as html_page
+
+        html_path = os.path.join(out_dir, html_page.HTML_NAME)
+        files[html_path] = lambda: html_page.render_pieces(document)
+    if not _write(files):
         return EXIT_INPUT
 
     _show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
@@ -250,6 +260,8 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
                 break
     _err(f"wrote {json_path}")
     _err(f"wrote {md_path}")
+    if html_path is not None:
+        _err(f"wrote {html_path}")
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
 
 
@@ -412,20 +424,35 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
 @cli.command("render")
 @click.argument("compiled", metavar="EVIDENCE_PLAN_JSON")
 @click.option("-o", "--output", metavar="FILE", default="-", show_default=True,
-              help="Where to write the Markdown; - is stdout.")
+              help="Where to write the Markdown (or the HTML); - is stdout.")
+@click.option("--html", "html", is_flag=True, help="Write the HTML page (as compile --html does) instead of Markdown.")
 @_limit_options
-def render_command(compiled: str, output: str, limits: Limits) -> int:
-    """Render a compiled evidence-plan.json as Markdown. The JSON is the source of truth.
+def render_command(compiled: str, output: str, html: bool, limits: Limits) -> int:
+    """Render a compiled evidence-plan.json as Markdown, or with --html as one self-contained
+    HTML page (inline CSS and SVG, no script, nothing from the network). The JSON is the source
+    of truth.
 
     \b
     Examples:
       evidence-plan render evidence-plan.json > PLAN.md
       evidence-plan render build/evidence-plan.json -o docs/plan.md
+      evidence-plan render evidence-plan.json --html -o evidence-plan.html
     """
     from compiler.markdown import link_base, render_markdown
     from compiler.output_model import read_compiled
 
     document = read_compiled(compiled, limits)
+    if html:
+        from compiler.html import render_pieces as html_pieces
+
+        if output == "-":
+            for piece in html_pieces(document):
+                click.echo(piece, nl=False)
+            return EXIT_READY
+        if not _write({output: lambda: html_pieces(document)}):
+            return EXIT_INPUT
+        _err(f"wrote {output}")
+        return EXIT_READY
     json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
     md_dir = "." if output == "-" else os.path.dirname(output) or "."
     markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))

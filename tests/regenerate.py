@@ -2,13 +2,17 @@
 
     python tests/regenerate.py            # write what is stale
     python tests/regenerate.py --check    # write nothing; exit 1 and name what is stale
+    python tests/regenerate.py --screenshot   # also outputs/evidence-plan.png, in headless Chromium
 
 - schemas/plan.schema.json and schemas/evidence-plan.schema.json (from the pydantic models);
-- outputs/evidence-plan.json and outputs/evidence-plan.md (the ready example, compiled);
+- outputs/evidence-plan.json, .md and .html (the ready example, compiled with --html);
 - the tables of diagnostic codes and of fields in README.md (compiler/codes.py, compiler/fields.py);
 - tests/golden/* (rendered output of the test plans in tests/golden/);
 - tests/golden/diff/revised.* (`diff` of the example against that revision, in each format);
-- the hostile-input corpus, tests/hostile/* (written by tests/hostile/make.py).
+- the hostile-input corpus, tests/hostile/* (written by tests/hostile/make.py);
+- with --screenshot only, outputs/evidence-plan.png: the top of outputs/evidence-plan.html in
+  headless Chromium (tests/browser.py), a box hovered, for the README. Pixels differ between machines (fonts),
+  so it is not checked for staleness; regenerate it when the page's look changes.
 
 Tests compare each of these with what the code produces now and fail when one is stale.
 Review the regenerated files as a diff before committing them.
@@ -37,6 +41,7 @@ def outputs() -> dict[Path, str]:
 
     from compiler.compile import compile_plan
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
+    from compiler.html import HTML_NAME, render_html
     from compiler.markdown import render_markdown
     from compiler.revisions import FIRST, record, revise
 
@@ -51,6 +56,7 @@ def outputs() -> dict[Path, str]:
     return {
         REPO / "outputs" / JSON_NAME: dumps(document),
         REPO / "outputs" / MARKDOWN_NAME: render_markdown(document, base=document["root"]),
+        REPO / "outputs" / HTML_NAME: render_html(document),
     }
 
 
@@ -137,7 +143,23 @@ def everything() -> dict[Path, bytes]:
     return {**{path: text.encode("utf-8") for path, text in texts.items()}, **hostile()}
 
 
+def screenshot() -> int:
+    import browser
+
+    why = browser.missing()
+    if why is not None:
+        print(f"cannot take the screenshot: {why}")
+        return 1
+    target = REPO / "outputs" / "evidence-plan.png"
+    browser.screenshot(REPO / "outputs" / "evidence-plan.html", target, hover="implementation")
+    print(f"regenerated {target.relative_to(REPO)}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if "--screenshot" in argv:
+        code = main([a for a in argv if a != "--screenshot"])
+        return code or screenshot()
     check = "--check" in argv
     stale = []
     for path, content in everything().items():
@@ -159,4 +181,5 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(REPO))
+    sys.path.insert(0, str(REPO / "tests"))
     raise SystemExit(main(sys.argv[1:]))

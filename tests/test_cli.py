@@ -107,14 +107,18 @@ def test_compile_is_deterministic_and_independent_of_the_working_folder(
 def test_compile_matches_the_committed_outputs(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(repo)
     out = tmp_path / "outputs"
-    result = run("compile", "examples/duplicate-email/plan.yaml", "-o", str(out))
+    result = run("compile", "examples/duplicate-email/plan.yaml", "-o", str(out), "--html")
     assert result.exit_code == 0
     # Paths differ (out is elsewhere), everything else is the same document.
     mine = json.loads((out / "evidence-plan.json").read_text(encoding="utf-8"))
     committed = json.loads((repo / "outputs" / "evidence-plan.json").read_text(encoding="utf-8"))
+    sources = mine["source"], committed["source"]
     for key in ("source", "root"):
         mine.pop(key), committed.pop(key)
     assert mine == committed
+    # And the page (the README's Quick start writes it too), but for where it says it was compiled from.
+    page = (out / "evidence-plan.html").read_text(encoding="utf-8")
+    assert page.replace(*sources) == (repo / "outputs" / "evidence-plan.html").read_text(encoding="utf-8")
 
 
 def test_compile_blocked_plan_exits_1_and_still_writes_the_json(write: Callable[..., Path]) -> None:

@@ -291,7 +291,9 @@ def test_input_error_shows_the_line_and_a_caret(entry: Entry, capsys: pytest.Cap
 
 COMMANDS = [
     ["compile", "-o", "out"],
-    ["compile", "--no-verify-evidence", "-o", "out"],
+    ["compile", "--no-verify-evidence", "-o", "out", "--html"],
+    ["graph", "--no-verify-evidence", "--format", "svg"],
+    ["graph", "--no-verify-evidence", "--format", "dot"],
     ["check", "--format", "json"],
     ["check", "--format", "github"],
     ["check", "--format", "sarif"],
@@ -308,8 +310,9 @@ COMMANDS = [
                                    for e in ENTRIES if e.file not in ISOLATE])
 def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                            no_exec: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """compile, check (every format), convert (to JSON, YAML, Markdown), render and fix: exit 0, 1
-    or 2, never a traceback or an internal error, and never a program run."""
+    """compile (also --html), graph (svg, dot), check (every format), convert (to JSON, YAML,
+    Markdown), render and fix: exit 0, 1 or 2, never a traceback or an internal error, and never a
+    program run; no page holds a script or an event handler."""
     monkeypatch.chdir(tmp_path)
     for command in COMMANDS:
         plan = tmp_path / entry.file
@@ -335,6 +338,14 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
             for graph in re.findall(r"```mermaid\n(.*?)```", page, re.DOTALL):
                 assert "%%" not in graph  # a directive, wherever it stands
             markdown.unlink()
+        for html in tmp_path.glob("out/*.html"):
+            page = html.read_text(encoding="utf-8")
+            assert re.search(r"<script|<iframe|\son[a-z]+\s*=", page, re.IGNORECASE) is None, page[:2000]
+            html.unlink()
+        if argv[0] == "graph" and code == 0 and "svg" in argv:
+            import xml.etree.ElementTree as ET
+
+            ET.fromstring(out.encode("utf-8"))  # well-formed, whatever the plan holds
     assert not no_exec
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(MARKERS)]
 

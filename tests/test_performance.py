@@ -264,6 +264,19 @@ def test_emit_and_markdown_grow_linearly(tmp_path: Path, shape: str) -> None:
     assert ratio < GROWTH_LIMIT, f"{shape}: {a:.3f} s at 1,000 items, {b:.3f} s at 10,000: {ratio:.1f}x"
 
 
+@pytest.mark.parametrize("shape", ["chain", "wide", "layered"])
+def test_the_html_page_and_its_layout_grow_linearly(tmp_path: Path, shape: str) -> None:
+    from compiler.compile import compile_plan
+    from compiler.emit import build_output
+    from compiler.html import render_pieces
+
+    documents = {n: build_output(compile_plan(str(write_json(tmp_path, shape, n)), verify_evidence=False), tmp_path)
+                 for n in (1_000, 10_000)}
+    a, b, ratio = growth(lambda n: sum(map(len, render_pieces(documents[n]))), 1_000)
+    print(f"HTML page {shape}: {a:.3f} s at 1,000 items, {b:.3f} s at 10,000: {ratio:.1f}x")
+    assert ratio < GROWTH_LIMIT, f"{shape}: {a:.3f} s at 1,000 items, {b:.3f} s at 10,000: {ratio:.1f}x"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", ["chain", "wide"])
 def test_yaml_load_grows_linearly(tmp_path: Path, shape: str) -> None:
@@ -291,6 +304,9 @@ def test_a_chain_of_100000_items_compiles_and_renders_without_recursion(tmp_path
     assert json.loads(dumps(document))["summary"]["waves"] == n
     markdown = render_markdown(document, base=document["root"])
     assert markdown.count("\n## Wave ") == n
+    from compiler.html import render_html
+
+    assert render_html(document).count('<div class="entry ') == n  # the page, its layout folded
 
 
 # --- memory: a blocked plan holds no more than a ready one ----------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 COMMANDS = {
     "approve": "compiler.commands.approve:command",
     "diff": "compiler.commands.diff:command",
+    "graph": "compiler.commands.graph:command",
     "next": "compiler.commands.next:command",
     "symbols": "compiler.commands.symbols:command",
     "where": "compiler.commands.where:command",

@@ -1,0 +1,53 @@
+"""`evidence-plan graph PLAN`: the plan's graph alone (compiler/picture.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from compiler.cli import _evidence_options, _limit_options
+from compiler.picture import FORMATS
+
+if TYPE_CHECKING:
+    from compiler.load import Limits
+
+
+@click.command("graph")
+@click.argument("plan", metavar="PLAN")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="mermaid", show_default=True,
+              help="mermaid: the Markdown page's flowchart; dot: Graphviz; svg: the HTML page's picture as one SVG "
+                   "file; json: that picture's boxes (coordinates, ids) and edges (points).")
+@click.option("-o", "--output", metavar="FILE", default="-", show_default=True, help="Where to write it; - is stdout.")
+@_evidence_options
+@_limit_options
+def command(plan: str, fmt: str, output: str, root: str | None, no_verify: bool, limits: Limits) -> int:
+    """Print the graph of PLAN: a column (or rank) per wave, a box per item, an arrow from each
+    dependency to the item that needs it; the critical path and the items in error marked. A
+    very wide wave is one list box, and a blocked plan is ordered as far as its dependencies
+    allow (the rest in one column).
+
+    PLAN is a plan file or a compiled evidence-plan.json, - for standard input, or REV:path
+    from git history (as for diff; its evidence is then not checked). Compiled as compile
+    would, nothing written but the graph. Exit 0 (a blocked plan too: its picture shows why),
+    2 input error.
+
+    \b
+    Examples:
+      evidence-plan graph plan.yaml                       # Mermaid, for a Markdown page
+      evidence-plan graph plan.yaml --format dot | dot -Tpng -o plan.png
+      evidence-plan graph plan.yaml --format svg -o plan.svg
+      evidence-plan graph evidence-plan.json --format json | jq '.boxes[] | {id, x, y}'
+    """
+    from compiler.cli import EXIT_INPUT, EXIT_READY, _err, _write
+    from compiler.picture import pieces, read_document
+
+    document = read_document(plan, root=root, verify_evidence=not no_verify, limits=limits)
+    if output == "-":
+        for piece in pieces(document, fmt):
+            click.echo(piece, nl=False)
+        return EXIT_READY
+    if not _write({output: lambda: pieces(document, fmt)}):
+        return EXIT_INPUT
+    _err(f"wrote {output}")
+    return EXIT_READY
