@@ -129,6 +129,7 @@ goal: Use each declared field once
 root: .
 claims:
   - {description: calls per request, low: 1, high: 3, unit: calls, confidence: high, evidence: app.py::main}
+budget: {max_revisions: 3, max_items: 10}
 items:
   - id: define
     change: Add main
