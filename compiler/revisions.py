@@ -333,6 +333,7 @@ class Previous(NamedTuple):
     note: str | None  # why it was not read, when it exists and was not
     status: str | None = None  # its status: ready or blocked
     history: tuple[dict[str, Any], ...] | None = None  # its history as written (absent, or unusable: None)
+    source: str | None = None  # the plan file it was compiled from, absolute (None: standard input, or not said)
 
 
 FIRST = Previous(None, None, None, None)  # no evidence-plan.json at the output path
@@ -370,7 +371,11 @@ def read_previous(path: str, limits: Limits) -> Previous:
     history, note = _history(data.get("history"), revision), None
     if history is None and data.get("history") is not None:
         note = f"the previous {path} has no usable history: it starts again at revision {revision}"
-    return Previous(plan, revision, recorded, note, status if status in ("ready", "blocked") else None, history)
+    source = data.get("source")  # relative to the JSON's folder, as compile writes it
+    source = (os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), source))
+              if isinstance(source, str) and source != "<stdin>" else None)
+    return Previous(plan, revision, recorded, note, status if status in ("ready", "blocked") else None, history,
+                    source)
 
 
 _HISTORY_KEYS = ("revision", "status", "digest")
@@ -438,11 +443,27 @@ class Revision(NamedTuple):
     note: str | None  # why the previous file was not read (or not all of it), for stderr
 
 
-def revise(plan: Plan, previous: Previous) -> Revision:
+def another_plan(plan: Plan, source: str | None, previous: Previous) -> bool:
+    """Whether the previous file is of another plan compiled into the same folder: its ``plan``
+    name and its source file both differ from this one's. A plan renamed, or moved, is the same
+    plan; standard input is the same plan as any whose name it gives."""
+    if previous.plan is None or previous.plan.name == plan.name:
+        return False
+    return source is None or previous.source is None or os.path.normpath(os.path.abspath(source)) != previous.source
+
+
+def revise(plan: Plan, previous: Previous, source: str | None = None) -> Revision:
     """This compile's revision against the evidence-plan.json it replaces: the previous revision and
     changes, as they were, when the items did not change (so that compiling the same input twice
     writes the same bytes), else the next revision and what changed. The first revision, with no
-    previous plan, has no ``changes``."""
+    previous plan, has no ``changes``; so has the first of a plan compiled where another plan's
+    file was (``another_plan``: ``source`` is this plan's file, None for standard input), which
+    is said in the note."""
+    if another_plan(plan, source, previous):
+        name = clip(previous.plan.name) if previous.plan and previous.plan.name is not None else "without a name"
+        return revise(plan, FIRST)._replace(
+            note=f"the previous evidence-plan.json there is of another plan ({name}, from"
+                 f" {clip(previous.source or '<stdin>')}): {_AS_FIRST}")
     number: int = 1
     recorded: Any = None
     earlier: tuple[dict[str, Any], ...] = ()

@@ -239,3 +239,28 @@ def test_items_that_could_not_be_read_count_in_the_digest() -> None:
 
     assert digest("  - 12\n") != digest("")  # an entry that is no item counts (what it was is not kept)
     assert digest("  - {id: c, change: x, depend_on: [a]}\n") != digest("  - {id: c, change: x, needs: [a]}\n")
+
+
+def test_another_plan_compiled_into_the_same_folder_starts_at_revision_1(tmp_path: Path) -> None:
+    """Two plans compiled into one folder in turn: the second is not a revision of the first (it
+    would be one that removed every item), and the first's budget does not count against it."""
+    compile_ = Compiled(tmp_path)
+    compile_(PLAN)
+    other = write_plan(tmp_path, PLAN.replace("plan: budgeted", "plan: other"), "other.yaml")
+    result = CliRunner().invoke(cli, ["compile", str(other), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "out" / JSON_NAME).read_text(encoding="utf-8"))
+    assert document["revision"] == 1 and "changes" not in document
+    assert "is of another plan (budgeted, from " in result.stderr
+
+
+def test_a_renamed_plan_and_a_moved_plan_are_the_same_plan(tmp_path: Path) -> None:
+    compile_ = Compiled(tmp_path)
+    compile_(PLAN)
+    renamed = PLAN.replace("plan: budgeted", "plan: renamed").replace("change: first", "change: one")
+    assert compile_(renamed)[1]["revision"] == 2  # the same file
+    moved = write_plan(tmp_path, renamed.replace("change: one", "change: two"), "moved.yaml")
+    result = CliRunner().invoke(cli, ["compile", str(moved), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "out" / JSON_NAME).read_text(encoding="utf-8"))["revision"] == 3  # the same name
+    assert "another plan" not in result.stderr
