@@ -12,14 +12,17 @@ escaped or drawn.
   (down, then up), each a sort per column: O(V log V + E) a sweep, no recursion. The order kept
   is the one of fewest crossings among the plan's own and each sweep's, so the sweeps never
   make it worse.
+- An edge that spans columns crosses each column between through the gap nearest to its line,
+  never behind a box.
 - A very wide wave is one list box ("Wave 3: 1,200 items" and its first ids); past an edge
   budget edges are left out; ``notes`` says what was folded or left out.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
-from itertools import chain
+from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 if TYPE_CHECKING:
@@ -244,8 +247,9 @@ def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -
             _flagged(ids, item_of[b], members_of[b], marks),
             critical_box[b])
         for b in range(len(item_of)))
+    gaps = [_gaps([boxes[b] for b in col]) for col in order]
     edges = tuple(
-        Edge(b, d, _points(boxes[d], boxes[b]), k, critical_box[b] and critical_box[d])
+        Edge(b, d, _points(boxes[d], boxes[b], xs, gaps), k, critical_box[b] and critical_box[d])
         for (b, d), k in sorted(kept.items(), key=lambda p: (column_of[p[0][1]], rank[p[0][1]], column_of[p[0][0]],
                                                                rank[p[0][0]])))
     width = MARGIN * 2 + len(columns) * BOX_W + max(len(columns) - 1, 0) * GAP_X
@@ -367,12 +371,35 @@ def crossings(column_of: list[int] | tuple[int, ...], rank: list[int], pairs: It
     return total
 
 
-def _points(dep: Box, item: Box) -> tuple[tuple[int, int], ...]:
+def _gaps(column: list[Box]) -> list[int]:
+    """The heights at which an edge may cross a column without touching a box, top down: the
+    middle of each gap between two boxes, and just above the first and below the last."""
+    if not column:
+        return [MARGIN + HEADER]
+    out = [column[0].y - GAP_Y // 2]
+    out += [(a.y + a.h + b.y) // 2 for a, b in pairwise(column)]
+    out.append(column[-1].y + column[-1].h + GAP_Y // 2)
+    return out
+
+
+def _points(dep: Box, item: Box, xs: list[int], gaps: list[list[int]]) -> tuple[tuple[int, int], ...]:
     """An edge's points, from its dependency's box to its item's: right side to left side, or
-    an arc on the right between two boxes of one column (a cycle's, in a blocked plan)."""
+    an arc on the right between two boxes of one column (a cycle's, in a blocked plan: the only
+    edges of three points). An edge that spans columns crosses each column between it through
+    the gap nearest to its straight line (two points a column, at the column's sides), so that
+    it never runs behind a box."""
     dy, iy = dep.y + dep.h // 2, item.y + item.h // 2
     if dep.column < item.column:
-        return (dep.x + dep.w, dy), (item.x, iy)
+        points = [(dep.x + dep.w, dy)]
+        span = item.column - dep.column
+        for step, c in enumerate(range(dep.column + 1, item.column), 1):
+            level = gaps[c]
+            want = dy + (iy - dy) * step // span
+            at = bisect_left(level, want)
+            y = min(level[max(at - 1, 0):at + 1], key=lambda g: abs(g - want))
+            points += [(xs[c], y), (xs[c] + BOX_W, y)]
+        points.append((item.x, iy))
+        return tuple(points)
     if dep.column > item.column:  # an item depending on one in a later column (a dropped one)
         return (dep.x, dy), (item.x + item.w, iy)
     bulge = min(GAP_X * 3 // 4, 24 + abs(iy - dy) // 4)

@@ -79,9 +79,16 @@ def edge_path(lay: Layout, edge: Edge) -> str:
     if len(points) == 3:  # an arc on the right of one column
         reach = x1 + (points[1][0] - x1) * 4 // 3  # the curve's apex reaches the middle point
         return f"M{x1} {y1}C{reach} {y1} {reach} {y2} {x2} {y2}"
-    bend = max(abs(x2 - x1) // 2, GAP_X // 3)
-    sign = 1 if x2 >= x1 else -1
-    return f"M{x1} {y1}C{x1 + sign * bend} {y1} {x2 - sign * bend} {y2} {x2} {y2}"
+    path = [f"M{x1} {y1}"]
+    for n in range(1, len(points)):  # a curve with level ends between columns, a line across one
+        (ax, ay), (bx, by) = points[n - 1], points[n]
+        if n % 2 == 0 and n < len(points) - 1:  # across a column between the ends, through its gap
+            path.append(f"L{bx} {by}")
+            continue
+        bend = max(abs(bx - ax) // 2, GAP_X // 3)
+        sign = 1 if bx >= ax else -1
+        path.append(f"C{ax + sign * bend} {ay} {bx - sign * bend} {by} {bx} {by}")
+    return "".join(path)
 
 
 def edge_title(lay: Layout, edge: Edge, graph: Graph) -> str:

@@ -100,6 +100,13 @@ def check_invariants(graph: Graph, lay: Layout) -> None:
         dep, item = lay.boxes[e.depends_on], lay.boxes[e.item]
         assert start[0] in (dep.x, dep.x + dep.w) and dep.y <= start[1] <= dep.y + dep.h
         assert end[0] in (item.x, item.x + item.w) and item.y <= end[1] <= item.y + item.h
+        # An edge that spans columns crosses each one between through a gap: behind no box.
+        crossing = e.points[1:-1] if len(e.points) != 3 else []  # three points: a cycle's arc
+        for (x1, y1), (x2, y2) in zip(crossing[::2], crossing[1::2], strict=True):
+            assert y1 == y2 and x2 - x1 == L.BOX_W
+            column = next(c for c in lay.columns if c.x == x1)
+            assert not any(lay.boxes[b].y <= y1 <= lay.boxes[b].y + lay.boxes[b].h for b in column.boxes)
+            assert 0 <= y1 <= lay.height
     assert lay.crossings == brute_crossings(lay)
 
 
@@ -241,3 +248,17 @@ def test_dropped_items_of_a_ready_plan_come_last() -> None:
 def test_an_empty_plan_has_an_empty_layout() -> None:
     lay = layout(Graph((), [], ()))
     assert lay.boxes == () and lay.width > 0 and lay.height > 0
+
+
+def test_an_edge_that_spans_columns_goes_around_the_boxes_between() -> None:
+    """The worked example's shape: i0 -> i1 -> i2, and i3 (wave 1) -> i2 (wave 3) past i1's
+    column, whose boxes (i1, i4) stand where a straight line would run."""
+    graph = make(5, [(0, 1), (1, 2), (3, 2), (0, 4), (3, 4)])
+    lay = layout(graph)
+    check_invariants(graph, lay)
+    (long,) = [e for e in lay.edges if len(e.points) > 2]
+    assert (lay.box_of[2], lay.box_of[3]) == (long.item, long.depends_on)
+    (x1, y), (x2, _) = long.points[1:3]
+    middle = lay.columns[1]
+    assert x1 == middle.x and x2 == middle.x + L.BOX_W
+    assert not any(lay.boxes[b].y <= y <= lay.boxes[b].y + lay.boxes[b].h for b in middle.boxes)
