@@ -78,7 +78,7 @@ class Edge(NamedTuple):
     depends_on: int  # the box of its dependency
     points: tuple[tuple[int, int], ...]  # from the dependency's box to the item's box
     dependencies: int  # the dependencies it stands for (more than one where a list box gathers them)
-    critical: bool  # both ends are critical item boxes
+    critical: bool  # an edge of the critical path (both ends on it, one right after the other)
 
 
 class Column(NamedTuple):
@@ -222,6 +222,9 @@ def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -
                 pairs[(b, bd)] = pairs.get((b, bd), 0) + 1
     marked = graph.marked
     critical_box = [n is not None and ids[n] in marked for n in item_of]
+    # The path's own edges (each id and the next): an edge between two of its items that skips
+    # along it is no edge of the path. A graph marked without its order marks both ends' edges.
+    steps = set(pairwise(graph.path)) if graph.path else None
     kept = pairs
     if len(pairs) > MAX_EDGES:
         kept = {p: k for p, k in pairs.items() if critical_box[p[0]] and critical_box[p[1]]}
@@ -249,7 +252,8 @@ def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -
         for b in range(len(item_of)))
     gaps = [_gaps([boxes[b] for b in col]) for col in order]
     edges = tuple(
-        Edge(b, d, _points(boxes[d], boxes[b], xs, gaps), k, critical_box[b] and critical_box[d])
+        Edge(b, d, _points(boxes[d], boxes[b], xs, gaps), k, critical_box[b] and critical_box[d] and (
+            steps is None or (ids[cast(int, item_of[d])], ids[cast(int, item_of[b])]) in steps))
         for (b, d), k in sorted(kept.items(), key=lambda p: (column_of[p[0][1]], rank[p[0][1]], column_of[p[0][0]],
                                                                rank[p[0][0]])))
     width = MARGIN * 2 + len(columns) * BOX_W + max(len(columns) - 1, 0) * GAP_X

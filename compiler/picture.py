@@ -31,7 +31,8 @@ def marked_graph(graph: Graph, document: dict[str, Any]) -> Graph:
         return graph
     path = document.get("critical_path")
     if isinstance(path, list) and len(path) > 1:
-        return graph._replace(marked=frozenset(i for i in path if isinstance(i, str)))
+        ids = tuple(i for i in path if isinstance(i, str))
+        return graph._replace(marked=frozenset(ids), path=ids)
     return graph
 
 

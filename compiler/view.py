@@ -29,6 +29,7 @@ class Graph(NamedTuple):
     done: frozenset[str] = frozenset()  # the ids of the items that are done (compiler/progress.py)
     dropped: frozenset[str] = frozenset()  # and of those dropped: in no wave, drawn only in a blocked plan
     marked: frozenset[str] = frozenset()  # the ids on the critical path by median estimate (`schedule`)
+    path: tuple[str, ...] = ()  # those ids in the path's order, first first (its edges: each id and the next)
 
 
 class Section(NamedTuple):
@@ -62,7 +63,8 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     graph = _graph(items, waves, progress is not None)
     schedule = document.get("schedule")
     if isinstance(schedule, dict) and isinstance(schedule.get("critical_path"), list):
-        graph = graph._replace(marked=frozenset(i for i in schedule["critical_path"] if isinstance(i, str)))
+        path = tuple(i for i in schedule["critical_path"] if isinstance(i, str))
+        graph = graph._replace(marked=frozenset(path), path=path)
     sections: Iterator[Section]
     if waves:
         counted = document.get("progress")

@@ -262,3 +262,12 @@ def test_an_edge_that_spans_columns_goes_around_the_boxes_between() -> None:
     middle = lay.columns[1]
     assert x1 == middle.x and x2 == middle.x + L.BOX_W
     assert not any(lay.boxes[b].y <= y <= lay.boxes[b].y + lay.boxes[b].h for b in middle.boxes)
+
+
+def test_only_the_critical_paths_own_edges_are_critical() -> None:
+    """i0 -> i1 -> i2 is the path; i2 also depends on i0 directly: both ends are on the path, but
+    that edge skips along it and is no edge of the path."""
+    graph = make(3, [(0, 1), (1, 2), (0, 2)])._replace(marked=frozenset(["i0", "i1", "i2"]), path=("i0", "i1", "i2"))
+    lay = layout(graph)
+    critical = {(lay.boxes[e.depends_on].item, lay.boxes[e.item].item) for e in lay.edges if e.critical}
+    assert critical == {(0, 1), (1, 2)}
