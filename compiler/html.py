@@ -180,7 +180,7 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
     """What the template shows: the view (compiler/view.py), its graph laid out."""
     from markupsafe import Markup
 
-    from compiler.markdown import progress_line
+    from compiler.markdown import Inline, forecast_lines, progress_line, revision_line, schedule_lines
     from compiler.picture import flagged_ids, picture
 
     view = plan_view(document)
@@ -202,14 +202,17 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
                        "item": _safe(ident) if isinstance(ident, str) else "",
                        "anchor": f"item-{first[ident]}" if isinstance(ident, str) and ident in first else "",
                        "message": _safe(issue.get("message", "")), "where": _safe(where)})
-    revision = document.get("revision")
+    inline = Inline(lambda text: _xml(_safe(text)), lambda text: f"<code>{_xml(_safe(text))}</code>")
+    estimates = [Markup(line) for line in (*schedule_lines(document.get("schedule"), inline),
+                                           *forecast_lines(document.get("forecast"), inline)) if line]
     return {
         "title": _safe(view.title),
         "goal": _safe(view.goal) if view.goal else "",
         "status": str(document.get("status", "")),
         "headline": headline,
         "source": _safe(document.get("source", "")),
-        "revision": revision if type(revision) is int else None,
+        "revision": Markup(revision_line(document, inline)),  # its parts escaped as they were made
+        "estimates": estimates,
         "progress": progress_line(view.progress) or "",
         "issues": issues,
         "item_count": view.item_count,

@@ -177,6 +177,17 @@ def proof_text(text: Any) -> str:
     return f"({len(lines):,} lines)\n  {fence}{body}\n  {fence}"
 
 
+class Inline(NamedTuple):
+    """How a sentence of the page marks its parts, so that the HTML page says the same sentences:
+    ``text`` escapes plan text, ``code`` shows an id or a value as code."""
+
+    text: Callable[[Any], str]
+    code: Callable[[Any], str]
+
+
+MARKDOWN = Inline(md, code)
+
+
 def cell(text: str) -> str:
     """Already-escaped Markdown, made safe inside a table cell (pipes split cells, even in code)."""
     return text.replace("|", "\\|") if "|" in text else text
@@ -341,7 +352,7 @@ def _estimate_line(item: dict[str, Any]) -> str:
     return f"\n- **Estimate:** {_interval(e)}{evidence}{flagged}"
 
 
-def _schedule_lines(schedule: Any) -> list[str]:
+def schedule_lines(schedule: Any, fmt: Inline = MARKDOWN) -> list[str]:
     """The critical path by median estimate, in hours, with the best and worst case along it."""
     if not isinstance(schedule, dict) or not schedule.get("critical_path"):
         return []
@@ -350,13 +361,13 @@ def _schedule_lines(schedule: Any) -> list[str]:
 
     def hours(key: str) -> str:
         value = schedule.get(key)
-        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "_unknown_"
+        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "unknown"
 
     path = schedule["critical_path"]
     shown = path if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
     zero = schedule.get("counted_as_zero", 0)
     return [f"Critical path by median estimate ({len(path):,} item{'s' if len(path) != 1 else ''}, marked in the"
-            f" graph): {' → '.join('…' if i is None else code(i) for i in shown)}: median {hours('median_hours')},"
+            f" graph): {' → '.join('…' if i is None else fmt.code(i) for i in shown)}: median {hours('median_hours')},"
             f" best case {hours('best_hours')}, worst case {hours('worst_hours')}"
             + (f" ({zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0)" if zero else "")
             + ".", ""]
@@ -366,7 +377,7 @@ def _schedule_lines(schedule: Any) -> list[str]:
 CRITICAL_SHOWN = 5
 
 
-def _forecast_lines(forecast: Any) -> list[str]:
+def forecast_lines(forecast: Any, fmt: Inline = MARKDOWN) -> list[str]:
     """The seeded forecast: its percentiles, how it was run, and the most critical items."""
     if not isinstance(forecast, dict):
         return []
@@ -374,28 +385,29 @@ def _forecast_lines(forecast: Any) -> list[str]:
 
     def hours(key: str) -> str:
         value = forecast.get(key)
-        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "_unknown_"
+        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "unknown"
 
     runs = forecast.get("runs", 0)
     scaled = " (fewer for a plan this large: rough)" if forecast.get("runs_scaled") else ""
     critical = [c for c in forecast.get("criticality", []) if isinstance(c, dict)][:CRITICAL_SHOWN]
-    named = ", ".join(f"{code(c.get('item'))} {number(round(100 * c.get('share', 0), 1))}%" for c in critical)
+    named = ", ".join(f"{fmt.code(c.get('item'))} {number(round(100 * c.get('share', 0), 1))}%" for c in critical)
     zero = forecast.get("counted_as_zero", 0)
-    line = (f"Forecast over {md(f'{runs:,}')} seeded runs{scaled} (seed {md(forecast.get('seed'))}): P50"
+    line = (f"Forecast over {fmt.text(f'{runs:,}')} seeded runs{scaled} (seed {fmt.text(forecast.get('seed'))}): P50"
             f" {hours('p50_hours')}, P80 {hours('p80_hours')}, P95 {hours('p95_hours')}"
             + (f"; {zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0" if zero else "")
             + (f". Most often on the critical path: {named}." if named else "."))
-    return [line, "", *_by_lines(forecast.get("by"))]
+    return [line, "", *_by_lines(forecast.get("by"), fmt)]
 
 
-def _by_lines(by: Any) -> list[str]:
+def _by_lines(by: Any, fmt: Inline) -> list[str]:
     if not isinstance(by, dict):
         return []
     from compiler.estimates import number
 
     days = by.get("working_days", 0)
-    return [f"Finished by {md(by.get('by'))} in {number(round(100 * by.get('probability', 0), 1))}% of the runs:"
-            f" {days:,} working day{'s' if days != 1 else ''} (Monday to Friday) from {md(by.get('start'))}, at"
+    share = number(round(100 * by.get("probability", 0), 1))
+    return [f"Finished by {fmt.text(by.get('by'))} in {share}% of the runs: {days:,} working day"
+            f"{'s' if days != 1 else ''} (Monday to Friday) from {fmt.text(by.get('start'))}, at"
             f" {number(by.get('hours_per_day', 0))} hours a day, {number(by.get('hours', 0))} hours.", ""]
 
 
@@ -404,7 +416,7 @@ def estimates_section(document: dict[str, Any]) -> str:
     summary = document.get("estimates")
     if not isinstance(summary, dict):
         return ""
-    lines = [*_schedule_lines(document.get("schedule")), *_forecast_lines(document.get("forecast")),
+    lines = [*schedule_lines(document.get("schedule")), *forecast_lines(document.get("forecast")),
              f"{'Grounded' if summary.get('grounded') else '**Not grounded**'}: {summary.get('estimated', 0):,}"
              f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
              f" an estimate; a spread over {md(summary.get('max_spread'))}x is flagged;"
@@ -464,7 +476,7 @@ def _complexity(value: Any) -> str:
 REVISION_IDS = 10
 
 
-def revision_line(document: dict[str, Any]) -> str:
+def revision_line(document: dict[str, Any], fmt: Inline = MARKDOWN) -> str:
     """The revision and what changed since the previous one, escaped: ``3 · since revision 2:
     1 added (`x`), 1 revised (`y`: change)``; '' for a file from before revisions."""
     revision = document.get("revision")
@@ -485,14 +497,16 @@ def revision_line(document: dict[str, Any]) -> str:
 
     def revised(entry: Any) -> str:
         names = entry.get("fields") if isinstance(entry, dict) else None
-        what = ", ".join(md(str(n)) for n in names) if isinstance(names, list) else ""
-        return code(str(entry.get("id"))) + (f": {what}" if what else "") if isinstance(entry, dict) else ""
+        what = ", ".join(fmt.text(str(n)) for n in names) if isinstance(names, list) else ""
+        return fmt.code(str(entry.get("id"))) + (f": {what}" if what else "") if isinstance(entry, dict) else ""
 
     def renamed(entry: Any) -> str:
-        return f"{code(str(entry.get('old')))} → {code(str(entry.get('new')))}" if isinstance(entry, dict) else ""
+        if not isinstance(entry, dict):
+            return ""
+        return f"{fmt.code(str(entry.get('old')))} → {fmt.code(str(entry.get('new')))}"
 
     parts = []
-    for key, show in (("added", lambda i: code(str(i))), ("removed", lambda i: code(str(i))),
+    for key, show in (("added", lambda i: fmt.code(str(i))), ("removed", lambda i: fmt.code(str(i))),
                       ("revised", revised), ("renamed", renamed)):
         count, text = ids(changed.get(key), show)
         if count != "0":

@@ -206,3 +206,23 @@ def test_the_browser_tests_say_what_to_install_when_chromium_is_missing(monkeypa
     why = browser.missing()
     assert why is not None and why.endswith("apt-get install -y chromium chromium-driver")
     assert "chromium-driver" in why and str(tmp_path / "no-driver") in why
+
+
+def test_the_revision_line_and_the_forecast_are_escaped_like_the_rest(tmp_path: Path) -> None:
+    """The page says what the Markdown says of the revision and the estimates (compiler/markdown.py
+    makes the sentences for both), each id and text escaped: a hostile id in `changes` stays text."""
+    estimate = {"low": 1, "high": 2, "unit": "hours", "evidence": HOSTILE[0]}
+    plan: dict[str, Any] = {"items": [
+        {"id": "a", "change": "first", "evidence": ["a.py:1"], "proof": "pytest", "estimate": estimate},
+        {"id": "b", "change": "second", "evidence": ["a.py:1"], "proof": "pytest", "depends_on": ["a"]}]}
+    page = render_html(compiled(tmp_path, plan))
+    assert "<b>Revision</b> 1 (the first)" in page
+    assert ("<p>Critical path by median estimate (2 items, marked in the graph): <code>a</code> → <code>b</code>:"
+            in page)
+    assert "<p>Forecast over 500 seeded runs (seed 13): P50 " in page
+    plan["items"].append({"id": "<b>new</b>", "change": "c", "evidence": ["a.py:1"], "proof": "p"})
+    document = compiled(tmp_path, plan)
+    assert document["revision"] == 2 and document["changes"]["added"] == ["<b>new</b>"]
+    page = render_html(document)
+    assert "<b>Revision</b> 2 · since the previous: 1 added (<code>&lt;b&gt;new&lt;/b&gt;</code>)" in page
+    assert "<b>new</b>" not in page.replace("<b>Revision</b>", "")
