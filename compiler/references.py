@@ -28,11 +28,12 @@ _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
 _URL = re.compile(rf"^{_SCHEME}\S+$")
 # Line notations of other tools that people paste: a GitHub anchor (path#L10-L20), an L before
 # the number (path:L10), and a compiler's LINE:COLUMN (path:511:7). Each is answered with the
-# reference it means, never read as a path.
+# reference it means, never read as a path. A path may hold any character, a line break too (as
+# the schema's pattern reads it: [\s\S]), so "." matches everything here.
 _OTHER_NOTATIONS = (
-    (re.compile(r"^(.+?)#L([0-9]{1,9})(?:-L?([0-9]{1,9}))?$"), "a GitHub anchor"),
-    (re.compile(r"^(.+?):L([0-9]{1,9})(?:-L?([0-9]{1,9}))?$"), "an L before the line number"),
-    (re.compile(r"^(.+?):([0-9]{1,9}):([0-9]{1,9})$"), "LINE:COLUMN"),
+    (re.compile(r"^(.+?)#L([0-9]{1,9})(?:-L?([0-9]{1,9}))?$", re.DOTALL), "a GitHub anchor"),
+    (re.compile(r"^(.+?):L([0-9]{1,9})(?:-L?([0-9]{1,9}))?$", re.DOTALL), "an L before the line number"),
+    (re.compile(r"^(.+?):([0-9]{1,9}):([0-9]{1,9})$", re.DOTALL), "LINE:COLUMN"),
 )
 _LINE_SUFFIX = re.compile(r":(-?\d+)(?:-(-?\d+))?$")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")

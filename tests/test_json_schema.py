@@ -392,6 +392,9 @@ _REFERENCE_TEXT = st.text(alphabet=":-0123456789a. \t\n/", max_size=14) | st.sam
 # the space for the path of a LINE:COLUMN notation.
 @example(" :0:1")
 @example(" \t:0:1 ")
+# And a line break in the path: the other notations' patterns did not read one (no DOTALL), so the
+# code took "0\n:0:1" for the path "0\n:0", line 1, where the pattern saw LINE:COLUMN.
+@example("0\n:0:1")
 def test_the_reference_pattern_accepts_what_parse_reference_accepts(text: str) -> None:
     tool = references.parse_reference(text)[1] is None
     pattern = re.search(references.REFERENCE_PATTERN, text) is not None
