@@ -132,7 +132,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     if previous is not None:
         from compiler.revisions import read_previous, revise
 
-        revision = revise(plan, read_previous(previous, limits),  # the previous plan is dropped here
+        revision = revise(plan, read_previous(previous, limits, plan),  # the previous plan is dropped here
                           None if path == STDIN else path)
 
     def at_root_key() -> Location:

@@ -317,6 +317,12 @@ def changes(change: dict[str, Any]) -> dict[str, Any]:
             "renamed": change["renamed"], "edges": change["edges"], "waves": change["waves"]}
 
 
+def no_changes() -> dict[str, Any]:
+    """``changes`` of two plans with the same items (a new dict each time: it is written into a document)."""
+    return {"added": [], "removed": [], "revised": [], "renamed": [], "edges": {"added": [], "removed": []},
+            "waves": {"direct": [], "indirect": []}}
+
+
 def plan_changed(recorded: dict[str, Any]) -> bool:
     """Whether the items changed: one added, removed, revised or renamed, or an edge (a wave moves
     only with one of these). A new source path, status or issue alone is no new revision."""
@@ -334,14 +340,17 @@ class Previous(NamedTuple):
     status: str | None = None  # its status: ready or blocked
     history: tuple[dict[str, Any], ...] | None = None  # its history as written (absent, or unusable: None)
     source: str | None = None  # the plan file it was compiled from, absolute (None: standard input, or not said)
+    name: str | None = None  # its plan's name (``plan``), as written
 
 
 FIRST = Previous(None, None, None, None)  # no evidence-plan.json at the output path
 _AS_FIRST = "written as revision 1, with no changes"
 
 
-def read_previous(path: str, limits: Limits) -> Previous:
-    """The compiled plan at ``path`` (validated only: no checks, no evidence), or why not."""
+def read_previous(path: str, limits: Limits, plan: Plan | None = None) -> Previous:
+    """The compiled plan at ``path`` (validated only: no checks, no evidence), or why not. Given
+    the ``plan`` being compiled, whose items the file's are most often (a recompile), a file whose
+    items are exactly ``plan``'s is not built again: its plan *is* ``plan`` (``same_items``)."""
     if not os.path.isfile(path):  # none; or a FIFO or device compile writes to (never read), or a folder
         return FIRST
     from compiler.load import load
@@ -356,29 +365,59 @@ def read_previous(path: str, limits: Limits) -> Previous:
     if (doc.format != "json" or not isinstance(data, dict)
             or not str(data.get("format", "")).startswith("evidence-plan")):
         return Previous(None, None, None, f"the previous {path} is not a compiled evidence-plan.json: {_AS_FIRST}")
-    try:
-        plan = build_plan(doc)
-    except PlanInputError as err:
-        return Previous(None, None, None,
-                        f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
+    if plan is None or not same_items(data.get("items"), plan):
+        try:
+            plan = build_plan(doc)
+        except PlanInputError as err:
+            return Previous(None, None, None,
+                            f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
+    del doc
     revision, recorded, status = data.get("revision"), data.get("changes"), data.get("status")
+    source, name = data.get("source"), data.get("plan")  # its source relative to the JSON's folder, as written
+    source = (os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), source))
+              if isinstance(source, str) and source != "<stdin>" else None)
+    known = Previous(plan, None, None, None, status if status in ("ready", "blocked") else None, None, source,
+                     name if isinstance(name, str) else None)
     if revision is not None and (type(revision) is not int or revision < 1):
-        return Previous(plan, None, None,
-                        f"the previous {path} has no usable revision ({clip(repr(revision))}): written as revision 1")
+        return known._replace(note=f"the previous {path} has no usable revision ({clip(repr(revision))}): written"
+                                   f" as revision 1")
     if recorded is not None and not (isinstance(recorded, dict) and tuple(recorded) == CHANGE_KEYS):
         # kept as it was when nothing changed: only what compile writes (a hand-edited one is not copied on)
-        return Previous(plan, None, None, f"the previous {path} has no usable changes: written as revision 1")
+        return known._replace(note=f"the previous {path} has no usable changes: written as revision 1")
     history, note = _history(data.get("history"), revision), None
     if history is None and data.get("history") is not None:
         note = f"the previous {path} has no usable history: it starts again at revision {revision}"
-    source = data.get("source")  # relative to the JSON's folder, as compile writes it
-    source = (os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), source))
-              if isinstance(source, str) and source != "<stdin>" else None)
-    return Previous(plan, revision, recorded, note, status if status in ("ready", "blocked") else None, history,
-                    source)
+    return known._replace(revision=revision, changes=recorded, note=note, history=history)
 
 
 _HISTORY_KEYS = ("revision", "status", "digest")
+_OUTPUT_ONLY_ITEM = frozenset(fields.COMPILED_ITEM_KEYS)
+_OUTPUT_ONLY_EVIDENCE = frozenset(fields.COMPILED_EVIDENCE_KEYS)
+
+
+def same_items(raw: Any, plan: Plan) -> bool:
+    """Whether a compiled file's items (as loaded) are exactly ``plan``'s, as compile writes them:
+    each the item's ``to_dict()`` with the output's own keys (compiler/fields.py: COMPILED_*) added.
+    The fast path of a recompile: True means the file reads back as these items (the slow path,
+    build_plan and compare, would find no change; held to it by tests/test_revisions_compile.py),
+    False only that the slow path must look."""
+    every = plan.every_item()
+    if type(raw) is not list or len(raw) != len(every):
+        return False
+    strip_item, strip_evidence = _OUTPUT_ONLY_ITEM, _OUTPUT_ONLY_EVIDENCE
+    for written, item in zip(raw, every, strict=True):
+        if type(written) is not dict:
+            return False
+        mine = item.to_dict()
+        entry = written if written.keys() == mine.keys() else {
+            key: value for key, value in written.items() if key not in strip_item}
+        evidence = entry.get("evidence")
+        if type(evidence) is list and any(type(e) is dict and not strip_evidence.isdisjoint(e) for e in evidence):
+            entry = {**entry, "evidence": [{k: v for k, v in e.items() if k not in strip_evidence}
+                                           if type(e) is dict else e for e in evidence]}
+        if entry != mine:
+            return False
+    return True
 
 
 def _history(raw: Any, revision: Any) -> tuple[dict[str, Any], ...] | None:
@@ -447,7 +486,7 @@ def another_plan(plan: Plan, source: str | None, previous: Previous) -> bool:
     """Whether the previous file is of another plan compiled into the same folder: its ``plan``
     name and its source file both differ from this one's. A plan renamed, or moved, is the same
     plan; standard input is the same plan as any whose name it gives."""
-    if previous.plan is None or previous.plan.name == plan.name:
+    if previous.plan is None or previous.name == plan.name:
         return False
     return source is None or previous.source is None or os.path.normpath(os.path.abspath(source)) != previous.source
 
@@ -460,7 +499,7 @@ def revise(plan: Plan, previous: Previous, source: str | None = None) -> Revisio
     file was (``another_plan``: ``source`` is this plan's file, None for standard input), which
     is said in the note."""
     if another_plan(plan, source, previous):
-        name = clip(previous.plan.name) if previous.plan and previous.plan.name is not None else "without a name"
+        name = clip(previous.name) if previous.name is not None else "without a name"
         return revise(plan, FIRST)._replace(
             note=f"the previous evidence-plan.json there is of another plan ({name}, from"
                  f" {clip(previous.source or '<stdin>')}): {_AS_FIRST}")
@@ -468,9 +507,12 @@ def revise(plan: Plan, previous: Previous, source: str | None = None) -> Revisio
     recorded: Any = None
     earlier: tuple[dict[str, Any], ...] = ()
     if previous.plan is not None:
-        old = Side("previous", previous.plan, None, "", ())  # type: ignore[arg-type]  # compare reads no doc
-        new = Side("new", plan, None, "", ())  # type: ignore[arg-type]
-        recorded = changes(compare(old, new))
+        if previous.plan is plan:  # read_previous found the very same items: nothing to compare
+            recorded = no_changes()
+        else:
+            old = Side("previous", previous.plan, None, "", ())  # type: ignore[arg-type]  # compare reads no doc
+            new = Side("new", plan, None, "", ())  # type: ignore[arg-type]
+            recorded = changes(compare(old, new))
         if previous.revision is not None:
             history = previous.history
             if history is None:  # a file from before the history: the previous revision is all there is

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 from support import write_plan
 
@@ -176,3 +177,94 @@ def test_a_fifo_at_the_output_path_is_written_not_read(tmp_path: Path) -> None:
     reader.join(10)
     assert result.exit_code == 0, result.output
     assert json.loads(got[0])["revision"] == 1
+
+
+# --- the recompile's fast path (compiler/revisions.py: same_items), held to its slow path --------
+
+def _compiled_and_plan(text: str, folder: Path) -> tuple[dict, object]:
+    from compiler.compile import compile_plan
+    from compiler.emit import build_output
+
+    path = write_plan(folder, text)
+    result = compile_plan(str(path), verify_evidence=False)
+    document = json.loads(json.dumps(build_output(result, str(folder))))
+    return document, result.plan
+
+
+def _slow_changes(document: dict, plan: object) -> dict:
+    from compiler.load import parse_text
+    from compiler.revisions import Side, changes, compare
+    from compiler.validate import build_plan
+
+    previous = build_plan(parse_text(json.dumps(document), "evidence-plan.json", "json"))
+    return changes(compare(Side("old", previous, None, "", ()), Side("new", plan, None, "", ())))  # type: ignore[arg-type]
+
+
+def test_an_unchanged_recompile_takes_the_fast_path_for_every_bundled_plan(repo: Path, tmp_path: Path) -> None:
+    from compiler.compile import compile_plan
+    from compiler.emit import build_output
+    from compiler.revisions import plan_changed, same_items
+
+    plans = sorted([*repo.glob("examples/*/plan.yaml"), *repo.glob("tests/cases/*/plan.yaml"),
+                    *repo.glob("tests/cases/*/plan.json")])
+    taken = 0
+    for path in plans:
+        try:
+            result = compile_plan(str(path), verify_evidence=False)
+        except Exception:  # noqa: BLE001 - a case of an unreadable plan: no output to compare with
+            continue
+        document = json.loads(json.dumps(build_output(result, str(tmp_path))))
+        assert not plan_changed(_slow_changes(document, result.plan)), path
+        assert same_items(document["items"], result.plan), path
+        taken += 1
+    assert taken >= 40
+
+
+VARIANTS = [
+    "  - {id: a, change: first, evidence: [app.py:3], proof: pytest}\n",
+    "  - {id: a, change: First, evidence: [app.py:3], proof: pytest}\n",
+    "  - {id: a, change: first, evidence: [{path: app.py, line: 3}], proof: pytest}\n",
+    "  - {id: a, change: first, evidence: [app.py:3-3], proof: pytest}\n",
+    "  - {id: a, change: first, evidence: [app.py:4], proof: pytest}\n",
+    "  - {id: a, change: first, evidence: [app.py:3], proof: pytest, status: todo}\n",
+    "  - {id: a, change: first, evidence: [app.py:3], proof: pytest, status: done}\n",
+    "  - {id: a, change: first, evidence: ['app.py::main'], proof: pytest}\n",
+    "  - {id: b, change: first, evidence: [app.py:3], proof: pytest}\n",
+    "  - {id: a, change: first, evidence: [app.py:3], proof: pytest, depends_on: [c]}\n",
+    "  - {id: a, change: first, evidence: [app.py:3], proof: [pytest, ruff]}\n",
+    "  - {id: a, change: first, evidence: [app.py:3], proof: pytest, estimate: {low: 1, high: 2, unit: hours}}\n",
+    "  - {id: a, change: first, evidence: [app.py:3], proof: pytest, estimate: {low: 1.0, high: 2, unit: hours}}\n",
+    "  - {id: a, change: first, evidence: [app.py:3], proof: pytest, depend_on: [c]}\n",
+    "  - 12\n",
+    "  - {id: c, change: third, evidence: [app.py:5], proof: pytest}\n",
+]
+
+
+@pytest.mark.parametrize("old", range(len(VARIANTS)))
+def test_the_fast_path_says_same_only_where_the_slow_path_finds_no_change(old: int, tmp_path: Path) -> None:
+    """Every pair of variants of a plan: where same_items says the compiled file holds the new
+    items, compare finds no change; an unchanged plan always takes the fast path."""
+    from compiler.revisions import plan_changed, same_items
+
+    document, _ = _compiled_and_plan("items:\n" + VARIANTS[old] + VARIANTS[-1], tmp_path)
+    for new, variant in enumerate(VARIANTS):
+        _, plan = _compiled_and_plan("items:\n" + variant + VARIANTS[-1], tmp_path)
+        fast = same_items(document["items"], plan)  # type: ignore[arg-type]
+        if fast:
+            assert not plan_changed(_slow_changes(document, plan)), (old, new)
+        if new == old:
+            assert fast
+
+
+def test_an_unchanged_recompile_does_not_build_the_previous_plan(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import validate
+
+    compile_(tmp_path, PLAN)
+    built = []
+    real = validate.build_plan
+    monkeypatch.setattr(validate, "build_plan", lambda doc: built.append(doc.name) or real(doc))
+    compile_(tmp_path, PLAN)
+    assert built == []  # the previous file's items are the plan's: read, compared as data, not built
+    compile_(tmp_path, PLAN.replace("second", "other"))
+    assert [name.endswith("evidence-plan.json") for name in built] == [True]  # changed: the slow path
