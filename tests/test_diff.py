@@ -315,3 +315,23 @@ def test_gits_fatal_line_is_the_reason_not_its_advice(tmp_path: Path, monkeypatc
     assert ("HEAD:plan.yaml: error EP001 cannot read it from git history: detected dubious ownership in repository"
             " at '/r'") in result.stderr
     assert "hint: git refuses a repository another user owns" in result.stderr
+
+
+def test_a_revision_that_keeps_the_graph_and_estimates_forecasts_once(at_top: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a change's words differ: the schedule and the seeded forecast are the same, so the
+    forecast (seconds at 100,000 items) runs once, and NEW's timing is OLD's."""
+    from compiler import forecast
+
+    text = (at_top / WORKED).read_text(encoding="utf-8").replace("root: .", "root: ../../examples/worked")
+    new = write_plan(tmp_path, text.replace("The API documents the 409", "The API now documents the 409"),
+                     "reworded.yaml")
+    runs = []
+    real = forecast.monte_carlo
+    monkeypatch.setattr(forecast, "monte_carlo", lambda *a, **k: runs.append(1) or real(*a, **k))
+    code, change = as_json(WORKED, str(new))
+    assert code == 1 and [r["id"] for r in change["revised"]] == ["docs"]
+    assert len(runs) == 1 and change["timing"]["old"] == change["timing"]["new"] is not None
+    runs.clear()
+    as_json(WORKED, "tests/golden/diff/timing.yaml")  # an estimate revised: both are forecast
+    assert len(runs) == 2
