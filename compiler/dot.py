@@ -20,14 +20,19 @@ from compiler.view import Graph
 _FILL = {"done": "#dcfce7", "doing": "#dbeafe", "dropped": "#f3f4f6"}
 
 
+def _escaped(text: str) -> str:
+    """Already-safe text inside a DOT quoted string: backslashes doubled, quotes escaped."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def quote(text: str) -> str:
     """A DOT quoted string of already-safe text (see the module's docstring)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f'"{_escaped(text)}"'
 
 
 def _label(*lines: str) -> str:
     """A label of several lines: each line quoted as text, joined by DOT's own line break."""
-    return '"' + "\\n".join(line.replace("\\", "\\\\").replace('"', '\\"') for line in lines) + '"'
+    return '"' + "\\n".join(map(_escaped, lines)) + '"'
 
 
 def dot_pieces(lay: Layout, graph: Graph, items: Sequence[dict[str, Any]]) -> Iterator[str]:

@@ -54,17 +54,11 @@ def read_document(arg: str, *, root: str | None = None, verify_evidence: bool = 
     compiled as `compile` would, without writing anything. Raises PlanInputError."""
     from compiler.compile import compile_document
     from compiler.emit import build_output
-    from compiler.load import DEFAULT_LIMITS, STDIN, detect_format, load, parse_text
-    from compiler.revisions import git_show, is_revision
+    from compiler.load import DEFAULT_LIMITS
+    from compiler.revisions import is_revision, load_plan_argument
 
-    limits = limits or DEFAULT_LIMITS
-    if is_revision(arg):
-        text = git_show(arg, limits)
-        doc = parse_text(text, arg, detect_format(arg.partition(":")[2], text), limits=limits)
-        path, verify_evidence = STDIN, False
-    else:
-        doc = load(arg, limits=limits)
-        path = arg
+    doc, path = load_plan_argument(arg, limits=limits or DEFAULT_LIMITS)
+    verify_evidence = verify_evidence and not is_revision(arg)
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence).for_output()
     return build_output(result, ".")
 

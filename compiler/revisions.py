@@ -108,21 +108,26 @@ def git_show(arg: str, limits: Limits) -> str:
     return decode(done.stdout, arg)
 
 
+def load_plan_argument(arg: str, *, stdin: Any = None, limits: Limits) -> tuple[Document, str]:
+    """The document a command's plan argument names, and the path its relative paths start from:
+    a file (or a compiled evidence-plan.json), ``-`` (standard input), or ``REV:path`` from git
+    history, whose relative paths start from the working folder, as standard input's do."""
+    from compiler.load import STDIN, detect_format, load, parse_text
+
+    if is_revision(arg):
+        text = git_show(arg, limits)
+        return parse_text(text, arg, detect_format(arg.partition(":")[2], text), limits=limits), STDIN
+    return load(arg, stdin=stdin, limits=limits), arg
+
+
 def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_evidence: bool = False,
               limits: Limits | None = None) -> Side:
     """Read and check one plan: a plan file or a compiled evidence-plan.json, ``-`` (standard
     input) or ``REV:path``. Raises PlanInputError when it is not a usable plan."""
     from compiler.compile import compile_document
-    from compiler.load import DEFAULT_LIMITS, STDIN, detect_format, load, parse_text
+    from compiler.load import DEFAULT_LIMITS
 
-    limits = limits or DEFAULT_LIMITS
-    if is_revision(arg):
-        text = git_show(arg, limits)
-        doc = parse_text(text, arg, detect_format(arg.partition(":")[2], text), limits=limits)
-        path = STDIN  # relative paths start from the working folder, as for standard input
-    else:
-        doc = load(arg, stdin=stdin, limits=limits)
-        path = arg
+    doc, path = load_plan_argument(arg, stdin=stdin, limits=limits or DEFAULT_LIMITS)
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=False)
     return Side(doc.name, result.plan, doc, result.status, result.diagnostics)
 
