@@ -237,24 +237,24 @@ def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
     (a symbol's to the lines it resolved to, ``#L511-L579``; a URL only when it is http or https:
     other schemes are shown, never linked; a path only when it stays inside the repository), then
     the text it must contain."""
+    from compiler.view import reference
+
+    text = reference(ev)
     if "url" in ev:
-        text = ev["url"]
         target = _url_target(text) if _HTTP.match(text) else ""
     else:
         path = ev["path"]
+        anchor = ""
         if "line" in ev:
-            text, anchor = f"{path}:{ev['line']}", f"#L{ev['line']}"
+            anchor = f"#L{ev['line']}"
         elif "lines" in ev:
             start, _, end = str(ev["lines"]).partition("-")
-            text, anchor = f"{path}:{ev['lines']}", f"#L{start}-L{end}"
+            anchor = f"#L{start}-L{end}"
         elif "symbol" in ev:  # linked to the lines it resolved to, when evidence was verified
-            text, anchor = f"{path}::{ev['symbol']}", ""
             resolved = _RESOLVED.fullmatch(str(ev.get("resolved_lines", "")))
             if resolved is not None:
                 start, end = resolved.groups()
                 anchor = f"#L{start}" if start == end else f"#L{start}-L{end}"
-        else:
-            text, anchor = path, ""
         # A path outside the repository (absolute, or climbing out with ..) is reported as
         # such, never opened: it is shown, not linked.
         target = "" if leaves_root(path) else link(path) + anchor

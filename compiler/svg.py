@@ -120,21 +120,13 @@ def details(item: dict[str, Any]) -> list[str]:
 
 
 def evidence_text(ev: Any) -> str:
-    """An evidence entry as the plan would write it: ``path:18-23 contains "text"``."""
+    """An evidence entry as the plan would write it: ``path:18-23 contains 'text'``."""
     if not isinstance(ev, dict):
         return str(ev)
-    if "url" in ev:
-        text = str(ev["url"])
-    else:
-        text = str(ev.get("path", ""))
-        if "line" in ev:
-            text += f":{ev['line']}"
-        elif "lines" in ev:
-            text += f":{ev['lines']}"
-        elif "symbol" in ev:
-            text += f"::{ev['symbol']}"
+    from compiler.view import reference
+
     contains = ev.get("contains")
-    return text if contains is None else f"{text} contains {contains!r}"
+    return reference(ev) if contains is None else f"{reference(ev)} contains {contains!r}"
 
 
 def svg_pieces(lay: Layout, graph: Graph, items: Sequence[dict[str, Any]]) -> Iterator[str]:

@@ -53,6 +53,18 @@ class PlanView(NamedTuple):
     progress: dict[str, int] | None = None
 
 
+def reference(ev: dict[str, Any]) -> str:
+    """A compiled evidence entry's reference, as the plan would write it: ``path:18-23``,
+    ``path::Name``, the URL, or the path alone (unescaped: each renderer escapes its own way)."""
+    if "url" in ev:
+        return str(ev["url"])
+    path = str(ev.get("path", ""))
+    for key, sep in (("line", ":"), ("lines", ":"), ("symbol", "::")):
+        if key in ev:
+            return f"{path}{sep}{ev[key]}"
+    return path
+
+
 def plan_view(document: dict[str, Any]) -> PlanView:
     items = document.get("items", [])
     index: dict[str, int] = {}
