@@ -180,7 +180,15 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
     """What the template shows: the view (compiler/view.py), its graph laid out."""
     from markupsafe import Markup
 
-    from compiler.markdown import Inline, forecast_lines, progress_line, revision_line, schedule_lines
+    from compiler.markdown import (
+        Inline,
+        forecast_lines,
+        grounded_line,
+        interval,
+        progress_line,
+        revision_line,
+        schedule_lines,
+    )
     from compiler.picture import flagged_ids, picture
 
     view = plan_view(document)
@@ -205,6 +213,12 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
     inline = Inline(lambda text: _xml(_safe(text)), lambda text: f"<code>{_xml(_safe(text))}</code>")
     estimates = [Markup(line) for line in (*schedule_lines(document.get("schedule"), inline),
                                            *forecast_lines(document.get("forecast"), inline)) if line]
+    summary = document.get("estimates")
+    if isinstance(summary, dict):
+        estimates.append(Markup(grounded_line(summary, inline, "<b>{}</b>".format)))
+    claims = [{"description": _safe(c.get("description", "")), "range": Markup(interval(c, inline)),
+               "evidence": _safe(c.get("evidence") or "")}
+              for c in document.get("claims") or [] if isinstance(c, dict)]
     return {
         "title": _safe(view.title),
         "goal": _safe(view.goal) if view.goal else "",
@@ -213,6 +227,7 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
         "source": _safe(document.get("source", "")),
         "revision": Markup(revision_line(document, inline)),  # its parts escaped as they were made
         "estimates": estimates,
+        "claims": claims,
         "progress": progress_line(view.progress) or "",
         "issues": issues,
         "item_count": view.item_count,

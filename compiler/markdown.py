@@ -335,12 +335,12 @@ def gate_text(item: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _interval(e: dict[str, Any]) -> str:
+def interval(e: dict[str, Any], fmt: Inline = MARKDOWN) -> str:
     """``2–3 days (medium confidence)``: an estimate's or a claim's range, escaped."""
     from compiler.estimates import number
 
-    confidence = f" ({md(e['confidence'])} confidence)" if e.get("confidence") else ""
-    return f"{number(e['low'])}–{number(e['high'])} {md(e['unit'])}{confidence}"
+    confidence = f" ({fmt.text(e['confidence'])} confidence)" if e.get("confidence") else ""
+    return f"{number(e['low'])}–{number(e['high'])} {fmt.text(e['unit'])}{confidence}"
 
 
 def _estimate_line(item: dict[str, Any]) -> str:
@@ -349,7 +349,7 @@ def _estimate_line(item: dict[str, Any]) -> str:
         return ""
     evidence = f" · evidence: {md(e['evidence'])}" if str(e.get("evidence") or "").strip() else ""
     flagged = "".join(f" · **ungrounded:** {md(reason)}" for reason in item.get("ungrounded", []))
-    return f"\n- **Estimate:** {_interval(e)}{evidence}{flagged}"
+    return f"\n- **Estimate:** {interval(e)}{evidence}{flagged}"
 
 
 def schedule_lines(schedule: Any, fmt: Inline = MARKDOWN) -> list[str]:
@@ -411,16 +411,22 @@ def _by_lines(by: Any, fmt: Inline) -> list[str]:
             f" {number(by.get('hours_per_day', 0))} hours a day, {number(by.get('hours', 0))} hours.", ""]
 
 
+def grounded_line(summary: dict[str, Any], fmt: Inline = MARKDOWN, strong: Callable[[str], str] = "**{}**".format
+                  ) -> str:
+    """Whether the estimates are grounded (EP112), how many there are, and how units count."""
+    return (f"{'Grounded' if summary.get('grounded') else strong('Not grounded')}: {summary.get('estimated', 0):,}"
+            f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
+            f" an estimate; a spread over {fmt.text(summary.get('max_spread'))}x is flagged;"
+            f" {fmt.text(summary.get('units', ''))}.")
+
+
 def estimates_section(document: dict[str, Any]) -> str:
     """The page's Estimates section: grounded or not, how units count, the flagged ones, the claims."""
     summary = document.get("estimates")
     if not isinstance(summary, dict):
         return ""
     lines = [*schedule_lines(document.get("schedule")), *forecast_lines(document.get("forecast")),
-             f"{'Grounded' if summary.get('grounded') else '**Not grounded**'}: {summary.get('estimated', 0):,}"
-             f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
-             f" an estimate; a spread over {md(summary.get('max_spread'))}x is flagged;"
-             f" {md(summary.get('units', ''))}."]
+             grounded_line(summary)]
     flagged = summary.get("flagged", [])
     if flagged:
         lines.append("")
@@ -429,7 +435,7 @@ def estimates_section(document: dict[str, Any]) -> str:
     claims = document.get("claims") or []
     if claims:
         lines += ["", "| claim | range | evidence |", "|---|---|---|"]
-        lines += [f"| {cell(md(c['description']))} | {cell(_interval(c))} |"
+        lines += [f"| {cell(md(c['description']))} | {cell(interval(c))} |"
                   f" {cell(md(c.get('evidence') or '')) or '_none_'} |" for c in claims]
     return "\n".join(lines)
 

@@ -226,3 +226,18 @@ def test_the_revision_line_and_the_forecast_are_escaped_like_the_rest(tmp_path: 
     page = render_html(document)
     assert "<b>Revision</b> 2 · since the previous: 1 added (<code>&lt;b&gt;new&lt;/b&gt;</code>)" in page
     assert "<b>new</b>" not in page.replace("<b>Revision</b>", "")
+
+
+def test_the_estimates_section_holds_the_grounding_and_the_claims_escaped(tmp_path: Path) -> None:
+    plan: dict[str, Any] = {
+        "claims": [{"description": HOSTILE[1], "low": 40, "high": 400, "unit": HOSTILE[2], "confidence": "low",
+                    "evidence": HOSTILE[0]}],
+        "items": [{"id": "a", "change": "c", "evidence": ["a.py:1"], "proof": "pytest",
+                   "estimate": {"low": 1, "high": 3, "unit": "days", "evidence": "two like it"}}]}
+    page = render_html(compiled(tmp_path, plan))
+    tags = parse(page)
+    assert "img" not in [tag for tag, _ in tags.tags] and "<svg onload" not in page
+    assert '<section id="estimates">' in page
+    assert "<p>Grounded: 1 item estimated, 0 without an estimate; a spread over 100x is flagged;" in page
+    text = "".join(tags.text)
+    assert HOSTILE[1] in text and f"40–400 {HOSTILE[2]} (low confidence)" in text and HOSTILE[0] in text
