@@ -335,3 +335,21 @@ def test_a_revision_that_keeps_the_graph_and_estimates_forecasts_once(at_top: Pa
     runs.clear()
     as_json(WORKED, "tests/golden/diff/timing.yaml")  # an estimate revised: both are forecast
     assert len(runs) == 2
+
+
+def test_the_markdown_of_a_large_revision_fits_a_pull_request_comment(tmp_path: Path) -> None:
+    """GitHub takes at most 65,536 characters in a comment: 3,000 revised items (and one change
+    of 5,000 characters) are cut at a row, and the rows left out are counted."""
+    from compiler.commands.diff import MAX_MARKDOWN
+
+    rows = [f"  - {{id: i{n}, change: c{n}, evidence: [a.py], proof: p}}\n" for n in range(3000)]
+    old = write_plan(tmp_path, "items:\n" + "".join(rows), "old.yaml")
+    revised = [row.replace("change: c", "change: revised ") for row in rows]
+    revised[0] = revised[0].replace("change: revised 0", "change: " + "x" * 5000)
+    new = write_plan(tmp_path, "items:\n" + "".join(revised), "new.yaml")
+    shown = run(str(old), str(new), "--format", "markdown").stdout
+    assert len(shown) <= MAX_MARKDOWN < 65_536
+    kept = shown.count("\n| revised |")
+    assert 100 < kept < 3000 and f"… and {3000 - kept:,} more changes, left out" in shown
+    assert "x" * 1000 not in shown and "x" * 900 in shown  # a cell is cut too, not left out
+    assert run(str(old), str(new), "--format", "text").stdout.count("\nrevised") == 3000  # text holds them all

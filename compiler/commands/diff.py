@@ -169,7 +169,15 @@ def text(change: dict[str, Any]) -> str:
     return head + _counts(change) + "\n" + body
 
 
-def markdown(change: dict[str, Any]) -> str:
+# GitHub refuses a pull-request comment of more than 65,536 characters (and `gh pr comment` with
+# it): the Markdown stays under this many, its last rows left out and counted, so that the README's
+# recipe posts a large revision too. The JSON and the text formats hold every row.
+MAX_MARKDOWN = 60_000
+# A cell's text at most (a revised field can hold a whole plan's worth of text).
+MAX_CELL = 1_000
+
+
+def markdown(change: dict[str, Any], budget: int = MAX_MARKDOWN) -> str:
     from compiler.markdown import cell, md
 
     rev = change["revision"]
@@ -179,7 +187,17 @@ def markdown(change: dict[str, Any]) -> str:
     status = change["status"]
     out += [f"{_counts(change)}; status {md(status['old'])} → **{md(status['new'])}**", "",
             "| change | what |", "|---|---|"]
-    out += [f"| {row.kind} | {cell(md(row.text))} |" for row in lines(change)]
+    rows = lines(change)
+    used = sum(len(line) + 1 for line in out) + 200  # and room for the line that counts what is left out
+    for n, row in enumerate(rows):
+        text = row.text if len(row.text) <= MAX_CELL else row.text[:MAX_CELL - 1] + "…"
+        line = f"| {row.kind} | {cell(md(text))} |"
+        if used + len(line) + 1 > budget:
+            out += ["", f"… and {len(rows) - n:,} more changes, left out to fit a pull-request comment:"
+                        " `evidence-plan diff OLD NEW` (text or json) lists them all."]
+            break
+        out.append(line)
+        used += len(line) + 1
     return "\n".join([*out, ""])
 
 
