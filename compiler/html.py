@@ -22,6 +22,15 @@ from itertools import chain
 from typing import Any
 
 from compiler.layout import LIST_SHOWN, Layout
+from compiler.markdown import (
+    Inline,
+    forecast_lines,
+    grounded_line,
+    interval,
+    progress_line,
+    revision_line,
+    schedule_lines,
+)
 from compiler.svg import attr, classes, edges_svg, evidence_text
 from compiler.view import Graph, plan_view
 
@@ -47,6 +56,10 @@ def _safe_lines(text: Any) -> str:
     from compiler.display import escape_lines
 
     return escape_lines(str(text))
+
+
+# How the Markdown's sentences (compiler/markdown.py) mark their parts on this page.
+INLINE = Inline(lambda text: _xml(_safe(text)), lambda text: f"<code>{_xml(_safe(text))}</code>")
 
 
 def _short(text: str, limit: int = POP_CHARACTERS) -> str:
@@ -164,6 +177,12 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
         reason = item.get("reason")
         if isinstance(reason, str) and reason.strip():
             extra += f"<dt>Reason</dt><dd>{_h(reason)}</dd>"
+        if isinstance(item.get("estimate"), dict):
+            extra += f"<dt>Estimate</dt><dd>{_estimate(item)}</dd>"
+        for key, title in (("paths", "Writes"), ("owners", "Owners")):
+            values = [v for v in item.get(key) or [] if isinstance(v, str)]
+            if values:
+                extra += f"<dt>{title}</dt><dd>{', '.join(f'<code>{_h(v)}</code>' for v in values)}</dd>"
         batch.append(
             f'<div class="entry {state}{" flagged" if bad else ""}" id="item-{n}">\n<h3>{head}</h3>\n<dl>'
             f"<dt>Change</dt><dd>{_h(change) if isinstance(change, str) and change.strip() else 'none'}</dd>"
@@ -176,19 +195,21 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
         yield "".join(batch)
 
 
+def _estimate(item: dict[str, Any]) -> str:
+    """An item's estimate as the Markdown says it: its range, its evidence, why it is flagged."""
+    e = item["estimate"]
+    text = interval(e, INLINE) if {"low", "high", "unit"} <= e.keys() else "unreadable"
+    if str(e.get("evidence") or "").strip():
+        text += f" · evidence: {_h(e['evidence'])}"
+    for reason in item.get("ungrounded") or []:
+        text += f' · <span class="flag">ungrounded: {_h(reason)}</span>'
+    return text
+
+
 def page(document: dict[str, Any]) -> dict[str, Any]:
     """What the template shows: the view (compiler/view.py), its graph laid out."""
     from markupsafe import Markup
 
-    from compiler.markdown import (
-        Inline,
-        forecast_lines,
-        grounded_line,
-        interval,
-        progress_line,
-        revision_line,
-        schedule_lines,
-    )
     from compiler.picture import flagged_ids, picture
 
     view = plan_view(document)
@@ -210,7 +231,7 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
                        "item": _safe(ident) if isinstance(ident, str) else "",
                        "anchor": f"item-{first[ident]}" if isinstance(ident, str) and ident in first else "",
                        "message": _safe(issue.get("message", "")), "where": _safe(where)})
-    inline = Inline(lambda text: _xml(_safe(text)), lambda text: f"<code>{_xml(_safe(text))}</code>")
+    inline = INLINE
     estimates = [Markup(line) for line in (*schedule_lines(document.get("schedule"), inline),
                                            *forecast_lines(document.get("forecast"), inline)) if line]
     summary = document.get("estimates")

@@ -241,3 +241,14 @@ def test_the_estimates_section_holds_the_grounding_and_the_claims_escaped(tmp_pa
     assert "<p>Grounded: 1 item estimated, 0 without an estimate; a spread over 100x is flagged;" in page
     text = "".join(tags.text)
     assert HOSTILE[1] in text and f"40–400 {HOSTILE[2]} (low confidence)" in text and HOSTILE[0] in text
+
+
+def test_an_items_entry_shows_its_estimate_and_what_it_writes(tmp_path: Path) -> None:
+    """As the Markdown's rows do: the estimate's range, evidence and why it is flagged, and the
+    item's paths (escaped: a hostile path stays text)."""
+    plan: dict[str, Any] = {"items": [
+        {"id": "a", "change": "c", "evidence": ["a.py:1"], "proof": "pytest", "paths": ["app/<b>x</b>.py"],
+         "estimate": {"low": 1, "high": 500, "unit": "hours", "evidence": "a guess"}}]}
+    page = render_html(compiled(tmp_path, plan))
+    assert "<dt>Estimate</dt><dd>1–500 hours · evidence: a guess · <span class=\"flag\">ungrounded: " in page
+    assert "<dt>Writes</dt><dd><code>app/&lt;b&gt;x&lt;/b&gt;.py</code></dd>" in page
