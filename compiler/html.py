@@ -118,19 +118,23 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]]) -> Iterator[s
     yield "</div>"
 
 
+_NO_EVIDENCE = '<span class="ev"><i>none</i></span>'
+
+
 def _pop(item: dict[str, Any], flagged: bool) -> str:
     """A box's pop-up: what the item changes, its evidence and its proof."""
     evidence = item.get("evidence") or []
-    lines = [f"<li>{attr(_short(evidence_text(ev)))}</li>" for ev in evidence[:POP_EVIDENCE]]
+    # Inside a link only phrasing content is valid HTML (no <ul>): each entry is a span shown as a list item.
+    lines = [f'<span class="ev">{attr(_short(evidence_text(ev)))}</span>' for ev in evidence[:POP_EVIDENCE]]
     if len(evidence) > POP_EVIDENCE:
-        lines.append(f"<li>… {len(evidence) - POP_EVIDENCE:,} more</li>")
+        lines.append(f'<span class="ev">… {len(evidence) - POP_EVIDENCE:,} more</span>')
     proof = item.get("proof")
     shown = attr(_short(str(proof))) if isinstance(proof, str) and proof.strip() else "<i>none</i>"
     status = item.get("status")
     head = f"<b>{attr(_short(str(item.get('id', ''))))}</b>" + (f" · {attr(status)}" if status else "")
     head += " · has an error" if flagged else ""
     return (f'<span class="pop" role="tooltip">{head}<br>{attr(_short(str(item.get("change") or "")))}'
-            f'<span class="label">Evidence</span><ul>{"".join(lines) or "<li><i>none</i></li>"}</ul>'
+            f'<span class="label">Evidence</span>{"".join(lines) or _NO_EVIDENCE}'
             f'<span class="label">Proof</span><code>{shown}</code></span>')
 
 
