@@ -251,8 +251,9 @@ def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -
             critical_box[b])
         for b in range(len(item_of)))
     gaps = [_gaps([boxes[b] for b in col]) for col in order]
+    lanes: dict[tuple[int, int], int] = {}
     edges = tuple(
-        Edge(b, d, _points(boxes[d], boxes[b], xs, gaps), k, critical_box[b] and critical_box[d] and (
+        Edge(b, d, _points(boxes[d], boxes[b], xs, gaps, lanes), k, critical_box[b] and critical_box[d] and (
             steps is None or (ids[cast(int, item_of[d])], ids[cast(int, item_of[b])]) in steps))
         for (b, d), k in sorted(kept.items(), key=lambda p: (column_of[p[0][1]], rank[p[0][1]], column_of[p[0][0]],
                                                                rank[p[0][0]])))
@@ -386,12 +387,20 @@ def _gaps(column: list[Box]) -> list[int]:
     return out
 
 
-def _points(dep: Box, item: Box, xs: list[int], gaps: list[list[int]]) -> tuple[tuple[int, int], ...]:
+# Edges that cross a column through the same gap run side by side, this many pixels apart, up to
+# LANES of them (then they share lanes): within a gap between two boxes (GAP_Y) they stay clear of both.
+LANE = 2
+LANES = 5
+
+
+def _points(dep: Box, item: Box, xs: list[int], gaps: list[list[int]],
+            used: dict[tuple[int, int], int] | None = None) -> tuple[tuple[int, int], ...]:
     """An edge's points, from its dependency's box to its item's: right side to left side, or
     an arc on the right between two boxes of one column (a cycle's, in a blocked plan: the only
     edges of three points). An edge that spans columns crosses each column between it through
     the gap nearest to its straight line (two points a column, at the column's sides), so that
-    it never runs behind a box."""
+    it never runs behind a box; ``used`` counts the edges through each gap so far, each taking
+    the next lane of it."""
     dy, iy = dep.y + dep.h // 2, item.y + item.h // 2
     if dep.column < item.column:
         points = [(dep.x + dep.w, dy)]
@@ -400,7 +409,12 @@ def _points(dep: Box, item: Box, xs: list[int], gaps: list[list[int]]) -> tuple[
             level = gaps[c]
             want = dy + (iy - dy) * step // span
             at = bisect_left(level, want)
-            y = min(level[max(at - 1, 0):at + 1], key=lambda g: abs(g - want))
+            g = min(range(max(at - 1, 0), min(at + 1, len(level))), key=lambda k: abs(level[k] - want))
+            lane = 0
+            if used is not None:
+                lane = used.get((c, g), 0)
+                used[(c, g)] = lane + 1
+            y = level[g] + (lane % LANES - LANES // 2) * LANE
             points += [(xs[c], y), (xs[c] + BOX_W, y)]
         points.append((item.x, iy))
         return tuple(points)

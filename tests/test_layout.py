@@ -271,3 +271,19 @@ def test_only_the_critical_paths_own_edges_are_critical() -> None:
     lay = layout(graph)
     critical = {(lay.boxes[e.depends_on].item, lay.boxes[e.item].item) for e in lay.edges if e.critical}
     assert critical == {(0, 1), (1, 2)}
+
+
+def test_edges_through_one_gap_run_side_by_side() -> None:
+    """Two edges that cross a column through the same gap take lanes LANE pixels apart, not one
+    line drawn twice; past LANES they share them."""
+    def box(column: int, y: int) -> L.Box:
+        return L.Box(L.MARGIN + column * (L.BOX_W + L.GAP_X), y, L.BOX_W, L.BOX_H, column, column + 1, column, (),
+                     "", False, False)
+
+    dep, item = box(0, 100), box(2, 100)
+    xs = [L.MARGIN + c * (L.BOX_W + L.GAP_X) for c in range(3)]
+    gaps = [[], [93, 200], []]
+    used: dict[tuple[int, int], int] = {}
+    ys = [L._points(dep, item, xs, gaps, used)[1][1] for _ in range(L.LANES + 1)]
+    assert ys[1] - ys[0] == L.LANE and len(set(ys[:L.LANES])) == L.LANES and ys[L.LANES] == ys[0]
+    assert max(abs(y - 93) for y in ys) <= L.GAP_Y // 2 - 2  # clear of the boxes on either side
