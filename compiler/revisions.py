@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler import fields
@@ -302,13 +303,19 @@ def differs(change: dict[str, Any]) -> bool:
                 or change["issues"]["added"] or change["issues"]["resolved"])
 
 
-def item_line(side: Side, ident: str) -> int | None:
-    """The line of the item ``ident`` in ``side``'s file, from its source map."""
-    item = _first(side.plan.items).get(ident)
-    if item is None:
-        return None
-    pos = side.doc.source_map.value((*side.plan.items_path, item.position))
-    return pos[0] if pos else None
+def item_lines(side: Side) -> Callable[[str], int | None]:
+    """The line of an item of ``side``'s file by its id, from its source map (the first item of
+    the id; None for an id it has not). The items are indexed once, for every row that asks."""
+    first = _first(side.plan.items)
+
+    def line(ident: str) -> int | None:
+        item = first.get(ident)
+        if item is None:
+            return None
+        pos = side.doc.source_map.value((*side.plan.items_path, item.position))
+        return pos[0] if pos else None
+
+    return line
 
 
 # What `compile` records of the change against the evidence-plan.json it replaces: the keys of

@@ -353,3 +353,20 @@ def test_the_markdown_of_a_large_revision_fits_a_pull_request_comment(tmp_path: 
     assert 100 < kept < 3000 and f"… and {3000 - kept:,} more changes, left out" in shown
     assert "x" * 1000 not in shown and "x" * 900 in shown  # a cell is cut too, not left out
     assert run(str(old), str(new), "--format", "text").stdout.count("\nrevised") == 3000  # text holds them all
+
+
+def test_github_notices_index_the_items_once_not_once_a_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each notice's line comes from one index of NEW's items: indexing them for every row made
+    3,031 rows of a 100,000-item plan take 91 s (6.3 s now)."""
+    from compiler import revisions
+
+    rows = [f"  - {{id: i{n}, change: c{n}, evidence: [a.py], proof: p}}\n" for n in range(300)]
+    old = write_plan(tmp_path, "items:\n" + "".join(rows), "old.yaml")
+    new = write_plan(tmp_path, "items:\n" + "".join(r.replace("change: c", "change: d") for r in rows), "new.yaml")
+    calls = []
+    real = revisions._first
+    monkeypatch.setattr(revisions, "_first", lambda items: calls.append(1) or real(items))
+    before = len(calls)
+    result = run(str(old), str(new), "--format", "github")
+    assert result.stdout.count("::notice ") == 300 and "line=300," in result.stdout
+    assert len(calls) - before <= 3  # compare's two and the notices' one, whatever the rows

@@ -208,18 +208,19 @@ def github(change: dict[str, Any], new: Side) -> str:
 
     from compiler.display import escape
     from compiler.reporters import _gh_escape, base_folder, working_folder, workspace_path
-    from compiler.revisions import item_line
+    from compiler.revisions import item_lines
 
     on_disk = os.path.isfile(new.name)
     cwd = working_folder()
     # Relative to the folder GitHub resolves it against (the workspace), as `check`'s annotations.
     file = workspace_path(new.name, cwd, base_folder(os.environ, cwd))[0]
+    item_line = item_lines(new)
     out = []
     for row in lines(change):
         props = []
         if on_disk:
             props.append(f"file={_gh_escape(escape(file), prop=True)}")
-            line = row.line if row.line is not None else item_line(new, row.item) if row.item is not None else None
+            line = row.line if row.line is not None else item_line(row.item) if row.item is not None else None
             if line is not None:
                 props.append(f"line={line}")
         props.append(f"title={_gh_escape('plan ' + row.kind, prop=True)}")
