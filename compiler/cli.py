@@ -232,7 +232,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     # Never rewritten silently: the evidence-plan.json there gives the revision and what changed.
     result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
                           max_spread=_whole(max_spread), deadline=deadline, previous=json_path).for_output()
-    from compiler.revisions import record
+    from compiler.history import record
 
     assert result.revision is not None  # compiled with previous
     if result.revision.note is not None:

@@ -20,7 +20,7 @@ from compiler.values import Plan
 if TYPE_CHECKING:
     from compiler.checks import CheckContext
     from compiler.forecast import Deadline
-    from compiler.revisions import Revision
+    from compiler.history import Revision
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ class CompileResult:
     # item position -> the CODEOWNERS owners of its paths (compiler/codeowners.py), where the
     # repository was read, the plan was ordered and it has a CODEOWNERS file
     owners: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    # Its place among the revisions compiled to the output folder (compiler/revisions.py), when
+    # Its place among the revisions compiled to the output folder (compiler/history.py), when
     # compiled with ``previous``
     revision: Revision | None = None
 
@@ -130,7 +130,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     plan = build_plan(doc)
     revision = None
     if previous is not None:
-        from compiler.revisions import read_previous, revise
+        from compiler.history import read_previous, revise
 
         revision = revise(plan, read_previous(previous, limits, plan),  # the previous plan is dropped here
                           None if path == STDIN else path)

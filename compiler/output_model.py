@@ -238,7 +238,7 @@ class MovesOut(_Strict):
 
 
 class ChangesOut(_Strict):
-    """What changed since the previous revision (compiler/revisions.py: the model of `diff`, compact)."""
+    """What changed since the previous revision (compiler/history.py: the model of `diff`, compact)."""
 
     added: list[str] = Field(description="ids of the items added")
     removed: list[str] = Field(description="ids of the items removed")
@@ -251,7 +251,7 @@ class ChangesOut(_Strict):
 class HistoryOut(_Strict):
     revision: int = Field(ge=1)
     status: Literal["ready", "blocked"] = Field(description="as its last compile left it")
-    digest: str | None = Field(description="when it is blocked, the digest of its items (compiler/revisions.py:"
+    digest: str | None = Field(description="when it is blocked, the digest of its items (compiler/history.py:"
                                " items_digest): equal digests, the same items; null when ready (only blocked"
                                " revisions are compared)")
 

@@ -41,15 +41,15 @@ def outputs() -> dict[Path, str]:
 
     from compiler.compile import compile_plan
     from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
+    from compiler.history import FIRST, record, revise
     from compiler.html import HTML_NAME, render_html
     from compiler.markdown import render_markdown
-    from compiler.revisions import FIRST, record, revise
 
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
         result = compile_plan(EXAMPLE)
-        # As a first compile into outputs/ writes it: revision 1 (compiler/revisions.py: revise)
+        # As a first compile into outputs/ writes it: revision 1 (compiler/history.py: revise)
         document = record(build_output(result, "outputs"), revise(result.plan, FIRST), result.plan)
     finally:
         os.chdir(cwd)

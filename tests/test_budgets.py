@@ -1,6 +1,6 @@
 """Replanning budgets, as a user (or an agent in a plan-execute loop) meets them: EP401 a plan with
 no items, EP402 more items than `budget.max_items`, EP403 a compile past `budget.max_revisions`,
-EP404 a revision that repeats a blocked one (compiler/checks/budget.py, compiler/revisions.py)."""
+EP404 a revision that repeats a blocked one (compiler/checks/budget.py, compiler/history.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from support import write_plan
 from compiler.cli import cli
 from compiler.compile import compile_plan
 from compiler.emit import JSON_NAME
+from compiler.history import items_digest
 from compiler.load import parse_text
 from compiler.output_model import CompiledPlan
-from compiler.revisions import items_digest
 from compiler.validate import build_plan
 
 PLAN = """\

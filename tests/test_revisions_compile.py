@@ -1,5 +1,5 @@
 """`compile` records revisions: the evidence-plan.json it replaces gives the revision and the
-changes (compiler/revisions.py: record), as a user runs it."""
+changes (compiler/history.py: record), as a user runs it."""
 
 from __future__ import annotations
 
@@ -8,23 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from support import TWO_ITEMS as PLAN
 from support import write_plan
 
 from compiler.cli import cli
 from compiler.output_model import CompiledPlan
 
-PLAN = """\
-items:
-  - id: a
-    change: first
-    evidence: [app.py:3]
-    proof: pytest
-  - id: b
-    change: second
-    evidence: [app.py:5]
-    depends_on: [a]
-    proof: pytest
-"""
 NO_CHANGES = {"added": [], "removed": [], "revised": [], "renamed": [], "edges": {"added": [], "removed": []},
               "waves": {"direct": [], "indirect": []}}
 
@@ -179,7 +168,7 @@ def test_a_fifo_at_the_output_path_is_written_not_read(tmp_path: Path) -> None:
     assert json.loads(got[0])["revision"] == 1
 
 
-# --- the recompile's fast path (compiler/revisions.py: same_items), held to its slow path --------
+# --- the recompile's fast path (compiler/history.py: same_items), held to its slow path --------
 
 def _compiled_and_plan(text: str, folder: Path) -> tuple[dict, object]:
     from compiler.compile import compile_plan
@@ -192,8 +181,9 @@ def _compiled_and_plan(text: str, folder: Path) -> tuple[dict, object]:
 
 
 def _slow_changes(document: dict, plan: object) -> dict:
+    from compiler.history import changes
     from compiler.load import parse_text
-    from compiler.revisions import Side, changes, compare
+    from compiler.revisions import Side, compare
     from compiler.validate import build_plan
 
     previous = build_plan(parse_text(json.dumps(document), "evidence-plan.json", "json"))
@@ -203,7 +193,7 @@ def _slow_changes(document: dict, plan: object) -> dict:
 def test_an_unchanged_recompile_takes_the_fast_path_for_every_bundled_plan(repo: Path, tmp_path: Path) -> None:
     from compiler.compile import compile_plan
     from compiler.emit import build_output
-    from compiler.revisions import plan_changed, same_items
+    from compiler.history import plan_changed, same_items
 
     plans = sorted([*repo.glob("examples/*/plan.yaml"), *repo.glob("tests/cases/*/plan.yaml"),
                     *repo.glob("tests/cases/*/plan.json")])
@@ -244,7 +234,7 @@ VARIANTS = [
 def test_the_fast_path_says_same_only_where_the_slow_path_finds_no_change(old: int, tmp_path: Path) -> None:
     """Every pair of variants of a plan: where same_items says the compiled file holds the new
     items, compare finds no change; an unchanged plan always takes the fast path."""
-    from compiler.revisions import plan_changed, same_items
+    from compiler.history import plan_changed, same_items
 
     document, _ = _compiled_and_plan("items:\n" + VARIANTS[old] + VARIANTS[-1], tmp_path)
     for new, variant in enumerate(VARIANTS):
@@ -268,3 +258,17 @@ def test_an_unchanged_recompile_does_not_build_the_previous_plan(tmp_path: Path,
     assert built == []  # the previous file's items are the plan's: read, compared as data, not built
     compile_(tmp_path, PLAN.replace("second", "other"))
     assert [name.endswith("evidence-plan.json") for name in built] == [True]  # changed: the slow path
+
+
+def test_what_compile_records_leaves_out_the_consequences_diff_shows(repo: Path) -> None:
+    """compile records the items' change only: diff's timing (a forecast of each side) and voided
+    approvals are not worked out for it (compiler/history.py asks compare without them)."""
+    from compiler.revisions import compare, read_side
+
+    old = read_side(str(repo / "examples/worked/plan.yaml"))
+    new = read_side(str(repo / "tests/golden/diff/voided.yaml"))
+    full, bare = compare(old, new), compare(old, new, consequences=False)
+    assert full["timing"] is not None and [a["id"] for a in full["approvals"]["voided"]] == ["sign-off"]
+    assert bare["timing"] is None and bare["approvals"] == {"voided": []}
+    assert {k: v for k, v in bare.items() if k not in ("timing", "approvals")} == \
+        {k: v for k, v in full.items() if k not in ("timing", "approvals")}

@@ -1,7 +1,7 @@
 """The plan's budgets: EP401 (no items) and EP402 (more items than ``budget.max_items``), which
 the plan alone decides (``CHECKS``); EP403 (a revision past ``budget.max_revisions``) and EP404 (a
 revision that repeats a blocked one), which need the evidence-plan.json a compile replaces, so
-`compile` asks them (``revision_checks``, with compiler/revisions.py's ``Revision``)."""
+`compile` asks them (``revision_checks``, with compiler/history.py's ``Revision``)."""
 
 from __future__ import annotations
 
