@@ -66,6 +66,22 @@ def write_plan(folder: Path, text: str, name: str = "plan.yaml") -> Path:
     return path
 
 
+# Two items, b depending on a, citing lines 3 and 5 of app.py: the plan that diff and compile's
+# revisions are shown on (tests/test_diff.py, tests/test_revisions_compile.py).
+TWO_ITEMS = """\
+items:
+  - id: a
+    change: first
+    evidence: [app.py:3]
+    proof: pytest
+  - id: b
+    change: second
+    evidence: [app.py:5]
+    depends_on: [a]
+    proof: pytest
+"""
+
+
 def one_item_plan(evidence_yaml: str, proof: str = "pytest") -> str:
     """A plan with one item ``it``; its evidence list starts on line 6 (entries at column 7)."""
     return (

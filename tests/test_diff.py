@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from support import TWO_ITEMS as PLAN
 from support import write_plan
 
 from compiler.cli import cli
@@ -20,18 +21,6 @@ from compiler.revisions import is_revision
 EXAMPLE = "examples/duplicate-email/plan.yaml"
 REVISED = "tests/golden/diff/revised.yaml"
 
-PLAN = """\
-items:
-  - id: a
-    change: first
-    evidence: [app.py:3]
-    proof: pytest
-  - id: b
-    change: second
-    evidence: [app.py:5]
-    depends_on: [a]
-    proof: pytest
-"""
 
 
 def run(*args: str, input: str | None = None) -> Result:
