@@ -7,14 +7,22 @@ the record that `evidence-plan approve` writes into the plan.
   others), and everything those items depend on, transitively: the approval itself, what precedes
   it, and the other branches that lead into the irreversible items. That is what a person signs
   off when they pass the gate: what will be done, irreversibly, and everything it rests on.
-- Its *digest*: the first 12 hex digits of the SHA-256 of the canonical JSON (sorted keys, no
-  spaces, UTF-8) of the covered items' ids and the digest of each one's content (its change,
-  evidence as normalized entries, proof and irreversible flag; the approval records are left
-  out, so that passing one gate never makes another stale). Any edit to a covered item, an item
-  joining or leaving the covered set, changes it; an edit to any other item does not.
-- A recorded digest that no longer matches is a stale approval (EP111). One digest cannot tell
-  which covered item changed; the message names the covered items, and the compiled JSON lists
-  them with the digest they have now (see ``coverage``).
+- Its *digest*: 32 hex digits (128 bits) of the SHA-256 of the canonical JSON (sorted keys, no
+  spaces, UTF-8) of the covered items' ids, each with the SHA-256 of its content: every item field
+  that changes what runs or in what order, as compiler/fields.py declares it (``approved=True``):
+  its id, change, evidence, dependencies, proof, kind, irreversible flag, paths, and whether it is
+  dropped. Normalized, so that a rewrite that means the same is the same: evidence as entries
+  (``a.py:3`` is ``{path: a.py, line: 3}``), a pinned entry by its pin and not its lines (lines
+  that moved whole are the same content), dependencies and paths as sets. The approval records
+  are left out, so that passing one gate never makes another stale; so are progress (todo, doing,
+  done), reasons and estimates. Any edit to what a covered item does, an item joining or leaving
+  the covered set, changes it; an edit to any other item does not.
+- A recorded digest that no longer matches is a stale approval (EP111); so is a record that does
+  not hold for another reason (``problems``: one function, for ``check``, the compiled JSON and
+  ``diff``'s voided approvals). A digest of the format before this one (12 hex digits, 48 bits,
+  over fewer fields) is never current: it is reported as approved under the old format, to be
+  approved again. One digest cannot tell which covered item changed; the message names the
+  covered items, and the compiled JSON lists them with the digest they have now (``coverage``).
 
 Plain data over the validated items; no networkx, nothing imported that `check` must not import.
 Every pass is iterative (no recursion on the graph's depth). The gate check (``ungated``) is one
@@ -25,15 +33,19 @@ the digests of a plan cost O(approvals x (items + dependencies)).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from compiler.display import clip, names, quoted
+
 if TYPE_CHECKING:
-    from compiler.values import Item
+    from compiler.values import Evidence, Item
 
 APPROVAL = "approval"
 RECORD = ("approved_by", "approved_at", "approval_digest")  # the fields `approve` writes, in its order
-DIGEST_LENGTH = 12
+DIGEST_LENGTH = 32  # hex digits: 128 bits, out of reach of a birthday search for two proofs of one digest
+# What `approve` wrote before the digest bound every field that changes what runs: 48 bits.
+OLD_DIGEST = re.compile(r"[0-9a-f]{12}")
 # ISO 8601 date-time with its offset, to the second or finer: 2026-12-01T15:04:05Z, ...+01:00.
 # Compiled on first use: check imports this module for every plan, and most have no approval.
 DATE_TIME = (r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
@@ -106,20 +118,57 @@ def ungated(items: tuple[Item, ...]) -> list[Item]:
     return [item for ident, item in first.items() if ident in chosen]
 
 
+def _entry(evidence: Evidence) -> dict[str, Any]:
+    """An evidence entry as an approval binds it: a pinned entry by its pin, not by its lines."""
+    out = evidence.to_dict()
+    if evidence.pin is not None:
+        out.pop("line", None)
+        out.pop("lines", None)
+    return out
+
+
+def _sorted_set(values: Iterable[str]) -> list[str]:
+    return sorted(set(values))
+
+
+def _runs(status: str) -> bool:
+    return status != "dropped"
+
+
+# How a field enters an item's digest when not as its normalized value (compiler/values.py's
+# field_value): what a rewrite that changes nothing that runs would change otherwise.
+_BOUND_AS: dict[str, Callable[[Any], Any]] = {"depends_on": _sorted_set, "paths": _sorted_set, "status": _runs}
+
+
+def item_content(item: Item) -> dict[str, Any]:
+    """What an approval binds of one item: each field declared ``approved`` (compiler/fields.py)."""
+    from compiler.fields import ITEM_FIELDS
+    from compiler.values import field_value
+
+    out: dict[str, Any] = {}
+    for field in ITEM_FIELDS:
+        if not field.approved:
+            continue
+        if field.name == "evidence":
+            out["evidence"] = [_entry(e) for e in item.evidence]
+            continue
+        value = field_value(item, field)
+        bound = _BOUND_AS.get(field.name)
+        out[field.name] = value if bound is None else bound(value)
+    return out
+
+
 def item_digest(item: Item) -> str:
-    """The digest of one item's content, as an approval binds it: its change, evidence
-    (normalized: the same entry written another way is the same), proof and irreversible flag."""
-    content = {"id": item.id, "change": item.change, "evidence": [e.to_dict() for e in item.evidence],
-               "proof": item.proof, "irreversible": is_irreversible(item)}
-    return _digest(content)
+    """The SHA-256 of one item's content as an approval binds it (``item_content``)."""
+    return _hash(item_content(item))
 
 
-def _digest(value: Any) -> str:
+def _hash(value: Any) -> str:
     import hashlib  # on first use: 3 ms of start-up that a plan without approvals does not pay
     import json
 
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_LENGTH]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Coverage(NamedTuple):
@@ -132,10 +181,10 @@ class Coverage(NamedTuple):
 
 def coverage(items: tuple[Item, ...], approval: str) -> Coverage:
     """What the approval with id ``approval`` covers (see the module's docstring) and its digest."""
-    return _Graph(items).coverage(approval)
+    return Graph(items).coverage(approval)
 
 
-class _Graph:
+class Graph:
     """Each id's first item and its dependents, built once for all of a plan's approvals."""
 
     def __init__(self, items: tuple[Item, ...]) -> None:
@@ -167,29 +216,99 @@ class _Graph:
                     covered.add(dep)
                     stack.append(dep)
         order = [ident for ident in first if ident in covered]
-        digest = _digest(sorted([ident, item_digest(first[ident])] for ident in order))
+        digest = _hash(sorted([ident, item_digest(first[ident])] for ident in order))[:DIGEST_LENGTH]
         return Coverage(tuple(gates), tuple(order), digest)
 
 
-class State(NamedTuple):
-    """An approval item as the compiled plan shows it."""
+class Problem(NamedTuple):
+    """One reason an approval record does not hold (EP111)."""
 
-    state: str  # "current" (recorded, digest matches), "stale" (recorded, it does not), "unrecorded"
-    coverage: Coverage
+    field: str  # the key it is located at
+    at_key: bool  # at the key itself, not its value
+    reason: str  # short, after the item's id: "what it covers changed"
+    message: str  # the whole message, naming the item
+    hint: str | None
+
+
+def _approve_hint(ident: str) -> str:
+    return f"review what it covers, then record it: evidence-plan approve PLAN {clip(ident)} --by NAME"
+
+
+def problems(item: Item, cover: Callable[[], Coverage] | None) -> list[Problem]:
+    """Why ``item``'s approval record does not hold; empty when it holds or the item records none.
+    The one judgement behind EP111, the compiled JSON's ``approval_state`` and ``diff``'s voided
+    approvals: a record on an item that is no approval, an incomplete one, an ``approved_at`` that
+    is no ISO 8601 date-time, a digest of the old format, or a digest that no longer matches what
+    the approval covers. ``cover`` gives that coverage (made only when a digest is compared); None
+    leaves the digest unjudged: a repeated id (EP104) is judged as its first item, the one the
+    graph holds."""
+    given = [key for key in RECORD if item.option(key) is not None]
+    if not given or "kind" in item.broken:
+        return []
+    label = clip(item.id)
+    if not is_approval(item):
+        return [Problem(given[0], True, "it is not kind: approval",
+                        f"{label} records an approval ({', '.join(given)}) but is not kind: approval",
+                        "make it kind: approval, or remove the record")]
+    out: list[Problem] = []
+    missing = [key for key in RECORD if key not in given and key not in item.broken]
+    if missing:
+        what = " or ".join(missing)
+        out.append(Problem(given[0], True, f"its record has no {what}", f"{label}'s approval record has no {what}",
+                           _approve_hint(item.id)))
+    at = item.option("approved_at")
+    if at is not None and not valid_date_time(at):
+        out.append(Problem("approved_at", False, "its approved_at is no date-time",
+                           f"{label}: approved_at must be an ISO 8601 date-time with its offset"
+                           f" (2026-12-01T15:04:05Z), not {quoted(clip(at))}", None))
+    recorded = item.option("approval_digest")
+    if recorded is None or cover is None:
+        return out
+    if OLD_DIGEST.fullmatch(recorded):
+        out.append(Problem("approval_digest", False, "it was approved under the old digest format",
+                           f"{label} was approved under the old digest format ({quoted(recorded)}: 48 bits, blind"
+                           " to dependencies and paths), which binds too little to be current: approve it again",
+                           _approve_hint(item.id)))
+        return out
+    coverage = cover()
+    if recorded == coverage.digest:
+        return out
+    covers = coverage.covers
+    what = (f"it covers {len(covers)} item{'' if len(covers) == 1 else 's'} ({names(covers)})"
+            if covers else "it covers nothing now (no irreversible item depends on it)")
+    out.append(Problem("approval_digest", False, "what it covers changed",
+                       f"{label} is a stale approval: {what}, and what it covers changed since it was approved"
+                       f" (digest {quoted(clip(recorded))} recorded, {coverage.digest} now)", _approve_hint(item.id)))
+    return out
+
+
+class State(NamedTuple):
+    """An item that records an approval, or is one, as the compiled plan and ``diff`` see it."""
+
+    state: str  # "current" (recorded, and it holds), "stale" (recorded, and it does not: EP111), "unrecorded"
+    coverage: Coverage | None  # None for an item that records an approval but is none
+    reasons: tuple[str, ...]  # why it is stale (Problem.reason)
 
 
 def states(items: tuple[Item, ...]) -> dict[str, State]:
-    """Each approval item's state, by id (the first item of an id): none for a plan without one."""
+    """The state of each approval item, and of each item that records an approval without being
+    one, by id (the first item of an id): none for a plan without either."""
     out: dict[str, State] = {}
-    graph: _Graph | None = None
+    graph: Graph | None = None
     for ident, item in first_items(items).items():
-        if not is_approval(item):
+        if not item.options:
             continue
-        graph = graph or _Graph(items)
-        cover = graph.coverage(ident)
-        recorded = item.option("approval_digest")
-        state = "unrecorded" if recorded is None else "current" if recorded == cover.digest else "stale"
-        out[ident] = State(state, cover)
+        approval = is_approval(item)
+        recorded = any(item.option(key) is not None for key in RECORD)
+        if not approval and not recorded:
+            continue
+        cover: Coverage | None = None
+        if approval:
+            graph = graph or Graph(items)
+            cover = graph.coverage(ident)
+        found = problems(item, (lambda c=cover: c) if cover is not None else None)  # type: ignore[misc]
+        state = "unrecorded" if not recorded else "stale" if found else "current"
+        out[ident] = State(state, cover, tuple(p.reason for p in found))
     return out
 
 

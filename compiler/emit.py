@@ -127,7 +127,7 @@ def _approval_states(result: CompileResult, every: tuple[Any, ...], entries: lis
     done: set[str] = set()
     for item, entry in zip(every, entries, strict=True):
         state = found.get(item.id)
-        if state is None or item.id in done or entry.get("kind") != "approval":
+        if state is None or state.coverage is None or item.id in done or entry.get("kind") != "approval":
             continue
         done.add(item.id)
         entry["approval_state"] = state.state

@@ -79,6 +79,11 @@ class Field(NamedTuple):
     # spelling is compared.
     choices: tuple[str, ...] = ()
     meant: tuple[tuple[str, str], ...] = ()
+    # An item field only: whether an approval's digest binds it (compiler/approvals.py), so that
+    # changing it voids the approvals that cover the item. True for what changes what runs or in
+    # what order; False, with the reason beside it, for the rest. Every item field states it (a
+    # test fails on None), so a new field is a decision, never a silent hole in an approval.
+    approved: bool | None = None
 
     @property
     def required(self) -> bool:
@@ -102,43 +107,47 @@ STATUS_MEANT: tuple[tuple[str, str], ...] = (
 
 # The five commitments of a work item, in the order the output writes them, then the options.
 ITEM_FIELDS: tuple[Field, ...] = (
-    Field("id", "text", "stable reference, unique in the plan", schema={"x-grammar": "id"}),
+    Field("id", "text", "stable reference, unique in the plan", schema={"x-grammar": "id"}, approved=True),
     Field("change", "text", "the smallest behaviour or contract change", default="", schema={"x-grammar": "not-blank"},
-          needed=True, synonyms=("summary", "description", "title", "what")),
+          needed=True, synonyms=("summary", "description", "title", "what"), approved=True),
     Field("evidence", "evidence", "repository facts that justify the change", default=(), schema={"minItems": 1},
-          needed=True),
+          needed=True, approved=True),
     Field("depends_on", "ids", "ids that must be done first (alias: dependencies)", default=(),
-          alias="dependencies", synonyms=("after", "requires", "needs", "blocked_by")),
+          alias="dependencies", synonyms=("after", "requires", "needs", "blocked_by"), approved=True),
     Field("proof", "proof", "the one exact command that closes the item (a list is read as its commands joined"
           " by &&, with a warning: split the item instead)", default="",
-          schema={"x-grammar": "command"}, needed=True, synonyms=("test", "verify", "check", "command", "validation")),
+          schema={"x-grammar": "command"}, needed=True, synonyms=("test", "verify", "check", "command", "validation"),
+          approved=True),
     # Approval gates (compiler/approvals.py): an irreversible item needs an approval among what it
     # depends on (EP310); an approval's record binds it, by digest, to what it covers (EP111).
     Field("kind", "choice", "`task`, or `approval`: a checkpoint a person passes (`evidence-plan approve`"
-          " records it)", default="task", choices=("task", "approval"), synonyms=("type",)),
+          " records it)", default="task", choices=("task", "approval"), synonyms=("type",), approved=True),
     Field("irreversible", "flag", "cannot be undone (a migration, a deletion, a release): an approval must"
-          " precede it among what it depends on (EP310)", default=False, synonyms=("destructive",)),
+          " precede it among what it depends on (EP310)", default=False, synonyms=("destructive",), approved=True),
+    # The record of an approval is not content: recording one approval never makes another stale.
     Field("approved_by", "optional-text", "on an approval: who approved it, written by `evidence-plan approve`",
-          default=None),
+          default=None, approved=False),
     Field("approved_at", "optional-text", "on an approval: when, an ISO 8601 date-time with its offset"
           " (`2026-12-01T15:04:05Z`), written by `evidence-plan approve`", default=None,
-          schema={"format": "date-time"}),
+          schema={"format": "date-time"}, approved=False),
     Field("approval_digest", "optional-text", "on an approval: the digest of what it covers when it was"
           " approved, written by `evidence-plan approve`: when that content changes, the approval is stale"
-          " (EP111)", default=None),
-    # Progress (compiler/progress.py): what `next` reads, and the Markdown shows per wave.
+          " (EP111)", default=None, approved=False),
+    # Progress (compiler/progress.py): what `next` reads, and the Markdown shows per wave. An approval
+    # binds only whether a status is `dropped` (a dropped item does not run): progress, todo to
+    # done, changes nothing that runs. A reason and an estimate are prose and time, not what runs.
     Field("status", "choice", "todo, doing, done or dropped; a dropped item leaves the graph (no wave), and no live"
           " item may depend on it (EP307)", default="todo", choices=("todo", "doing", "done", "dropped"),
-          synonyms=("state", "progress"), meant=STATUS_MEANT),
+          synonyms=("state", "progress"), meant=STATUS_MEANT, approved=True),
     Field("reason", "optional-text", "why the item has its status: required when it is dropped (EP019)",
-          default=None, synonyms=("why", "note", "because")),
+          default=None, synonyms=("why", "note", "because"), approved=False),
     Field("estimate", "optional-estimate", "how long the item takes, as a 90% interval: `{low, high, unit,"
           " confidence, evidence}` (unit minutes, hours, days or weeks; 1 day = 8 hours, 1 week = 5 days); flagged"
-          " when ungrounded (EP112)", default=None, synonyms=("effort", "duration", "time", "hours")),
+          " when ungrounded (EP112)", default=None, synonyms=("effort", "duration", "time", "hours"), approved=False),
     Field("paths", "paths", "files, folders or globs (relative to the root; `*` and `?` within a name, `**` any"
           " number of folders) that the item will write; they need not exist. Two items of one wave whose paths"
           " overlap are an error (EP305)", default=(), schema={"x-grammar": "paths"},
-          synonyms=("files", "owns", "writes", "touches")),
+          synonyms=("files", "owns", "writes", "touches"), approved=True),
 )
 
 # The object form of an evidence entry.

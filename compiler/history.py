@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from compiler import fields
 from compiler.diagnostics import PlanInputError
 from compiler.display import clip
-from compiler.revisions import COMPARED, Side, compare, field_default
+from compiler.revisions import COMPARED, Side, compare
+from compiler.values import field_default
 
 if TYPE_CHECKING:
     from compiler.load import Limits
@@ -160,14 +161,20 @@ _OPTION_DEFAULTS = {f.name: field_default(f) for f in COMPARED
 _ABSENT = object()
 
 
+# Hex digits of an items digest: 128 bits, so that no search finds two plans of one digest (a
+# revision taken for a repeat of a blocked one, or not). A history entry of the 16-digit format
+# before it never equals one: the first compile after the change finds no repeat in it.
+DIGEST_LENGTH = 32
+
+
 def items_digest(plan: Plan) -> str:
-    """The digest of a plan's items, as the revisions' history records them: the first 16 hex digits
-    of the SHA-256 of each item's id, change, proof, evidence (normalized: ``a.py:3`` is ``{path:
-    a.py, line: 3}``), dependencies, options (by name; one given as its default is left out) and the
-    keys that could not be read, for every item of the file, in its order. Equal digests, the same
-    items, as ``diff`` compares them; a plan read back from its evidence-plan.json has its digest.
-    Encoded a batch of items at a time (the C encoder's calls are what it costs): 0.2 to 0.35 s for
-    100,000 items."""
+    """The digest of a plan's items, as the revisions' history records them: the first
+    DIGEST_LENGTH hex digits of the SHA-256 of each item's id, change, proof, evidence
+    (normalized: ``a.py:3`` is ``{path: a.py, line: 3}``), dependencies, options (by name; one
+    given as its default is left out) and the keys that could not be read, for every item of the
+    file, in its order. Equal digests, the same items, as ``diff`` compares them; a plan read back
+    from its evidence-plan.json has its digest. Encoded a batch of items at a time (the C
+    encoder's calls are what it costs): 0.2 to 0.35 s for 100,000 items."""
     import hashlib
 
     digest = hashlib.sha256()
@@ -179,7 +186,7 @@ def items_digest(plan: Plan) -> str:
                  sorted((pair for pair in item.options if defaults.get(pair[0], _ABSENT) != pair[1]), key=_first_of)
                  if item.options else (), item.broken] for item in items[start:start + _DIGEST_BATCH]]
         digest.update(encode(rows).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()[:DIGEST_LENGTH]
 
 
 _DIGEST_BATCH = 1024  # items encoded at once (part of what the digest is: never change it within a format)

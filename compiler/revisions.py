@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler import fields
 from compiler.diagnostics import Diagnostic, Location, PlanInputError
+from compiler.values import field_value
 
 if TYPE_CHECKING:
     from compiler.load import Document, Limits
@@ -130,27 +131,6 @@ def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_ev
     doc, path = load_plan_argument(arg, stdin=stdin, limits=limits or DEFAULT_LIMITS)
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=False)
     return Side(doc.name, result.plan, doc, result.status, result.diagnostics)
-
-
-def field_default(field: fields.Field) -> Any:
-    default = field.default
-    return list(default) if isinstance(default, tuple) else default
-
-
-def field_value(item: Item, field: fields.Field) -> Any:
-    """An item's value of ``field`` as plain JSON data, normalized: evidence as objects, an
-    absent optional field as its default."""
-    name = field.name
-    if name == "change":
-        return item.change
-    if name == "proof":
-        return item.proof
-    if name == "evidence":
-        return [e.to_dict() for e in item.evidence]
-    if name == "depends_on":
-        return list(item.depends_on)
-    value = item.option(name, fields.REQUIRED)
-    return field_default(field) if value is fields.REQUIRED else value
 
 
 def content_key(item: Item) -> str:
@@ -268,15 +248,17 @@ def _timing(side: Side, wave_of: dict[str, int]) -> dict[str, Any] | None:
 
 
 def _voided(old: tuple[Item, ...], new: tuple[Item, ...], mapped: Any) -> list[dict[str, Any]]:
-    """The approvals that held in OLD (their recorded digest matched what they cover) and no longer
-    do in NEW (compiler/approvals.py): what the revision voids, with what each now covers."""
-    from compiler.approvals import is_approval, states
+    """The approvals that held in OLD and do not in NEW: exactly those whose record `check` would
+    call stale in NEW (EP111) and not in OLD, by compiler/approvals.py's one judgement; each with
+    why and what it covers now."""
+    from compiler.approvals import RECORD, states
 
-    if not any(is_approval(item) for item in new if item.options):
+    if not any(item.option(key) is not None for item in new if item.options for key in RECORD):
         return []
     held = {mapped(ident) for ident, state in states(old).items() if state.state == "current"}
-    return [{"id": ident, "covers": list(state.coverage.covers)} for ident, state in states(new).items()
-            if state.state == "stale" and ident in held]
+    return [{"id": ident, "covers": list(state.coverage.covers) if state.coverage else [],
+             "reason": "; ".join(state.reasons)}
+            for ident, state in states(new).items() if state.state == "stale" and ident in held]
 
 
 def _brief(item: Item, waves: dict[str, int]) -> dict[str, Any]:

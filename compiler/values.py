@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from compiler import fields
 from compiler.diagnostics import Diagnostic
 from compiler.sourcemap import Path
 
@@ -134,3 +135,26 @@ class Plan(NamedTuple):
         if not self.unnamed:
             return self.items
         return tuple(sorted((*self.items, *self.unnamed), key=lambda item: item.position))
+
+
+def field_default(field: fields.Field) -> Any:
+    default = field.default
+    return list(default) if isinstance(default, tuple) else default
+
+
+def field_value(item: Item, field: fields.Field) -> Any:
+    """An item's value of ``field`` as plain JSON data, normalized: evidence as objects, an
+    absent optional field as its default."""
+    name = field.name
+    if name == "id":
+        return item.id
+    if name == "change":
+        return item.change
+    if name == "proof":
+        return item.proof
+    if name == "evidence":
+        return [e.to_dict() for e in item.evidence]
+    if name == "depends_on":
+        return list(item.depends_on)
+    value = item.option(name, fields.REQUIRED)
+    return field_default(field) if value is fields.REQUIRED else value

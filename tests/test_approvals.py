@@ -66,7 +66,7 @@ def test_an_approval_covers_its_irreversible_dependents_and_all_they_depend_on()
     cover = approvals.coverage(_items(PLAN), "sign-off")
     assert cover.gates == ("drop-table",)
     assert cover.covers == ("backup", "sign-off", "schema", "drop-table")
-    assert len(cover.digest) == 12 and int(cover.digest, 16) >= 0
+    assert len(cover.digest) == 32 and int(cover.digest, 16) >= 0
 
 
 def test_the_digest_is_of_the_content_not_of_how_it_is_written() -> None:
@@ -95,6 +95,153 @@ def test_the_digest_changes_exactly_when_covered_content_does(edit: tuple[str, s
     assert PLAN.count(edit[0]) == 1
     after = approvals.coverage(_items(PLAN.replace(*edit)), "sign-off").digest
     assert (after != before) is stale
+
+
+# --- what an approval binds: every field that changes what runs or in what order -------------------
+
+def test_the_digest_is_128_bits_of_sha256_over_the_documented_content() -> None:
+    """Held to the README's description by an independent computation: 32 hex digits of the
+    SHA-256 of the sorted [id, item digest] pairs, each item digest the full SHA-256 of its
+    fields that an approval binds. A 48-bit digest fell to a birthday search on one core."""
+    import hashlib
+
+    def sha(value: object) -> str:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    items = {item.id: item for item in _items(PLAN)}
+    pairs = []
+    for ident in ("backup", "sign-off", "schema", "drop-table"):
+        item = items[ident]
+        content = {"id": ident, "change": item.change, "evidence": [{"path": "a.py", "line": 1}],
+                   "depends_on": sorted(item.depends_on), "proof": item.proof,
+                   "kind": item.option("kind", "task"), "irreversible": item.option("irreversible", False),
+                   "status": True, "paths": []}
+        pairs.append([ident, sha(content)])
+    assert approvals.coverage(_items(PLAN), "sign-off").digest == sha(sorted(pairs))[:32]
+
+
+def test_every_item_field_states_whether_an_approval_binds_it() -> None:
+    """A new field is a decision (compiler/fields.py's ``approved``), never a silent hole."""
+    from compiler.fields import ITEM_FIELDS
+
+    assert [f.name for f in ITEM_FIELDS if f.approved is None] == []
+    assert {f.name for f in ITEM_FIELDS if f.approved} == {
+        "id", "change", "evidence", "depends_on", "proof", "kind", "irreversible", "paths", "status"}
+
+
+def test_the_readme_names_exactly_the_fields_an_approval_binds() -> None:
+    from compiler.fields import ITEM_FIELDS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- approval-binds:begin -->")
+    section = readme[start:readme.index("<!-- approval-binds:end -->")]
+    bound, _, unbound = section.partition("It does not bind")
+    for f in ITEM_FIELDS:
+        assert f"`{f.name}`" in (bound if f.approved else unbound), f.name
+
+
+@pytest.mark.parametrize(("edit", "voids"), [
+    # what runs, or in what order: each voids the approval
+    (("    depends_on: [sign-off, schema]\n", "    depends_on: [backup, schema]\n"), True),  # the drop skips the gate
+    (("    proof: make drop\n", "    proof: make drop\n    paths: [db/]\n"), True),  # what it writes
+    (("  - id: schema\n", "  - id: schema\n    kind: approval\n"), True),  # a task becomes a gate
+    (("    proof: make drop\n    irreversible: true\n", "    proof: make drop\n    irreversible: true\n"
+      "    status: dropped\n    reason: not needed\n"), True),  # it will not run
+    (("    proof: make schema\n", "    proof: make schema\n    status: dropped\n    reason: later\n"), True),
+    # what does not: the same plan written otherwise, progress, prose, time
+    (("    depends_on: [sign-off, schema]\n", "    depends_on: [schema, sign-off, schema]\n"), False),
+    (("    proof: make drop\n", "    proof: make drop\n    status: done\n"), False),
+    (("    proof: make schema\n", "    proof: make schema\n    status: doing\n    reason: half of it\n"), False),
+    (("    proof: make schema\n", "    proof: make schema\n    estimate: {low: 1, high: 2, unit: hours}\n"), False),
+    (("    proof: make drop\n", "    proof: make drop\n    kind: task\n"), False),  # the default, written
+])
+def test_an_approval_binds_what_runs_and_in_what_order(edit: tuple[str, str], voids: bool) -> None:
+    before = approvals.coverage(_items(PLAN), "sign-off").digest
+    assert PLAN.count(edit[0]) == 1
+    assert (approvals.coverage(_items(PLAN.replace(*edit)), "sign-off").digest != before) is voids
+
+
+def test_paths_are_bound_as_a_set() -> None:
+    one = PLAN.replace("    proof: make drop\n", "    proof: make drop\n    paths: [db/a.sql, db/b.sql]\n")
+    other = PLAN.replace("    proof: make drop\n", "    proof: make drop\n    paths: [db/b.sql, db/a.sql]\n")
+    assert approvals.coverage(_items(one), "sign-off").digest == approvals.coverage(_items(other), "sign-off").digest
+
+
+def test_a_pinned_entry_is_bound_by_its_pin_not_its_lines() -> None:
+    """Lines that moved whole keep their pin: the approval holds. Another pin does not."""
+    pinned = PLAN.replace("    evidence: [a.py:1]\n    depends_on: [sign-off, schema]\n",
+                          "    evidence: [{path: a.py, lines: 3-4, pin: 0123456789ab}]\n"
+                          "    depends_on: [sign-off, schema]\n")
+    before = approvals.coverage(_items(pinned), "sign-off").digest
+    moved = pinned.replace("lines: 3-4", "lines: 10-11")
+    assert approvals.coverage(_items(moved), "sign-off").digest == before
+    repinned = pinned.replace("0123456789ab", "0123456789ac")
+    assert approvals.coverage(_items(repinned), "sign-off").digest != before
+    unpinned = PLAN.replace("    evidence: [a.py:1]\n    depends_on: [sign-off, schema]\n",
+                            "    evidence: [a.py:3-4]\n    depends_on: [sign-off, schema]\n")
+    assert approvals.coverage(_items(unpinned.replace("a.py:3-4", "a.py:10-11")), "sign-off").digest != (
+        approvals.coverage(_items(unpinned), "sign-off").digest)  # without a pin, the lines are the content
+
+
+def test_rewiring_the_drop_past_the_copy_voids_the_bundled_approval(tmp_path: Path) -> None:
+    """The report's attack on examples/approval-gate: drop-table made to depend on sign-off
+    instead of migrate would drop the table before the rows are copied."""
+    import shutil
+
+    from compiler.compile import compile_plan
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "approval-gate"
+    shutil.copytree(example, tmp_path / "ex")
+    plan = tmp_path / "ex" / "plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    drop = text.index("  - id: drop-table")
+    rewired = text[:drop] + text[drop:].replace("depends_on: [migrate]", "depends_on: [sign-off]", 1)
+    assert rewired != text
+    plan.write_text(rewired, encoding="utf-8")
+    result = compile_plan(str(plan))
+    assert [(d.code, d.item) for d in result.diagnostics] == [("EP111", "sign-off")]
+
+
+def test_a_pinned_line_moved_whole_then_fixed_keeps_the_approval(tmp_path: Path) -> None:
+    """One line inserted at the top of a cited file, then `fix`: the pinned entry's lines move,
+    its content does not, and the release gate needs no new approval."""
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
+    text = PLAN.replace("    evidence: [a.py:1]\n    depends_on: [sign-off, schema]\n",
+                        "    evidence: [a.py:2]\n    depends_on: [sign-off, schema]\n")
+    plan = write_plan(tmp_path, text)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["fix", "--pin", str(plan), "--root", str(tmp_path)]).exit_code == 0
+    assert runner.invoke(cli, ["approve", str(plan), "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z",
+                               "--root", str(tmp_path)]).exit_code == 0
+    assert _check(plan, tmp_path)[0] == 0
+    (tmp_path / "a.py").write_text("# a header\nx = 1\ny = 2\n", encoding="utf-8")
+    code, output = _check(plan, tmp_path)
+    assert code == 1 and "EP211" in output and "EP111" not in output  # the pin drifted, the approval held
+    fixed = runner.invoke(cli, ["fix", str(plan), "--root", str(tmp_path)])
+    assert fixed.exit_code == 0, fixed.output
+    assert "line: 3, pin: " in plan.read_text(encoding="utf-8")  # the entry moved with its line
+    code, output = _check(plan, tmp_path)
+    assert code == 0, output
+
+
+def test_a_digest_of_the_old_format_is_never_current() -> None:
+    """12 hex digits, what approve wrote before: read as approved under the old format, to be
+    approved again (EP111, at the digest), even when it is the old digest of this very content."""
+    import hashlib
+
+    from compiler.compile import compile_document
+
+    text = PLAN.replace("    proof: make show-backup\n", "    proof: make show-backup\n    approved_by: ana\n"
+                        "    approved_at: '2026-12-01T15:04:05Z'\n    approval_digest: "
+                        + hashlib.sha256(b"anything").hexdigest()[:12] + "\n")
+    doc = parse_text(text, "plan.yaml", "yaml")
+    result = compile_document(doc, "plan.yaml", verify_evidence=False)
+    (d,) = [d for d in result.diagnostics if d.code == "EP111"]
+    assert (d.item, d.location.line) == ("sign-off", 15)
+    assert "approved under the old digest format" in d.message and "approve it again" in d.message
+    assert d.hint == "review what it covers, then record it: evidence-plan approve PLAN sign-off --by NAME"
+    assert approvals.states(result.plan.items)["sign-off"].state == "stale"
 
 
 def test_another_approvals_record_changes_no_digest() -> None:
@@ -324,5 +471,6 @@ def test_the_readme_example_is_ready_and_its_approval_current() -> None:
     result = compile_plan(str(Path(__file__).resolve().parent.parent / "examples" / "approval-gate" / "plan.yaml"))
     assert result.status == "ready" and result.diagnostics == ()
     (state,) = approvals.states(result.plan.items).values()
-    assert state.state == "current" and state.coverage.digest == "ee6e15b40212"
+    assert state.state == "current" and state.coverage is not None
+    assert len(state.coverage.digest) == 32
     assert state.coverage.covers == ("read-new-table", "backup", "sign-off", "migrate", "drop-table")

@@ -281,6 +281,75 @@ def test_an_approval_that_was_already_stale_is_not_voided_again(at_top: Path, tm
     assert code == 1 and change["approvals"] == {"voided": []}
 
 
+GATE = """\
+items:
+  - id: backup
+    change: Back up the table
+    evidence: [a.py]
+    proof: make backup
+  - id: sign-off
+    kind: approval
+    change: A person checks the backup
+    evidence: [a.py]
+    depends_on: [backup]
+    proof: make show
+  - id: migrate
+    change: Copy the rows
+    evidence: [a.py]
+    depends_on: [sign-off]
+    proof: make migrate
+  - id: drop-table
+    change: Drop the old table
+    evidence: [a.py]
+    depends_on: [migrate]
+    proof: make drop
+    irreversible: true
+"""
+
+
+def _approved(text: str) -> str:
+    from compiler import approvals
+    from compiler.load import parse_text
+    from compiler.validate import build_plan
+
+    digest = approvals.coverage(build_plan(parse_text(text, "p.yaml", "yaml")).items, "sign-off").digest
+    return text.replace("    proof: make show\n", "    proof: make show\n    approved_by: ana\n"
+                        f"    approved_at: '2026-12-01T15:04:05Z'\n    approval_digest: {digest}\n")
+
+
+@pytest.mark.parametrize(("edit", "reason"), [
+    (("depends_on: [migrate]", "depends_on: [sign-off]"), "what it covers changed"),  # the drop before the copy
+    (("    approved_by: ana\n", ""), "its record has no approved_by"),
+    (("'2026-12-01T15:04:05Z'", "'yesterday'"), "its approved_at is no date-time"),
+    (("    kind: approval\n", ""), "it is not kind: approval"),
+    (("Drop the old table", "Drop the old table and its backups"), "what it covers changed"),
+    (("make backup", "make backup --fast"), "what it covers changed"),
+    (("Copy the rows", "Copy the rows again"), "what it covers changed"),
+])
+def test_diff_voids_an_approval_exactly_when_check_calls_it_stale(tmp_path: Path, edit: tuple[str, str],
+                                                                  reason: str) -> None:
+    """One judgement (compiler/approvals.py's problems) behind check's EP111 and diff's voided
+    approvals: every way a held record stops holding is listed, with why."""
+    old_text = _approved(GATE)
+    assert old_text.count(edit[0]) == 1
+    old, new = write_plan(tmp_path, old_text, "old.yaml"), write_plan(tmp_path, old_text.replace(*edit), "new.yaml")
+    checked = CliRunner().invoke(cli, ["check", "--format", "json", "--no-verify-evidence", str(new)])
+    stale = {d["item"] for d in json.loads(checked.stdout) if d["code"] == "EP111"}
+    assert stale == {"sign-off"}
+    code, change = as_json(str(old), str(new))
+    assert code == 1
+    assert [(a["id"], a["reason"]) for a in change["approvals"]["voided"]] == [("sign-off", reason)]
+
+
+def test_diff_voids_no_approval_when_check_calls_none_stale(tmp_path: Path) -> None:
+    old_text = _approved(GATE)
+    new_text = old_text.replace("depends_on: [migrate]", "depends_on: [migrate, migrate]")  # the same edges
+    old, new = write_plan(tmp_path, old_text, "old.yaml"), write_plan(tmp_path, new_text, "new.yaml")
+    checked = CliRunner().invoke(cli, ["check", "--format", "json", "--no-verify-evidence", str(new)])
+    assert not [d for d in json.loads(checked.stdout) if d["code"] == "EP111"]
+    assert as_json(str(old), str(new))[1]["approvals"] == {"voided": []}
+
+
 def test_plans_without_estimates_have_no_timing(tmp_path: Path) -> None:
     old = write_plan(tmp_path, PLAN, "old.yaml")
     new = write_plan(tmp_path, PLAN.replace("change: second", "change: other"), "new.yaml")

@@ -105,7 +105,7 @@ def lines(change: dict[str, Any]) -> list[Row]:
     if status["old"] != status["new"]:
         rows.append(Row("status", None, f"{status['old']} -> {status['new']}"))
     for a in change["approvals"]["voided"]:
-        rows.append(Row("approval voided", a["id"], f"{a['id']}: what it covers changed ({', '.join(a['covers'])});"
+        rows.append(Row("approval voided", a["id"], f"{a['id']}: {a['reason']} ({', '.join(a['covers'])});"
                         f" approve it again"))
     timing = change["timing"]
     if timing is not None and timing["old"] != timing["new"]:

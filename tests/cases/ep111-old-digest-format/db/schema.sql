@@ -1,0 +1,2 @@
+CREATE TABLE users (id int);
+CREATE TABLE users_old (id int);
