@@ -22,7 +22,7 @@ class Code(NamedTuple):
 
 
 _ALL = [
-    Code("EP001", "unreadable-file", "error", "the plan file cannot be read: missing, a folder, not permitted, or not UTF-8; or a plan of git history (`REV:path`, `diff --base`, `graph --rev`) cannot be read from the local repository (no git, not in a git repository, unknown revision or path, not a file, a blob the clone has not fetched: nothing is fetched), or a name is both a file and a `REV:path` git has (ambiguous: `./NAME` is the file)", True),
+    Code("EP001", "unreadable-file", "error", "the plan file cannot be read: missing, a folder, not permitted, or not UTF-8; or a plan of git history (`REV:path`, `diff --base`, `graph --rev`) cannot be read from the local repository (no git, not in a git repository, unknown revision or path, not a file, an object the clone has not fetched: nothing is fetched), or a name is both a file and a `REV:path` git has (ambiguous: `./NAME` is the file)", True),
     Code("EP002", "syntax-error", "error", "the file is not valid YAML or JSON", True),
     Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True),
     Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True),

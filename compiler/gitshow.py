@@ -41,6 +41,7 @@ _OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _HEADER = 256
 # What the missing blob of a partial clone makes git say (the lazy fetch it was refused).
 _NOT_LOCAL = ("could not fetch", "promisor", "not allowed")
+NOT_LOCAL = "cannot read it from git history: not in the local repository: fetch it first"
 HISTORY_HINT = ("REV:path reads path (from the repository's top; REV:./path from the working folder) as it was at "
                 "REV; `diff --base REV PLAN` and `graph --rev REV PLAN` read PLAN (from the working folder) so")
 
@@ -100,15 +101,31 @@ def _run(*args: str) -> subprocess.CompletedProcess[bytes]:
                           env=environment(), check=False)
 
 
-def resolve(spec: str) -> str | None:
-    """The object id ``spec`` (``REV:path``) names in the local repository, or None (no git, no
-    repository, no such revision or path). Reads trees only: the blob itself need not be there."""
-    try:
-        done = _run("rev-parse", "--verify", "--quiet", spec)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+def _name(spec: str) -> tuple[str | None, bytes]:
+    """The object id ``spec`` (``REV:path``) names in the local repository (None when it names
+    none), and what git said. Reads trees only: the blob itself need not be there. Raises
+    FileNotFoundError (no git) and subprocess.TimeoutExpired."""
+    done = _run("rev-parse", "--verify", "--quiet", spec)
     oid = done.stdout.decode("ascii", "replace").strip()
-    return oid if done.returncode == 0 and _OID.fullmatch(oid) else None
+    return (oid if done.returncode == 0 and _OID.fullmatch(oid) else None), done.stderr
+
+
+def _not_local(said: bytes) -> bool:
+    """Whether git failed for want of objects the clone has not (a partial clone's lazy fetch,
+    refused)."""
+    text = said.decode("utf-8", "replace")
+    return any(word in text for word in _NOT_LOCAL)
+
+
+def in_history(spec: str) -> bool | None:
+    """Whether ``spec`` (``REV:path``) names an object of the local repository: True, False (no
+    git, no repository, no such revision or path), or None when the clone has not the trees to
+    tell (a partial clone's)."""
+    try:
+        oid, said = _name(spec)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return True if oid is not None else None if _not_local(said) else False
 
 
 def _fatal(said: bytes) -> str | None:
@@ -128,11 +145,12 @@ def read_blob(spec: str, limits: Limits) -> bytes:
         return PlanInputError(Diagnostic(code, message, None, Location(spec), hint=hint))
 
     try:
-        done = _run("rev-parse", "--verify", "--quiet", spec)
-        oid = done.stdout.decode("ascii", "replace").strip()
-        if done.returncode != 0 or not _OID.fullmatch(oid):
+        oid, said = _name(spec)
+        if oid is None:
+            if _not_local(said):  # the trees on the way to it are not in the clone
+                raise fail(NOT_LOCAL, _fetch_hint(spec))
             why = _run("rev-parse", spec)  # --verify says only "Needed a single revision"
-            reason = _fatal(why.stderr) or _fatal(done.stderr) or "unknown revision or path"
+            reason = _fatal(why.stderr) or _fatal(said) or "unknown revision or path"
             hint = ("run it inside the git repository" if "not a git repository" in reason else
                     "git refuses a repository another user owns: mark it safe (git config --global --add"
                     " safe.directory DIR) if you trust it" if "dubious ownership" in reason else HISTORY_HINT)
@@ -144,10 +162,16 @@ def read_blob(spec: str, limits: Limits) -> bytes:
     return _read_object(oid, spec, limits, fail)
 
 
+def _fetch_hint(spec: str) -> str:
+    import shlex
+
+    return (f"evidence-plan never fetches (a partial clone lacks the objects it has not needed yet): `git cat-file -p"
+            f" {shlex.quote(spec)} >/dev/null` has git fetch them, or clone without --filter")
+
+
 def _read_object(oid: str, spec: str, limits: Limits, fail: Callable[..., PlanInputError]) -> bytes:
     """The content of blob ``oid`` by ``git cat-file --batch``: its header first (type and
     size), then at most ``limits.max_bytes`` of content, read only when the size is within it."""
-    import shlex
     import tempfile
     import threading
 
@@ -194,8 +218,6 @@ def _read_object(oid: str, spec: str, limits: Limits, fail: Callable[..., PlanIn
         errors.seek(0)
         said = errors.read(64 * 1024)
     reason = _fatal(said)
-    if missing or any(word in said.decode("utf-8", "replace") for word in _NOT_LOCAL):
-        raise fail("cannot read it from git history: not in the local repository: fetch it first",
-                   f"evidence-plan never fetches (a partial clone lacks the blobs it has not needed yet): `git cat-file"
-                   f" -p {shlex.quote(spec)} >/dev/null` has git fetch it, or clone without --filter")
+    if missing or _not_local(said):
+        raise fail(NOT_LOCAL, _fetch_hint(spec))
     raise fail(f"cannot read it from git history: {reason or f'git cat-file exited with {proc.returncode}'}")

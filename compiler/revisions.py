@@ -107,21 +107,24 @@ def load_plan_argument(arg: str, *, stdin: Any = None, limits: Limits, rev: str 
     if revision_form(arg):
         if not os.path.lexists(arg):
             return load_revision(arg, limits), STDIN
-        from compiler.gitshow import resolve
+        from compiler.gitshow import in_history
 
-        if resolve(arg) is not None:
-            raise _ambiguous(arg)
+        known = in_history(arg)
+        if known is not False:  # git has it, or the clone has not the trees to say it has not
+            raise _ambiguous(arg, known)
     return load(arg, stdin=stdin, limits=limits), arg
 
 
-def _ambiguous(arg: str) -> PlanInputError:
-    """EP001 for a name that is a file and a file of git history: how to write each."""
+def _ambiguous(arg: str, known: bool | None) -> PlanInputError:
+    """EP001 for a name that is a file and a file of git history (``known``; None: may be, the
+    clone has not the trees to tell): how to write each."""
     from compiler.gitshow import from_working_folder
 
     rev, _, path = arg.partition(":")
     here = from_working_folder(path)
+    has = "has" if known else "may have (the clone has not fetched the trees to tell)"
     return PlanInputError(Diagnostic(
-        "EP001", f"ambiguous: a file of this name exists, and git history has {path} at {rev}; neither is read",
+        "EP001", f"ambiguous: a file of this name exists, and git history {has} {path} at {rev}; neither is read",
         None, Location(arg),
         hint=f"for the file, write ./{arg}; for git history, give the revision by option: --base {rev} {here} "
              f"(diff: OLD as it was at that revision) or --rev {rev} {here} (graph)"))

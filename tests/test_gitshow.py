@@ -83,19 +83,26 @@ def missing_objects(repo: Path) -> set[str]:
     return {line[1:] for line in out.splitlines() if line.startswith("?")}
 
 
-@pytest.fixture
-def partial(tmp_path: Path, git_env: None, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A partial clone (``--filter=blob:none``, from a local source that allows filters) of a
-    repository whose plan.yaml is V1 at HEAD~1 and V2 at HEAD: the checkout fetched V2, V1's blob
-    is not in the clone. The working folder."""
+def partial_clone(tmp_path: Path, fewer: str) -> Path:
+    """A partial clone (``--filter=FEWER``, from a local source that allows filters) of a
+    repository whose plan.yaml is V1 at HEAD~1 and V2 at HEAD: the checkout fetched what HEAD
+    needs, V1's blob (and with tree:0, HEAD~1's tree) is not in the clone."""
     source = tmp_path / "source"
     git("init", "-q", "-b", "main", str(source), cwd=tmp_path)
     git("config", "uploadpack.allowFilter", "true", cwd=source)
     commit(source, {"plan.yaml": V1}, "plan")
     commit(source, {"plan.yaml": V2}, "revise")
-    clone = tmp_path / "clone"
-    git("clone", "-q", "--filter=blob:none", f"file://{source}", str(clone), cwd=tmp_path)
-    assert git("rev-parse", "HEAD~1:plan.yaml", cwd=clone) in missing_objects(clone)
+    clone = tmp_path / f"clone-{fewer}"
+    git("clone", "-q", f"--filter={fewer}", f"file://{source}", str(clone), cwd=tmp_path)
+    lacking = git("rev-parse", "HEAD~1:plan.yaml", cwd=source)
+    assert lacking in missing_objects(clone) or fewer == "tree:0"
+    return clone
+
+
+@pytest.fixture
+def partial(tmp_path: Path, git_env: None, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A blob:none partial clone (partial_clone), the working folder."""
+    clone = partial_clone(tmp_path, "blob:none")
     monkeypatch.chdir(clone)
     return clone
 
@@ -302,6 +309,25 @@ def test_a_blob_a_partial_clone_lacks_is_ep001_fetch_it_first_and_is_not_fetched
     assert lacking in missing_objects(partial)
     # what the clone has is read as ever
     assert run("diff", "HEAD:plan.yaml", "plan.yaml").exit_code == 0
+
+
+def test_a_treeless_clone_neither_fetches_the_trees_nor_lets_a_file_stand_in(tmp_path: Path, git_env: None,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --filter=tree:0, even HEAD~1's tree is not in the clone: git cannot tell whether
+    HEAD~1:plan.yaml exists, so it is EP001 "fetch it first", and a file of that name is refused
+    as ambiguous rather than read in its place."""
+    clone = partial_clone(tmp_path, "tree:0")
+    monkeypatch.chdir(clone)
+    before = missing_objects(clone)
+    result = run("diff", "HEAD~1:plan.yaml", "plan.yaml")
+    assert result.exit_code == 2 and result.stderr.splitlines()[0] == FETCH_IT_FIRST
+    (clone / "HEAD~1:plan.yaml").write_text(V2, encoding="utf-8")
+    decoy = run("diff", "HEAD~1:plan.yaml", "plan.yaml")
+    assert decoy.exit_code == 2
+    assert decoy.stderr.splitlines()[0] == (
+        "HEAD~1:plan.yaml: error EP001 ambiguous: a file of this name exists, and git history may have (the clone has"
+        " not fetched the trees to tell) plan.yaml at HEAD~1; neither is read")
+    assert missing_objects(clone) == before
 
 
 # --- never a command of the repository's settings -------------------------------------------------
