@@ -22,13 +22,13 @@ class Code(NamedTuple):
 
 
 _ALL = [
-    Code("EP001", "unreadable-file", "error", "the plan file cannot be read: missing, a folder, not permitted, or not UTF-8; or `diff`'s `REV:path` cannot be read from git history (no git, not in a git repository, unknown revision or path)", True),
+    Code("EP001", "unreadable-file", "error", "the plan file cannot be read: missing, a folder, not permitted, or not UTF-8; or a plan of git history (`REV:path`, `diff --base`, `graph --rev`) cannot be read from the local repository (no git, not in a git repository, unknown revision or path, not a file, an object the clone has not fetched: nothing is fetched), or a name is both a file and a `REV:path` git has (ambiguous: `./NAME` is the file)", True),
     Code("EP002", "syntax-error", "error", "the file is not valid YAML or JSON", True),
     Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True),
     Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True),
     Code("EP005", "refused-input", "error", "input refused for safety: non-core YAML tags (`!!python/...`), merge keys, non-text keys, aliases that expand too far, nesting too deep, a plan file that is a symlink out of the repository that holds it, a YAML plan over 256 KiB that needs the strict reader", True),
     Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder, or holds a NUL character", True),
-    Code("EP007", "too-large", "error", "the file is larger than `--max-bytes` (default 256 MiB); checked before it is read", True),
+    Code("EP007", "too-large", "error", "the file, or the blob of git history, is larger than `--max-bytes` (default 256 MiB); checked before it is read", True),
     Code("EP008", "too-many-items", "error", "the plan has more items than `--max-items` (default 1,000,000)", True),
     Code("EP009", "bad-config", "error", "the repository's settings (`.evidence-plan.toml`, or `[tool.evidence-plan]` in `pyproject.toml`) are not valid TOML, name an unknown setting (with a did-you-mean) or give a bad value; located at its key", True),
     Code("EP010", "unknown-field", "error", "a field the plan format does not define, with a did-you-mean for spellings (`depend_on` -> `depends_on`) and for the synonyms writers use (`file` -> `path`, `summary` -> `change`; each field declares its own in compiler/fields.py)"),

@@ -48,17 +48,18 @@ def picture(document: dict[str, Any]) -> Picture:
 
 
 def read_document(arg: str, *, root: str | None = None, verify_evidence: bool = True,
-                  limits: Limits | None = None) -> dict[str, Any]:
-    """A plan file, a compiled evidence-plan.json (its items read back), ``-`` or ``REV:path``
-    (git history, as `diff` reads it; its evidence is not checked: today's files are not its),
+                  limits: Limits | None = None, rev: str | None = None) -> dict[str, Any]:
+    """A plan file, a compiled evidence-plan.json (its items read back), ``-``, ``REV:path`` or,
+    with ``rev``, the file ``arg`` as it was at that revision (git history, as `diff` reads it;
+    its evidence is not checked: today's files are not its),
     compiled as `compile` would, without writing anything. Raises PlanInputError."""
     from compiler.compile import compile_document
     from compiler.emit import build_output
     from compiler.load import DEFAULT_LIMITS
     from compiler.revisions import is_revision, load_plan_argument
 
-    doc, path = load_plan_argument(arg, limits=limits or DEFAULT_LIMITS)
-    verify_evidence = verify_evidence and not is_revision(arg)
+    doc, path = load_plan_argument(arg, limits=limits or DEFAULT_LIMITS, rev=rev)
+    verify_evidence = verify_evidence and rev is None and not is_revision(arg)
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence).for_output()
     return build_output(result, ".")
 

@@ -43,8 +43,6 @@ if TYPE_CHECKING:
     from compiler.load import Document, Limits
     from compiler.values import Item, Plan
 
-# How long `git show` may take before the read is abandoned (a hung credential helper, a huge repository).
-GIT_TIMEOUT = 30
 # The fields compared (every item field), and the ones a rename may not change (all but id, depends_on).
 COMPARED = tuple(f for f in fields.ITEM_FIELDS if f.name != "id")
 CONTENT = tuple(f for f in COMPARED if f.name != "depends_on")
@@ -60,12 +58,15 @@ class Side(NamedTuple):
     diagnostics: tuple[Diagnostic, ...]
 
 
-def is_revision(arg: str) -> bool:
-    """Whether ``arg`` names a file of git history (``REV:path``) rather than a file: only when no
-    file of that name exists, it has a ``:`` with text on both sides, the revision does not start
-    with ``-`` (``--output=x:y`` would be an option of git's), and it is not a Windows drive
-    (``C:\\x``, ``C:/x``)."""
-    if arg == "-" or "\x00" in arg or os.path.lexists(arg):  # a NUL: no file, and no argument of git's
+# Arguments that are always a file, whatever else they look like: a path spelled from here or from /.
+_FILE_PREFIXES = ("./", "../", "/", *((".\\", "..\\", "\\") if os.sep == "\\" else ()))
+
+
+def revision_form(arg: str) -> bool:
+    """Whether ``arg`` is shaped as ``REV:path``: a ``:`` with text on both sides, a revision that
+    does not start with ``-`` (``--output=x:y`` would be an option of git's), no Windows drive
+    (``C:\\x``, ``C:/x``), no NUL or line break, and no explicit path (``./x:y``, ``/x:y``: a file)."""
+    if arg == "-" or any(c in arg for c in "\x00\n\r") or arg.startswith(_FILE_PREFIXES):
         return False
     rev, sep, path = arg.partition(":")
     if not sep or not rev or not path or rev.startswith("-"):  # git would read "-..." as an option
@@ -73,62 +74,72 @@ def is_revision(arg: str) -> bool:
     return not (len(rev) == 1 and rev.isalpha() and path[:1] in ("\\", "/"))
 
 
-def git_show(arg: str, limits: Limits) -> str:
-    """The text of ``REV:path`` by ``git show`` in the working folder (no shell, a timeout); an
-    EP001 input error when git is missing, the folder is no git repository, or the revision or
-    the path is unknown."""
-    import subprocess
-
-    def fail(message: str, hint: str | None = None) -> PlanInputError:
-        return PlanInputError(Diagnostic("EP001", message, None, Location(arg), hint=hint))
-
-    try:
-        done = subprocess.run(["git", "show", "--no-textconv", arg], capture_output=True, timeout=GIT_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False)
-    except FileNotFoundError:
-        raise fail("cannot read it from git history: git is not installed", "install git, or give a file") from None
-    except subprocess.TimeoutExpired:
-        raise fail(f"git show took longer than {GIT_TIMEOUT} s") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        # git's own words are on its "fatal:" line; what follows it is advice (a safe.directory
-        # command for a repository owned by another user, say), which the hint replaces.
-        fatal = [line for line in said if line.startswith("fatal: ")]
-        reason = (fatal[0] if fatal else said[-1]).removeprefix("fatal: ") if said else (
-            f"git show exited with {done.returncode}")
-        hint = ("run it inside the git repository" if "not a git repository" in reason else
-                "git refuses a repository another user owns: mark it safe (git config --global --add"
-                " safe.directory DIR) if you trust it" if "dubious ownership" in reason else
-                "REV:path reads path (relative to the repository's top; REV:./path to the working folder) as it "
-                "was at REV; a file of that name would be read instead")
-        raise fail(f"cannot read it from git history: {reason}", hint)
-    if len(done.stdout) > limits.max_bytes:
-        raise fail(f"larger than {limits.max_bytes:,} bytes", "raise the limit with --max-bytes")
-    from compiler.load import decode
-
-    return decode(done.stdout, arg)
+def is_revision(arg: str) -> bool:
+    """Whether ``arg`` names a file of git history (``REV:path``) rather than a file: shaped so,
+    and no file of that name exists (when one does, ``load_plan_argument`` reads the file, or
+    refuses the name as ambiguous when git history has it too)."""
+    return revision_form(arg) and not os.path.lexists(arg)
 
 
-def load_plan_argument(arg: str, *, stdin: Any = None, limits: Limits) -> tuple[Document, str]:
+def load_revision(spec: str, limits: Limits) -> Document:
+    """The plan ``spec`` (``REV:path``) names in the local repository's history (compiler/gitshow.py)."""
+    from compiler.gitshow import read_blob
+    from compiler.load import decode, detect_format, parse_text
+
+    text = decode(read_blob(spec, limits), spec)
+    return parse_text(text, spec, detect_format(spec.partition(":")[2], text), limits=limits)
+
+
+def load_plan_argument(arg: str, *, stdin: Any = None, limits: Limits, rev: str | None = None) -> tuple[Document, str]:
     """The document a command's plan argument names, and the path its relative paths start from:
     a file (or a compiled evidence-plan.json), ``-`` (standard input), or ``REV:path`` from git
-    history, whose relative paths start from the working folder, as standard input's do."""
-    from compiler.load import STDIN, detect_format, load, parse_text
+    history, whose relative paths start from the working folder, as standard input's do. With
+    ``rev`` (`diff --base`, `graph --rev`), ``arg`` is a path from the working folder, read as it
+    was at that revision (``REV:./arg``).
 
-    if is_revision(arg):
-        text = git_show(arg, limits)
-        return parse_text(text, arg, detect_format(arg.partition(":")[2], text), limits=limits), STDIN
+    A name that is both a file and a ``REV:path`` git history has is refused (EP001): a pull
+    request could add a file ``origin/main:plan.yaml`` to stand for the base branch's plan."""
+    from compiler.load import STDIN, load
+
+    if rev is not None:
+        from compiler.gitshow import at_revision
+
+        return load_revision(at_revision(rev, arg), limits), STDIN
+    if revision_form(arg):
+        if not os.path.lexists(arg):
+            return load_revision(arg, limits), STDIN
+        from compiler.gitshow import in_history
+
+        known = in_history(arg)
+        if known is not False:  # git has it, or the clone has not the trees to say it has not
+            raise _ambiguous(arg, known)
     return load(arg, stdin=stdin, limits=limits), arg
 
 
+def _ambiguous(arg: str, known: bool | None) -> PlanInputError:
+    """EP001 for a name that is a file and a file of git history (``known``; None: may be, the
+    clone has not the trees to tell): how to write each."""
+    from compiler.gitshow import from_working_folder
+
+    rev, _, path = arg.partition(":")
+    here = from_working_folder(path)
+    has = "has" if known else "may have (the clone has not fetched the trees to tell)"
+    return PlanInputError(Diagnostic(
+        "EP001", f"ambiguous: a file of this name exists, and git history {has} {path} at {rev}; neither is read",
+        None, Location(arg),
+        hint=f"for the file, write ./{arg}; for git history, give the revision by option: --base {rev} {here} "
+             f"(diff: OLD as it was at that revision) or --rev {rev} {here} (graph)"))
+
+
 def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_evidence: bool = False,
-              limits: Limits | None = None) -> Side:
+              limits: Limits | None = None, rev: str | None = None) -> Side:
     """Read and check one plan: a plan file or a compiled evidence-plan.json, ``-`` (standard
-    input) or ``REV:path``. Raises PlanInputError when it is not a usable plan."""
+    input) or ``REV:path``; with ``rev``, the file ``arg`` as it was at that revision. Raises
+    PlanInputError when it is not a usable plan."""
     from compiler.compile import compile_document
     from compiler.load import DEFAULT_LIMITS
 
-    doc, path = load_plan_argument(arg, stdin=stdin, limits=limits or DEFAULT_LIMITS)
+    doc, path = load_plan_argument(arg, stdin=stdin, limits=limits or DEFAULT_LIMITS, rev=rev)
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=False)
     return Side(doc.name, result.plan, doc, result.status, result.diagnostics)
 

@@ -494,7 +494,7 @@ def test_readme_diff_workflow_fetches_the_base_branch_and_keeps_expressions_out_
     assert workflow["permissions"] == {"contents": "read", "pull-requests": "write"}
     job = workflow["jobs"]["diff"]
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
-    assert checkout["with"]["fetch-depth"] == 0  # else origin/<base branch> is not there for git show
+    assert checkout["with"]["fetch-depth"] == 0  # else origin/<base branch> is not there for --base
     assert job["env"]["BASE_REF"] == "${{ github.base_ref }}"
     for name, text in _readme_workflows().items():  # script injection: ${{ }} is expanded into the script
         for each in yaml.safe_load(text)["jobs"].values():
@@ -556,9 +556,14 @@ def test_readme_diff_workflow_steps_summarize_the_pull_request_and_fail_only_on_
     git("remote", "add", "origin", str(tmp_path / "origin.git"), cwd=work)
     git("push", "-q", "origin", "main", cwd=work)
 
-    def pull_request(branch: str, text: str) -> tuple[list[subprocess.CompletedProcess[str]], str]:
+    def pull_request(branch: str, text: str, files: dict[str, str] | None = None,
+                     ) -> tuple[list[subprocess.CompletedProcess[str]], str]:
         git("checkout", "-q", "-b", branch, "main", cwd=work)
         (work / "plan.yaml").write_text(text, encoding="utf-8")
+        for name, content in (files or {}).items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text(content, encoding="utf-8")
+            git("add", name, cwd=work)
         git("commit", "-q", "--no-verify", "--allow-empty", "-am", branch, cwd=work)
         git("push", "-q", "origin", branch, cwd=work)
         checkout = tmp_path / f"checkout-{branch}"
@@ -572,11 +577,20 @@ def test_readme_diff_workflow_steps_summarize_the_pull_request_and_fail_only_on_
     assert [p.returncode for p in steps] == [0, 0], [p.stderr for p in steps]  # exit 1 (differ) passes
     assert summary.startswith("earlier steps' summary\n")  # appended, never replaced
     assert "| revised | backfill: change: \"Backfill it\" -&gt; \"Backfill it in batches\" |" in summary
-    assert "origin/main:plan.yaml" in summary
+    assert "origin/main:./plan.yaml" in summary
     assert "::notice file=plan.yaml,line=6," in steps[1].stdout  # the notices step, at the item's line
 
     steps, summary = pull_request("same", plan)
     assert [p.returncode for p in steps] == [0, 0] and "No changes." in summary
+
+    # A pull request that adds a file named as the base branch's plan, holding its own plan: the
+    # steps still compare with the base branch's plan (no file can take over --base).
+    revised = plan.replace("Backfill it", "Backfill it twice")
+    steps, summary = pull_request("takeover", revised, {"origin/main:plan.yaml": revised,
+                                                        "origin/main:./plan.yaml": revised})
+    assert [p.returncode for p in steps] == [0, 0], [p.stderr for p in steps]
+    assert "No changes." not in summary
+    assert "| revised | backfill: change: \"Backfill it\" -&gt; \"Backfill it twice\" |" in summary
 
     steps, summary = pull_request("broken", "items: [\n")
     assert [p.returncode for p in steps] == [1, 1], "an unreadable plan (exit 2) must fail each step"
