@@ -247,7 +247,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
 
         html_path = os.path.join(out_dir, html_page.HTML_NAME)
         files[html_path] = lambda: html_page.render_pieces(document)
-    if not _write(files):
+    if not _write(files, inputs=[plan]):
         return EXIT_INPUT
 
     _show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
@@ -280,12 +280,13 @@ def _ids_line(ids: Sequence[str], width: int = 90) -> str:
     return ", ".join(shown)
 
 
-def _write(files: Mapping[str, Content]) -> bool:
+def _write(files: Mapping[str, Content], inputs: Sequence[str] = ()) -> bool:
     """Write files as a set (compiler.write decides what may be written and how), creating
-    folders on the way; a failure is reported, not raised."""
+    folders on the way, never over one of ``inputs`` (what the command read; ``-`` standard
+    input) under any name; a failure is reported, not raised."""
     from compiler.write import write_all_atomic
 
-    return _reported(lambda: write_all_atomic(files, make_folders=True))  # type: ignore[arg-type]  # str keys
+    return _reported(lambda: write_all_atomic(files, make_folders=True, inputs=inputs))  # type: ignore[arg-type]
 
 
 def _reported(write: Callable[[], None]) -> bool:
@@ -300,22 +301,23 @@ def _reported(write: Callable[[], None]) -> bool:
     return True
 
 
-def _output(target: str, text: str) -> int:
-    """Data to stdout (``-``) or to a file; the exit code."""
+def _output(target: str, text: str, inputs: Sequence[str] = ()) -> int:
+    """Data to stdout (``-``) or to a file (never one of ``inputs``); the exit code."""
     if target == "-":
         click.echo(text, nl=False)
         return EXIT_READY
-    if not _write({target: text}):
+    if not _write({target: text}, inputs):
         return EXIT_INPUT
     _err(f"wrote {target}")
     return EXIT_READY
 
 
-def _rewrite(plan: str, text: str) -> bool:
-    """Replace a plan file's text as the file it is (see compiler.write.rewrite)."""
+def _rewrite(plan: str, text: str, original: str) -> bool:
+    """Replace a plan file's text as the file it is, if it still holds ``original``, the text
+    read (see compiler.write.rewrite)."""
     from compiler.write import rewrite
 
-    return _reported(lambda: rewrite(plan, text))
+    return _reported(lambda: rewrite(plan, text, original))
 
 
 def _plural(n: int, word: str) -> str:
@@ -449,14 +451,14 @@ def render_command(compiled: str, output: str, html: bool, limits: Limits) -> in
             for piece in html_pieces(document):
                 click.echo(piece, nl=False)
             return EXIT_READY
-        if not _write({output: lambda: html_pieces(document)}):
+        if not _write({output: lambda: html_pieces(document)}, inputs=[compiled]):
             return EXIT_INPUT
         _err(f"wrote {output}")
         return EXIT_READY
     json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
     md_dir = "." if output == "-" else os.path.dirname(output) or "."
     markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))
-    return _output(output, markdown)
+    return _output(output, markdown, inputs=[compiled])
 
 
 @cli.command("convert")
@@ -494,18 +496,15 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
         )
     if to and target != "-" and target_for(target) not in (None, to):
         raise click.UsageError(f"--to {to} disagrees with the extension of {target!r}")
-    if _same_file(source, target):
-        _err(f"{target}: error: OUT is the plan itself ({source}): converting over it would drop every comment"
-             " and the layout")
-        _err("  hint: write to another file; to repair a plan in place, use evidence-plan fix")
-        return EXIT_INPUT
+    if target != "-" and not _reported(lambda: _check_targets([target], inputs=[source])):
+        return EXIT_INPUT  # refused before converting: OUT is IN under some name, or may not be written
     out_dir = "." if target == "-" else os.path.dirname(target) or "."
     converted = convert(source, kind, out_dir, root=root, verify_evidence=not no_verify, limits=limits)
     if converted.text is None:
         _show_diagnostics(converted.diagnostics)
         _err(f"{converted.name}: not converted: fix the items above first")
         return EXIT_BLOCKED
-    code = _output(target, converted.text)
+    code = _output(target, converted.text, inputs=[source])
     if code == EXIT_READY and converted.root_outside is not None:
         # Written anyway: it is where the evidence is, and OUT is the user's choice.
         _err(f"{'<stdout>' if target == '-' else target}: warning: root: {converted.root_outside} leads outside"
@@ -514,15 +513,10 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
     return code
 
 
-def _same_file(source: str, target: str) -> bool:
-    """Whether OUT is IN under another name (``./plan.yaml``, a symlink, a hard link): the same
-    file, by device and inode."""
-    if source == "-" or target == "-":
-        return False
-    try:
-        return os.path.samefile(source, target)
-    except (OSError, ValueError):  # OUT does not exist yet (or cannot be looked at): not IN
-        return False
+def _check_targets(paths: Sequence[str], inputs: Sequence[str]) -> None:
+    from compiler.targets import check_targets
+
+    check_targets(paths, inputs)
 
 
 @cli.command("fix")
@@ -569,7 +563,7 @@ def fix_command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, root: str
         return EXIT_BLOCKED
     if dry_run:
         click.echo(_diff(outcome.original, outcome.fixed, plan), nl=False)
-    elif outcome.changes and not _rewrite(plan, outcome.fixed):
+    elif outcome.changes and not _rewrite(plan, outcome.fixed, text):
         return EXIT_INPUT
     for change in outcome.changes:
         _err(f"{'would fix' if dry_run else 'fixed'}: {change}")

@@ -25,6 +25,13 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
 # What md() or code() must change: their own punctuation, or any character that display.escape
 # shows escaped (a line break, an escape sequence, a bidirectional control).
 _MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>#" + UNSAFE.pattern[1:])
+# GitHub makes `@name` and `@org/team` in a comment's text (not in code) a mention that notifies
+# them, when a letter or digit follows the `@`, in the text as shown: an entity for `@` (`&#64;`)
+# is decoded first and still mentions. A word joiner (U+2060: no width, no break) between the two
+# keeps the text as it reads and mentions nobody; written as its entity, so that the Markdown
+# holds no invisible character (display.escape would show a raw one as `\u2060`).
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_NO_MENTION = "@&#8288;"
 # What would start a block at the start of a line (md() text may: the goal starts a quote's line):
 # indentation (four spaces are a code block), a list marker, a setext underline.
 _BLOCK_START = re.compile(r"[ +=-]|\d{1,9}[.)]")
@@ -60,12 +67,13 @@ class Row(NamedTuple):
 
 def md(text: Any) -> str:
     """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised,
-    nothing can start a block (a heading, a list, a code block), line breaks become ``<br>`` and
-    other control characters visible escapes (``\\x1b``). A code span the text writes
-    (`` `re.compile` ``) stays one, remade by code(): it holds no markup."""
+    nothing can start a block (a heading, a list, a code block), no ``@name`` notifies anyone on
+    GitHub, line breaks become ``<br>`` and other control characters visible escapes
+    (``\\x1b``). A code span the text writes (`` `re.compile` ``) stays one, remade by code():
+    it holds no markup."""
     s = str(text)
     if _MD_ANY_SPECIAL.search(s) is None and _BLOCK_START.match(s) is None:  # most text: as it is
-        return s
+        return _no_mention(s) if "@" in s else s
     return "<br>".join([_md_spans(line) if "`" in line else _md_line(line) for line in _NEWLINES.split(s)])
 
 
@@ -129,9 +137,11 @@ def _one_space_less(inner: str) -> str:
 
 def _md_line(s: str, *, at_start: bool = True) -> str:
     if _MD_ANY_SPECIAL.search(s) is None and not (at_start and _BLOCK_START.match(s)):  # a plain part
-        return s
+        return _no_mention(s) if "@" in s else s
     s = escape(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(r"\\\1", s)
+    if "@" in s:
+        s = _no_mention(s)
     start = _BLOCK_START.match(s) if at_start else None
     if start is None:
         return s
@@ -140,6 +150,11 @@ def _md_line(s: str, *, at_start: bool = True) -> str:
         return "&#32;" * spaces + s[spaces:]
     end = start.end() - 1  # the list marker or underline character, escaped
     return s[:end] + "\\" + s[end:]
+
+
+def _no_mention(s: str) -> str:
+    """Escaped text with a word joiner after each `@` that GitHub would make a mention."""
+    return _MENTION.sub(_NO_MENTION, s)
 
 
 def code(text: Any) -> str:

@@ -17,6 +17,15 @@ decided before anything is written (compiler.write then writes):
   folder, or is ``/dev/null``, ``/dev/zero``, ``/dev/full`` or a terminal, or is reached through
   this process's own descriptors (``/dev/stdout`` -> ``/proc/self/fd/1``); other devices refused;
 - a symlink to anything else, a dangling symlink, a loop: refused.
+
+The folders on the way are judged too, as the kernel follows them (``out/../x`` goes through
+``out`` first): a folder that is a symlink inside a git work tree is followed only to a folder
+inside that work tree, never into ``.git``; outside any work tree, folder links are the user's own
+(``/tmp -> /private/tmp`` on macOS: no pull request planted them) and followed.
+
+And a command never writes over what it reads: a target that is one of its inputs (the plan, the
+compiled JSON; ``-`` for standard input) under any name, by hard link, symlink or another
+spelling, is refused, compared by device and inode.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import errno
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -113,8 +123,9 @@ def _own_descriptor(path: str) -> bool:
     return False
 
 
-def _through_link(path: str) -> Target:
-    """Where a symlink may be written through, by the rule in the module's docstring."""
+def _through_link(path: str, folder: str) -> Target:
+    """Where a symlink may be written through, by the rule in the module's docstring; ``folder``
+    is the real folder that holds it."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -126,7 +137,6 @@ def _through_link(path: str) -> Target:
         raise refuse(path, err.strerror or str(err), ELSEWHERE, err.errno) from None
     kind = _kind_of(path, mode, link=True)  # refuses folders, block devices and sockets
     real = os.path.realpath(path)
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
     tree = work_tree(folder)
     scope = tree if tree is not None else folder
     where = f"the git work tree {scope}" if tree is not None else f"the link's folder {scope}"
@@ -142,13 +152,57 @@ def _through_link(path: str) -> Target:
     if _own_descriptor(path):  # /dev/stdout redirected to a file: replacing it would break `>>`
         raise refuse(path, f"it is a symlink to {real}, a file open as this process's own descriptor",
                      "for standard output, give -", errno.EPERM)
-    follow = ("a symlink is followed only within the git work tree that holds it (else its own folder), "
-              "never into .git: remove the link, or write to the file itself")
-    if not inside(real, scope):
-        raise refuse(path, f"it is a symlink to {real}, which is outside {where}", follow, errno.EPERM)
-    if ".git" in (part.casefold() for part in os.path.relpath(real, scope).split(os.sep)):
-        raise refuse(path, f"it is a symlink to {real}, which is inside a .git folder", follow, errno.EPERM)
+    leaves = _leaves(real, scope, where)
+    if leaves is not None:
+        raise refuse(path, f"it is a symlink to {real}, which {leaves}", FOLLOW, errno.EPERM)
     return Target(path, real, "file", True)
+
+
+FOLLOW = ("a symlink is followed only within the git work tree that holds it (else its own folder), never into "
+          ".git: remove the link, or write to the file itself")
+
+
+def _leaves(real: str, scope: str, where: str) -> str | None:
+    """Why a link to ``real`` may not be followed from ``scope`` (``where`` names it), or None."""
+    if not inside(real, scope):
+        return f"is outside {where}"
+    if ".git" in (part.casefold() for part in os.path.relpath(real, scope).split(os.sep)):
+        return "is inside a .git folder"
+    return None
+
+
+def _real_folder(path: str) -> str | None:
+    """The real folder that holds ``path``, its folders' symlinks followed one by one as the kernel
+    follows them (``..`` after a link climbs from where the link leads); a folder link inside a git
+    work tree must lead inside it, never into .git (WriteError). None when a folder on the way is
+    missing (then it is made later, as a real folder) or cannot be looked at (the write says why)."""
+    folder = os.path.dirname(path)
+    drive, rest = os.path.splitdrive(folder)
+    absolute = os.path.isabs(folder)
+    probe = os.path.join(drive, os.sep) if absolute else os.getcwd()
+    given = os.path.join(drive, os.sep) if absolute else ""  # the folder as given, so far: what messages name
+    for part in re.split(r"[\\/]" if os.altsep else "/", rest):
+        if part in ("", "."):
+            continue
+        given = os.path.join(given, part)
+        if part == "..":
+            probe = os.path.dirname(probe)
+            continue
+        here = os.path.join(probe, part)
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return None
+        if not stat.S_ISLNK(mode):
+            probe = here
+            continue
+        real = os.path.realpath(here)
+        tree = work_tree(probe)  # probe is real: so is the tree found above it
+        leaves = None if tree is None else _leaves(real, tree, f"the git work tree {tree}")
+        if leaves is not None:
+            raise refuse(path, f"its folder {given} is a symlink to {real}, which {leaves}", FOLLOW, errno.EPERM)
+        probe = real
+    return probe
 
 
 def not_a_folder(path: str) -> WriteError:
@@ -161,6 +215,7 @@ def not_a_folder(path: str) -> WriteError:
 
 
 def _resolve(path: str) -> Target:
+    folder = _real_folder(path)
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -170,13 +225,31 @@ def _resolve(path: str) -> Target:
     except OSError as err:
         raise refuse(path, err.strerror or str(err), ELSEWHERE, err.errno) from None
     if stat.S_ISLNK(mode):
-        return _through_link(path)
+        return _through_link(path, folder if folder is not None else os.path.realpath(os.path.dirname(path) or "."))
     return Target(path, path, _kind_of(path, mode, link=False), False)
 
 
-def check_targets(paths: Iterable[str | os.PathLike[str]]) -> list[Target]:
+STDIN = "-"  # an input named so is standard input
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The device and inode of the regular file ``path`` is, after links; None for anything else."""
+    try:
+        info = os.fstat(sys.stdin.fileno()) if path == STDIN else os.stat(path)
+    except (OSError, ValueError, AttributeError):  # gone, a name git reads (REV:path), no real stdin
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+def check_targets(paths: Iterable[str | os.PathLike[str]], inputs: Iterable[str] = ()) -> list[Target]:
     """Every target resolved and checked, before anything is written: raises WriteError for the
-    first that may not be written, or that leads to the same file as an earlier one."""
+    first that may not be written, that leads to the same file as an earlier one, or that is one
+    of the ``inputs`` the command read (paths; ``-`` is standard input) under any name."""
+    read: dict[tuple[int, int], str] = {}
+    for source in inputs:
+        identity = _identity(source)
+        if identity is not None:
+            read.setdefault(identity, "standard input" if source == STDIN else source)
     targets: list[Target] = []
     seen: dict[str, str] = {}
     for given in paths:
@@ -187,5 +260,10 @@ def check_targets(paths: Iterable[str | os.PathLike[str]]) -> list[Target]:
                 raise refuse(target.path, f"it leads to {target.real}, which {seen[key]} writes too",
                              "give each output its own file")
             seen[key] = target.path
+            identity = _identity(target.real) if read else None
+            if identity in read:
+                raise refuse(target.path, f"it is the same file as {read[identity]}, which this command reads",
+                             "an input is never written over: write to another file (to repair a plan in place, "
+                             "use evidence-plan fix)")
         targets.append(target)
     return targets

@@ -7,6 +7,10 @@
   every text written to its temporary file before any is renamed, and a rename that fails puts
   back the files renamed before it (from a hard link of each old file, kept from before, or a
   copy where linking fails), so the set is replaced whole or not at all.
+- A file being rewritten (``fix`` and ``approve`` edit a plan in place) is compared with what
+  was read, byte for byte, after the new text is written beside it and right before the rename:
+  if another program changed it meanwhile, nothing is replaced. The rename itself follows the
+  compare without a lock, so a write in between those two steps (microseconds) is still lost.
 - Temporary files (and those backups) are named ``.NAME.PID.XXXXXXXX.tmp`` (``.bak``): each write
   removes those a dead writer (a killed process) left for the same name, and leaves those of live
   writers alone (pre-commit may run several at once).
@@ -181,7 +185,8 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
 
 
 def write_all_atomic(files: Mapping[str | os.PathLike[str], Content],
-                     mode: int | None = None, *, make_folders: bool = False) -> None:
+                     mode: int | None = None, *, make_folders: bool = False, inputs: Iterable[str] = (),
+                     expect: Mapping[str, bytes] | None = None) -> None:
     """Write several files as a set, by the rules of this module's docstring: all are replaced or
     none is. Raises WriteError (an OSError) saying which file failed and in what state it left
     each; any other exception (a text that fails to be made) leaves every file as it was.
@@ -189,8 +194,10 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], Content],
     ``mode`` (e.g. a rewritten file's own) replaces the default permissions of new files;
     ``make_folders`` creates missing folders on the way. A file's text may be given as a function
     that makes it (or its pieces): it is then made just before it is written and dropped after,
-    so that a large plan's JSON and Markdown are never held at once."""
-    targets = check_targets(files)
+    so that a large plan's JSON and Markdown are never held at once. ``inputs`` are the files the
+    command read (``-``: standard input), never written over under any name; ``expect`` maps a
+    file (as named in ``files``) to the bytes it must still hold right before it is replaced."""
+    targets = check_targets(files, inputs)
     contents = list(files.values())
     if make_folders:
         for target in targets:
@@ -207,6 +214,9 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], Content],
             if target.kind == "file":
                 remove_stale(target.real)
                 temporaries[n] = _write_temporary(target, contents[n], mode, umask)
+        for target in targets:  # last, right before the renames: what was read is still there
+            if expect is not None and target.path in expect:
+                _still_holds(target, expect[target.path])
         for n in list(streams):
             text = _text(contents[n])
             _write_stream(targets[n], streams.pop(n), text)
@@ -217,6 +227,19 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], Content],
             os.close(fd)
         for temporary in temporaries.values():
             _unlink(temporary)
+
+
+def _still_holds(target: Target, expected: bytes) -> None:
+    """Raise WriteError unless the file ``target`` leads to holds ``expected``, byte for byte (read
+    up to one byte more, so that a file grown huge meanwhile is not read whole)."""
+    try:
+        with open(target.real, "rb") as handle:
+            now = handle.read(len(expected) + 1)
+    except OSError:
+        now = None
+    if now != expected:
+        raise WriteError(target.path, "cannot write: it changed after it was read",
+                         f"{NOTHING_WRITTEN}; run the command again on the file as it is now")
 
 
 def _make_folder(target: Target) -> None:
@@ -327,9 +350,11 @@ def _rolled_back(targets: list[Target], order: list[int], done: list[int], backu
                       f"{NOTHING_REPLACED}{again}{streams}; check the output folder", err.errno)
 
 
-def rewrite(path: str, text: str) -> None:
+def rewrite(path: str, text: str, original: str | None = None) -> None:
     """Replace a file's text as the file it is: through a symlink to the real file (where the
-    module's rule allows), with its permissions, and with its UTF-8 byte-order mark if it had one."""
+    module's rule allows), with its permissions, and with its UTF-8 byte-order mark if it had one.
+    ``original`` is the text the new one was made from, as it was read: the file must still hold
+    it (with that byte-order mark) right before it is replaced, else WriteError, nothing written."""
     (target,) = check_targets([path])
     if target.kind != "file":
         raise refuse(path, "it is not a regular file", ELSEWHERE)
@@ -339,4 +364,7 @@ def rewrite(path: str, text: str) -> None:
         mode = stat.S_IMODE(os.stat(target.real).st_mode)
     except OSError as err:
         raise refuse(path, err.strerror or str(err), "check the file", err.errno) from None
-    write_all_atomic({target.real: ("\ufeff" if bom else "") + text}, mode)
+    expect = None
+    if original is not None:
+        expect = {target.real: (BOM if bom else b"") + original.encode("utf-8", "surrogatepass")}
+    write_all_atomic({target.real: ("\ufeff" if bom else "") + text}, mode, expect=expect)

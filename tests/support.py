@@ -10,8 +10,10 @@ conftest.py, which holds the fixture ``std_repo`` built from ``STANDARD_FILES`` 
 from __future__ import annotations
 
 import builtins
+import html
 import io
 import os
+import re
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -238,3 +240,24 @@ SEARCH_CORPUS: dict[str, str | bytes] = {
     "long.txt": ("x" * 39 + "\n") * 3 + "x" * 80 + "\n",
     "sub/deep.py": "class A:\n    def g(self):\n        return 'needle'\n",
 }
+
+
+# --- Markdown as GitHub shows it ----------------------------------------------------------------------
+
+# GitHub turns `@name` and `@org/team` in a comment's text (not in code) into a mention that
+# notifies them: html-pipeline's MentionFilter asks for a letter or digit right after the `@`,
+# in the text as shown (entities decoded). Held here stricter: whatever stands before the `@`.
+MENTION = re.compile(r"@[A-Za-z0-9]")
+_SHOWN = re.compile(r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});|<br>")
+
+
+def shown(markdown: str) -> str:
+    """Inline Markdown without code spans as a reader sees it: backslash escapes and entities
+    (``&#8288;``, ``&lt;``) decoded, ``<br>`` a line break, read left to right as CommonMark does."""
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(1) is not None:
+            return match.group(1)
+        return "\n" if match.group() == "<br>" else html.unescape(match.group())
+
+    return _SHOWN.sub(one, markdown)

@@ -122,8 +122,11 @@ def test_convert_onto_the_plan_itself_is_refused_and_leaves_it_byte_for_byte(
         out = "plan.json"
     result = run("convert", "plan.yaml", out)
     assert result.exit_code == 2, result.output
-    assert f"{out}: error: OUT is the plan itself (plan.yaml)" in result.stderr
-    assert "hint: write to another file; to repair a plan in place, use evidence-plan fix" in result.stderr
+    assert result.stderr.splitlines() == [
+        f"{out}: error: cannot write: it is the same file as plan.yaml, which this command reads",
+        "  hint: nothing was written; an input is never written over: write to another file (to repair a plan in "
+        "place, use evidence-plan fix)",
+    ]
     assert plan.read_text() == COMMENTED
     assert not result.stdout
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from support import MENTION, shown, write_plan
 from support import TWO_ITEMS as PLAN
-from support import write_plan
 
 from compiler.cli import cli
 from compiler.revisions import is_revision
@@ -428,3 +428,18 @@ def test_github_notices_index_the_items_once_not_once_a_row(tmp_path: Path, monk
     result = run(str(old), str(new), "--format", "github")
     assert result.stdout.count("::notice ") == 300 and "line=300," in result.stdout
     assert len(calls) - before <= 3  # compare's two and the notices' one, whatever the rows
+
+
+def test_the_markdown_of_a_diff_mentions_nobody_and_reads_the_same(tmp_path: Path) -> None:
+    """Posted as a pull-request comment, plan text must notify nobody: GitHub shows the row as
+    the plan says it, `@octocat` and all, without a mention."""
+    said = "ask @octocat and @github/security (ana@example.com)"
+    old = write_plan(tmp_path, PLAN, "old.yaml")
+    new = write_plan(tmp_path, PLAN.replace("change: first", f"change: {said}"), "new.yaml")
+    result = run(str(old), str(new), "--format", "markdown")
+    assert result.exit_code == 1
+    (row,) = [line for line in result.stdout.splitlines() if line.startswith("| revised |")]
+    assert row == ('| revised | a: change: "first" -&gt; "ask @&#8288;octocat and @&#8288;github/security '
+                   '(ana@&#8288;example.com)" |')
+    assert MENTION.search(shown(result.stdout)) is None
+    assert shown(row).replace("\u2060", "") == f'| revised | a: change: "first" -> "{said}" |'

@@ -12,7 +12,8 @@ from urllib.parse import quote
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from support import compile_in, one_item_plan
+from support import MENTION, compile_in, one_item_plan
+from support import shown as as_shown
 
 from compiler import markdown as render
 from compiler import mermaid as graphs
@@ -98,6 +99,40 @@ def test_mermaid_labels_hold_no_directive() -> None:
 ])
 def test_mermaid_labels_show_what_mermaid_would_read_as_its_own(text: str, label: str) -> None:
     assert mermaid(text) == label
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ask @octocat", "ask @&#8288;octocat"),
+    ("@github/security reviews", "@&#8288;github/security reviews"),  # a team
+    ("mail ana@example.com", "mail ana@&#8288;example.com"),
+    ("*@x*", "\\*@&#8288;x\\*"),
+    ("@ alone, @_x, @-y", "@ alone, @\\_x, @-y"),  # nothing GitHub would take for a name: as it is
+    ("run `@decorator` then @a", "run `@decorator` then @&#8288;a"),  # a code span mentions nobody: kept
+])
+def test_md_never_forms_a_github_mention(text: str, expected: str) -> None:
+    """A word joiner (U+2060, written as its entity: the Markdown holds no invisible character)
+    between `@` and a name: GitHub shows `@octocat` and notifies nobody. `&#64;` would not do:
+    GitHub decodes entities before it looks for mentions."""
+    assert md(text) == expected
+
+
+@given(st.text(alphabet="@aZ09_-/.:; \\&#*<>|\n", max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_md_text_mentions_nobody_and_reads_the_same(text: str) -> None:
+    seen = as_shown(md(text))
+    assert MENTION.search(seen) is None
+    assert seen.replace("\u2060", "") == text
+
+
+def test_the_plan_page_mentions_nobody(tmp_path: Path) -> None:
+    """evidence-plan.md, shown on GitHub or pasted into a comment: its text notifies nobody."""
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    plan = ("plan: '@team rollout'\ngoal: ask @octocat\n"
+            + one_item_plan("      - a.py:1\n").replace("change: c", "change: '@github/security reviews'"))
+    page = render_markdown(build_output(compile_in(tmp_path, plan), str(tmp_path)))
+    assert "# @&#8288;team rollout" in page and "> ask @&#8288;octocat" in page
+    assert "**Change:** @&#8288;github/security reviews" in page
+    assert MENTION.search(as_shown(page)) is None
 
 
 @given(st.text())

@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import case_dirs
+from support import MENTION, case_dirs, shown
 
 from compiler import __version__, reporters
 from compiler.cli import main
@@ -352,6 +352,15 @@ def test_an_unwritable_step_summary_is_one_line_and_the_exit_code_stays(tmp_path
     assert main(["check", "--format", "github", "plan.yaml"]) == 1
     err = capsys.readouterr().err
     assert "cannot append the step summary" in err and "Traceback" not in err
+
+
+def test_the_step_summary_mentions_nobody() -> None:
+    """The job summary is Markdown GitHub renders: plan text in a message or a hint notifies nobody."""
+    problem = Diagnostic("EP201", "a cites @types/x.d.ts, but @types/x.d.ts does not exist", "a",
+                         Location("p.yaml", 3, 5), hint="ask @octocat")
+    text = reporters.step_summary([reporters.PlanReport("p.yaml", "blocked", (problem,))], [problem])
+    assert "a cites @&#8288;types/x.d.ts, but @&#8288;types/x.d.ts does not exist" in text
+    assert MENTION.search(shown(text)) is None
 
 
 def test_step_summary_stops_short_of_githubs_one_mebibyte() -> None:

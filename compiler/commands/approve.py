@@ -49,7 +49,7 @@ def command(plan: str, ident: str, by: str, at: str | None, root: str | None) ->
             _show_diagnostics(err.blocking)
             return 1
         return 2
-    if not _rewrite(plan, done.fixed):
+    if not _rewrite(plan, done.fixed, text):
         return 2
     covers = done.coverage.covers
     _err(f"{plan}: approved {ident} by {by} at {at}, digest {done.coverage.digest}")

@@ -54,7 +54,7 @@ def command(plan: str, fmt: str, rev: str | None, output: str, root: str | None,
         for piece in pieces(document, fmt):
             click.echo(piece, nl=False)
         return EXIT_READY
-    if not _write({output: lambda: pieces(document, fmt)}):
+    if not _write({output: lambda: pieces(document, fmt)}, inputs=[plan]):
         return EXIT_INPUT
     _err(f"wrote {output}")
     return EXIT_READY
