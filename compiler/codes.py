@@ -30,7 +30,7 @@ _ALL = [
     Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder, or holds a NUL character", True),
     Code("EP007", "too-large", "error", "the file is larger than `--max-bytes` (default 256 MiB); checked before it is read", True),
     Code("EP008", "too-many-items", "error", "the plan has more items than `--max-items` (default 1,000,000)", True),
-    Code("EP009", "bad-config", "error", "the repository's settings (`.evidence-plan.toml`, or `[tool.evidence-plan]` in `pyproject.toml`) are not valid TOML, name an unknown setting (with a did-you-mean) or give a bad value; located at its key", True),
+    Code("EP009", "bad-config", "error", "the repository's settings (`.evidence-plan.toml`, or `[tool.evidence-plan]` in `pyproject.toml`) are not valid TOML, name an unknown setting (with a did-you-mean), give a bad value, or nest arrays or inline tables more than 100 deep; located at its key (at the bracket too deep)", True),
     Code("EP010", "unknown-field", "error", "a field the plan format does not define, with a did-you-mean for spellings (`depend_on` -> `depends_on`) and for the synonyms writers use (`file` -> `path`, `summary` -> `change`; each field declares its own in compiler/fields.py)"),
     Code("EP011", "wrong-type", "error", "a field or item has the wrong type, e.g. a number where text is expected"),
     Code("EP012", "missing-id", "error", "an item has no `id`"),
