@@ -29,9 +29,10 @@ Only text is read, through the Repository (so never outside the root); git is ne
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from compiler import globs
@@ -144,19 +145,23 @@ class Index:
             self.by_prefix.setdefault(rule.glob.literal_prefix, []).append(k)
         self.prefixes = sorted(self.by_prefix)
 
-    def candidates(self, path: globs.Glob) -> list[int]:
+    def candidates(self, path: globs.Glob, search: Search | None = None) -> Iterator[int]:
         """The places of the rules that may match some file of ``path``, from the last line back:
         a rule whose literal segments and the path's differ at a place both have one matches
-        none of its files."""
+        none of its files. Each bucket that extends the path's literal part is a step of
+        ``search`` (a path without one meets them all); the places are merged as they are read."""
+        search = Search() if search is None else search
         prefix = path.literal_prefix
-        places: list[int] = []
+        lists: list[list[int]] = []
         for k in range(len(prefix)):  # the rules whose literal part is shorter: a prefix of the path's
-            places += self.by_prefix.get(prefix[:k], ())
+            if (shorter := self.by_prefix.get(prefix[:k])) is not None:
+                lists.append(shorter)
         at = bisect_left(self.prefixes, prefix)  # the rules whose literal part starts with the path's
         while at < len(self.prefixes) and self.prefixes[at][:len(prefix)] == prefix:
-            places += self.by_prefix[self.prefixes[at]]
+            search.take(1)
+            lists.append(self.by_prefix[self.prefixes[at]])
             at += 1
-        return sorted(places, reverse=True)
+        return heapq.merge(*(reversed(places) for places in lists), reverse=True)
 
 
 class Search:
@@ -164,6 +169,13 @@ class Search:
 
     def __init__(self, steps: int | None = None) -> None:
         self.left = globs.MAX_SEARCH if steps is None else steps
+
+    def take(self, n: int) -> None:
+        """Spend ``n`` steps; raises globs.Undecided when fewer are left."""
+        if n > self.left:
+            self.left = 0
+            raise globs.Undecided
+        self.left -= n
 
     def overlaps(self, a: globs.Glob, b: globs.Glob) -> bool:
         """globs.overlaps within the steps of one pair and those left; raises globs.Undecided."""
@@ -179,9 +191,13 @@ def deciding(path: globs.Glob, index: Index, search: Search) -> tuple[list[Rule]
     last line back, each that overlaps it, until one covers all of it (the lines before that one
     apply to none of its files). And whether that is all of them: False when a line could not be
     decided within the steps, where the search stopped."""
-    found = []
+    found: list[Rule] = []
     complete = True
-    for k in index.candidates(path):
+    try:
+        candidates = index.candidates(path, search)
+    except globs.Undecided:
+        return found, False
+    for k in candidates:
         rule = index.rules[k]
         try:
             if not search.overlaps(rule.glob, path):

@@ -196,10 +196,24 @@ def test_a_path_meets_only_the_lines_whose_literal_folders_can_match_it() -> Non
 
     index = Index(parse("* @all\n/app/ @app\n/app/models/ @data\n/docs/ @docs\n*.md @md\n/app/models/user.py @u\n"
                         "/apps/ @other\n"))
-    assert index.candidates(globs.parse("app/models/")) == [5, 4, 2, 1, 0]
-    assert index.candidates(globs.parse("app/")) == [5, 4, 2, 1, 0]
-    assert index.candidates(globs.parse("docs/**/*.md")) == [4, 3, 0]
-    assert index.candidates(globs.parse("**/*.md")) == [6, 5, 4, 3, 2, 1, 0]  # no literal part: every line
+    assert list(index.candidates(globs.parse("app/models/"))) == [5, 4, 2, 1, 0]
+    assert list(index.candidates(globs.parse("app/"))) == [5, 4, 2, 1, 0]
+    assert list(index.candidates(globs.parse("docs/**/*.md"))) == [4, 3, 0]
+    assert list(index.candidates(globs.parse("**/*.md"))) == [6, 5, 4, 3, 2, 1, 0]  # no literal part: every line
+
+
+def test_the_lines_a_path_meets_are_steps_too() -> None:
+    """A path without a literal folder meets every bucket of lines: each is a step of the plan's,
+    so a plan of many such paths and a CODEOWNERS of many folders cannot cost paths x lines."""
+    from compiler.codeowners import Index, Search
+
+    index = Index(parse("".join(f"/dir{k}/ @team{k}\n" for k in range(1_000))))
+    search = Search(1_500)
+    assert len(list(index.candidates(globs.parse("**/*.md"), search))) == 1_000
+    assert search.left == 500
+    with pytest.raises(globs.Undecided):
+        index.candidates(globs.parse("**/*.py"), search)
+    assert search.left == 0
 
 
 def _slow(letters: str, *, first: bool) -> str:
