@@ -17,13 +17,22 @@ characters are literal):
 That is the segment grammar of compiler/globs.py, so a pattern becomes a Glob, and the question
 "which lines can apply to this item's path" is the same exact overlap test as EP305's.
 
+Bounded work: lines are put in buckets by their leading literal segments (``/app/models/`` by
+``app/models``; a line that matches at any depth has none), and a path is tested only against the
+lines that can match it (those whose literal part is a prefix of its own, or extends it). The
+tests of one plan take at most globs.MAX_SEARCH steps in all, one pair of a path and a line at
+most globs.MAX_STEPS: past either, that item's owners are marked incomplete (the lines after the
+undecided one are listed; earlier ones are not), never guessed.
+
 Only text is read, through the Repository (so never outside the root); git is never run.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from compiler import globs
@@ -93,13 +102,13 @@ def find(repo: Repository) -> tuple[str, list[Rule]] | None:
     return None
 
 
-def _contains(rule: globs.Glob, path: globs.Glob) -> bool:
+def _contains(rule: globs.Glob, path: globs.Glob, search: Search) -> bool:
     """Whether every file ``path`` names is covered by ``rule``: sound for the shapes rules
     usually have (never True when it is not so), else False, which only lets an earlier rule be
     listed as well."""
     r, p = rule.segments, path.segments
     if not any(globs.has_wildcard(s) for s in p):  # one file
-        return globs.witness(rule, path) is not None
+        return search.overlaps(rule, path)
     if r in ((globs.ANY,), (globs.ANY, "*")):  # everything: every path has a last name
         return True
     if r[-1] == globs.ANY and not any(globs.has_wildcard(s) for s in r[:-1]):  # a folder from the root
@@ -109,8 +118,8 @@ def _contains(rule: globs.Glob, path: globs.Glob) -> bool:
         return r[1] in literal
     if len(r) == 2 and r[0] == globs.ANY and p[-1] != globs.ANY:  # a name pattern at any depth
         last = p[-1]
-        return r[1] == "*" or last == r[1] or (not globs.has_wildcard(last) and globs.witness(
-            globs.Glob(r[1], (r[1],)), globs.Glob(last, (last,))) is not None)
+        return r[1] == "*" or last == r[1] or (not globs.has_wildcard(last) and search.overlaps(
+            globs.Glob(r[1], (r[1],)), globs.Glob(last, (last,))))
     return False
 
 
@@ -125,36 +134,119 @@ def as_files(text: str, repo: Repository) -> globs.Glob:
     return glob._replace(segments=glob.segments[:-1])
 
 
-def owners_of(path: globs.Glob, rules: list[Rule]) -> list[Rule]:
-    """The rules that decide the owners of some file the path names: from the last line back, each
-    that overlaps it, until one covers all of it (the lines before that one apply to none of its
-    files). Returned in the file's order."""
-    found = []
-    for rule in reversed(rules):
-        if globs.witness(rule.glob, path) is None:
-            continue
-        found.append(rule)
-        if _contains(rule.glob, path):
+class Index:
+    """The rules of a CODEOWNERS file by their leading literal segments, so that a path meets only
+    the rules that can match it."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.by_prefix: dict[tuple[str, ...], list[int]] = {}
+        for k, rule in enumerate(rules):
+            self.by_prefix.setdefault(rule.glob.literal_prefix, []).append(k)
+        self.prefixes = sorted(self.by_prefix)
+
+    def candidates(self, path: globs.Glob, search: Search | None = None) -> Iterator[int]:
+        """The places of the rules that may match some file of ``path``, from the last line back:
+        a rule whose literal segments and the path's differ at a place both have one matches
+        none of its files. Each bucket that extends the path's literal part is a step of
+        ``search`` (a path without one meets them all); the places are merged as they are read."""
+        search = Search() if search is None else search
+        prefix = path.literal_prefix
+        lists: list[list[int]] = []
+        for k in range(len(prefix)):  # the rules whose literal part is shorter: a prefix of the path's
+            if (shorter := self.by_prefix.get(prefix[:k])) is not None:
+                lists.append(shorter)
+        at = bisect_left(self.prefixes, prefix)  # the rules whose literal part starts with the path's
+        while at < len(self.prefixes) and self.prefixes[at][:len(prefix)] == prefix:
+            search.take(1)
+            lists.append(self.by_prefix[self.prefixes[at]])
+            at += 1
+        return heapq.merge(*(reversed(places) for places in lists), reverse=True)
+
+
+class Search:
+    """The steps left for the owners of one plan (globs.MAX_SEARCH), spent pair by pair."""
+
+    def __init__(self, steps: int | None = None) -> None:
+        self.left = globs.MAX_SEARCH if steps is None else steps
+
+    def take(self, n: int) -> None:
+        """Spend ``n`` steps; raises globs.Undecided when fewer are left."""
+        if n > self.left:
+            self.left = 0
+            raise globs.Undecided
+        self.left -= n
+
+    def overlaps(self, a: globs.Glob, b: globs.Glob) -> bool:
+        """globs.overlaps within the steps of one pair and those left; raises globs.Undecided."""
+        steps = globs.Steps(min(globs.MAX_STEPS, self.left))
+        try:
+            return globs.overlaps(a, b, steps)
+        finally:
+            self.left -= min(steps.used, steps.limit)
+
+
+def deciding(path: globs.Glob, index: Index, search: Search) -> tuple[list[Rule], bool]:
+    """The rules that decide the owners of some file the path names, in the file's order: from the
+    last line back, each that overlaps it, until one covers all of it (the lines before that one
+    apply to none of its files). And whether that is all of them: False when a line could not be
+    decided within the steps, where the search stopped."""
+    found: list[Rule] = []
+    complete = True
+    try:
+        candidates = index.candidates(path, search)
+    except globs.Undecided:
+        return found, False
+    for k in candidates:
+        rule = index.rules[k]
+        try:
+            if not search.overlaps(rule.glob, path):
+                continue
+        except globs.Undecided:
+            complete = False
             break
+        found.append(rule)
+        try:
+            if _contains(rule.glob, path, search):
+                break
+        except globs.Undecided:  # it may or may not cover all of it: the lines before are listed too
+            pass
     found.reverse()
-    return found
+    return found, complete
 
 
-def item_owners(items: Iterable[Item], repo: Repository) -> dict[int, tuple[str, ...]]:
+def owners_of(path: globs.Glob, rules: list[Rule]) -> list[Rule]:
+    """The rules that decide the owners of some file the path names (``deciding``), within a
+    plan's steps."""
+    return deciding(path, Index(rules), Search())[0]
+
+
+class ItemOwners(NamedTuple):
+    owners: dict[int, tuple[str, ...]]  # item position -> the owners of its paths
+    incomplete: frozenset[int]  # the items whose owners could not all be decided within the steps
+
+
+def item_owners(items: Iterable[Item], repo: Repository) -> ItemOwners:
     """Item position -> the owners of its paths (each once, in the order found), for the items
-    that give paths, when the repository has a CODEOWNERS file."""
+    that give paths, when the repository has a CODEOWNERS file; and the items whose owners are
+    incomplete."""
     out: dict[int, tuple[str, ...]] = {}
+    incomplete: set[int] = set()
     writing = [item for item in items if item.options and item.option("paths") and "paths" not in item.broken]
     if not writing:
-        return out
+        return ItemOwners(out, frozenset())
     found = find(repo)
     if found is None:
-        return out
-    _, rules = found
+        return ItemOwners(out, frozenset())
+    index = Index(found[1])
+    search = Search()
     for item in writing:
         names: dict[str, None] = {}
         for text in item.option("paths"):
-            for rule in owners_of(as_files(text, repo), rules):
+            rules, complete = deciding(as_files(text, repo), index, search)
+            for rule in rules:
                 names.update(dict.fromkeys(rule.owners))
+            if not complete:
+                incomplete.add(item.position)
         out[item.position] = tuple(names)
-    return out
+    return ItemOwners(out, frozenset(incomplete))

@@ -49,6 +49,9 @@ class CompileResult:
     # Its place among the revisions compiled to the output folder (compiler/history.py), when
     # compiled with ``previous``
     revision: Revision | None = None
+    # the positions of the items whose owners could not all be decided within the bound on work
+    # (compiler/codeowners.py): what ``owners`` lists for them may miss some
+    owners_incomplete: frozenset[int] = frozenset()
 
     @property
     def status(self) -> str:
@@ -177,6 +180,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
     owners: dict[int, tuple[str, ...]] = {}
+    owners_incomplete: frozenset[int] = frozenset()
     try:
         diagnostics = [*first, *run_checks(ctx)]
         if revision is not None:
@@ -188,7 +192,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             from compiler.codeowners import item_owners
 
             resolved = resolve(plan.items, repo)
-            owners = item_owners(plan.items, repo)
+            owners, owners_incomplete = item_owners(plan.items, repo)
     finally:
         if repo is not None:
             repo.close()
@@ -212,7 +216,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
     return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
                          repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast,
-                         owners, revision)
+                         owners, revision, owners_incomplete=owners_incomplete)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:

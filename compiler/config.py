@@ -8,6 +8,10 @@ The file is the repository's, so it is read like evidence (compiler/repository.p
 root only, no FIFO, bounded), with the standard library's ``tomllib``. A ``pyproject.toml`` that
 does not mention the tool is not parsed at all: most repositories have one, and ``check`` of a
 plan should not pay for reading it. A bad value is an input error (EP009) located at its key.
+
+``tomllib`` reads arrays and inline tables by recursion, so a file that nests them a few hundred
+deep (``a = [[[[...]]]]``) would end in a RecursionError: values nested deeper than MAX_DEPTH
+are refused before it reads the file, EP009 at the bracket that goes too deep.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ SETTINGS: tuple[Setting, ...] = (
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 MAX_BYTES = 1 << 20  # a settings file larger than this is refused (EP009): no real one comes near
+MAX_DEPTH = 100  # arrays and inline tables nested in one value at most (a real file nests a few)
 
 
 class Settings(NamedTuple):
@@ -75,7 +80,8 @@ def _position_of(text: str, key: str) -> tuple[int, int] | None:
     """(line, column) where ``key`` (dotted, below the tool's table) is written: as ``a.b = ``,
     or as ``b = `` in a ``[...a]`` table; None when it cannot be told (the message names it)."""
     leaf = key.rsplit(".", 1)[-1]
-    key_line = re.compile(rf"^(\s*)(?:\"?{re.escape(key)}\"?|\"?{re.escape(leaf)}\"?)\s*=")
+    # `key =`, or `key.x =`: a value that is a table, written with dotted keys
+    key_line = re.compile(rf"^(\s*)(?:\"?{re.escape(key)}\"?|\"?{re.escape(leaf)}\"?)\s*[=.]")
     lines = text.split("\n")
     # In a pyproject.toml, from the tool's first table on: another tool may use the same key.
     first = next((n for n, line in enumerate(lines) if re.match(r"\s*\[\s*tool\.evidence-plan\b", line)), 0)
@@ -116,11 +122,58 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
+# What the depth check reads: strings (whose brackets are text), comments, brackets and braces.
+# Each kind of string reads to its end, or to the end of the text (or line) when it has none:
+# never a match that fails and is tried again further on, so one pass over the text.
+_TOML_TOKEN = re.compile("|".join((
+    r'"""(?:\\[\s\S]|[^\\"]|"(?!""))*(?:"""(?:"{1,2}(?!"))?)?',  # a multi-line string (may end in "" more)
+    r"'''(?:[^']|'(?!''))*(?:'''(?:'{1,2}(?!'))?)?",  # a multi-line literal string
+    r'"(?:\\.|[^"\\\n])*"?',  # a string
+    r"'[^'\n]*'?",  # a literal string
+    r"#[^\n]*",  # a comment
+    r"[\[{\]}]",
+)))
+
+
+def too_deep(text: str) -> tuple[int, int] | None:
+    """Where (line, column, 1-based) a value of TOML text opens its array or inline table past
+    MAX_DEPTH, or None. Read token by token (strings and comments skipped whole), never by
+    recursion; a text with fewer brackets than that is not read at all."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return None
+    depth = 0
+    for token in _TOML_TOKEN.finditer(text):
+        c = token.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                at = token.start()
+                line_start = text.rfind("\n", 0, at) + 1
+                return text.count("\n", 0, at) + 1, at - line_start + 1
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A bad value, as its message shows it: a table or an array that holds others is named, not
+    written out (tables nest as deep as dotted keys go, and repr recurses)."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
+        return f"an array of {len(value):,} values"
+    return clip(repr(value), 60)
+
+
 def parse(text: str, file: str, *, own: bool) -> Settings:
     """The settings a file gives (``own``: an .evidence-plan.toml; else a pyproject.toml, whose
     [tool.evidence-plan] table is read), checked. Raises PlanInputError (EP009)."""
     import tomllib
 
+    if (deep := too_deep(text)) is not None:
+        raise PlanInputError(Diagnostic(
+            "EP009", f"{file} nests arrays or inline tables more than {MAX_DEPTH} deep: it is not read",
+            None, Location(file, *deep), hint="no setting needs more than one level: write the value flat"))
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -147,7 +200,7 @@ def parse(text: str, file: str, *, own: bool) -> Settings:
                         if not own else f"{file}: unknown setting {quoted(key)}", hint)
         problem = _check(value, setting)
         if problem is not None:
-            raise _fail(file, text, key, f"{file}: {key} {problem}, not {clip(repr(value), 60)}")
+            raise _fail(file, text, key, f"{file}: {key} {problem}, not {_shown(value)}")
         values[key] = tuple(value) if setting.kind == "thresholds" else value
     return Settings(values, file)
 

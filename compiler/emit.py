@@ -60,6 +60,8 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         for item, entry in zip(every, items, strict=True):
             if item.position in result.owners:
                 entry["owners"] = list(result.owners[item.position])
+                if item.position in result.owners_incomplete:
+                    entry["owners_incomplete"] = True
     waves = [list(w) for w in result.waves]
     estimates = _estimates(result, every, items)
     document = {

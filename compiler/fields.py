@@ -213,6 +213,9 @@ COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
           " items are in no wave)", default=None),
     Field("owners", "ids", "the owners of the item's paths by the repository's CODEOWNERS file (GitHub's rules:"
           " the last matching line decides), when it has one and evidence was verified", default=()),
+    Field("owners_incomplete", "flag", "true when the owners of the item's paths could not all be decided within"
+          " the bound on work (a CODEOWNERS file or paths made to be slow): `owners` may miss some; absent"
+          " otherwise", default=False),
     Field("invalid", "ids", "the keys of this item, as the plan gives them, that could not be read (see the"
           " issues); absent when the item was read whole", default=()),
     Field("approval_state", "choice", "on an approval: `current` (its recorded digest matches what it covers),"

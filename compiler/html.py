@@ -23,6 +23,7 @@ from typing import Any
 
 from compiler.layout import LIST_SHOWN, Layout
 from compiler.markdown import (
+    OWNERS_INCOMPLETE,
     Inline,
     forecast_lines,
     grounded_line,
@@ -185,8 +186,11 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
             extra += f"<dt>Estimate</dt><dd>{_estimate(item)}</dd>"
         for key, title in (("paths", "Writes"), ("owners", "Owners")):
             values = [v for v in item.get(key) or [] if isinstance(v, str)]
-            if values:
-                extra += f"<dt>{title}</dt><dd>{', '.join(f'<code>{_h(v)}</code>' for v in values)}</dd>"
+            listed = ", ".join(f"<code>{_h(v)}</code>" for v in values)
+            if key == "owners" and item.get("owners_incomplete") is True:
+                listed += f" <i>({OWNERS_INCOMPLETE})</i>" if listed else f"<i>{OWNERS_INCOMPLETE}</i>"
+            if listed:
+                extra += f"<dt>{title}</dt><dd>{listed}</dd>"
         batch.append(
             f'<div class="entry {state}{" flagged" if bad else ""}" id="item-{n}">\n<h3>{head}</h3>\n<dl>'
             f"<dt>Change</dt><dd>{_h(change) if isinstance(change, str) and change.strip() else 'none'}</dd>"

@@ -321,8 +321,20 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             md(reason) if isinstance(reason, str) and reason.strip() else "",
             _estimate_line(item) if "estimate" in item else "",
             ", ".join([code(p) for p in item.get("paths") or ()]),
-            ", ".join([code(o) for o in item.get("owners") or ()]),
+            owners_text(item, code),
         )
+
+
+# Beside the owners of an item whose owners could not all be decided (`owners_incomplete`).
+OWNERS_INCOMPLETE = "incomplete: not every CODEOWNERS line could be decided for these paths"
+
+
+def owners_text(item: dict[str, Any], shown: Callable[[str], str]) -> str:
+    """An item's owners, each as ``shown`` makes it, and the mark that they are incomplete."""
+    text = ", ".join([shown(o) for o in item.get("owners") or ()])
+    if item.get("owners_incomplete") is True:
+        text += f" _({OWNERS_INCOMPLETE})_" if text else f"_{OWNERS_INCOMPLETE}_"
+    return text
 
 
 _STATES = {"current": "current", "stale": "**stale**: what it covers changed since it was approved",

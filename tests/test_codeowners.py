@@ -185,3 +185,134 @@ def test_no_codeowners_file_no_owners_key(tmp_path: Path) -> None:
 def test_patterns_read_as_gitignore_reads_them(pattern: str, segments: tuple[str, ...] | None) -> None:
     glob = pattern_glob(pattern)
     assert (glob.segments if glob is not None else None) == segments
+
+
+# --- bounded work ---------------------------------------------------------------------------------------
+
+def test_a_path_meets_only_the_lines_whose_literal_folders_can_match_it() -> None:
+    """Lines in buckets by their leading literal segments: a path meets the lines whose literal
+    part is a prefix of its own (* at any depth has none) or extends it, never /docs/."""
+    from compiler.codeowners import Index
+
+    index = Index(parse("* @all\n/app/ @app\n/app/models/ @data\n/docs/ @docs\n*.md @md\n/app/models/user.py @u\n"
+                        "/apps/ @other\n"))
+    assert list(index.candidates(globs.parse("app/models/"))) == [5, 4, 2, 1, 0]
+    assert list(index.candidates(globs.parse("app/"))) == [5, 4, 2, 1, 0]
+    assert list(index.candidates(globs.parse("docs/**/*.md"))) == [4, 3, 0]
+    assert list(index.candidates(globs.parse("**/*.md"))) == [6, 5, 4, 3, 2, 1, 0]  # no literal part: every line
+
+
+def test_the_lines_a_path_meets_are_steps_too() -> None:
+    """A path without a literal folder meets every bucket of lines: each is a step of the plan's,
+    so a plan of many such paths and a CODEOWNERS of many folders cannot cost paths x lines."""
+    from compiler.codeowners import Index, Search
+
+    index = Index(parse("".join(f"/dir{k}/ @team{k}\n" for k in range(1_000))))
+    search = Search(1_500)
+    assert len(list(index.candidates(globs.parse("**/*.md"), search))) == 1_000
+    assert search.left == 500
+    with pytest.raises(globs.Undecided):
+        index.candidates(globs.parse("**/*.py"), search)
+    assert search.left == 0
+
+
+def _slow(letters: str, *, first: bool) -> str:
+    """Names of 253 characters, ** between them: each name of one and each of the other have a
+    common name found only some 28,000 states deep (tests/test_globs.py has the same)."""
+    return "/".join("**/*" + ((c + "?*") * 84 if first else ("?" + c + "*") * 84) for c in letters)
+
+
+SLOW_PLAN = f"""\
+items:
+  - id: slow
+    change: Write the slow files
+    evidence: [app/models/user.py]
+    paths: ['{_slow("ijk", first=False)}']
+    proof: make test
+  - id: plain
+    change: Write the model
+    evidence: [app/models/user.py]
+    paths: [app/x.py]
+    proof: make test
+"""
+
+
+def test_owners_that_cannot_all_be_decided_are_marked_incomplete_in_the_json_and_the_markdown(
+        tmp_path: Path) -> None:
+    """A line of CODEOWNERS that one pair's steps cannot decide against an item's path: the lines
+    after it are listed, the item's owners are marked incomplete; the other items are not."""
+    make_tree(tmp_path, {".github/CODEOWNERS": f"* @all\n/app/ @app\n/{_slow('abc', first=True)} @slow\n*.md @docs\n",
+                         "app/models/user.py": "class User: ...\n", ".git/HEAD": "ref: x\n"})
+    result = compile_plan(str(write_plan(tmp_path, SLOW_PLAN)))
+    document = build_output(result, tmp_path)
+    assert [(item["id"], item.get("owners"), item.get("owners_incomplete")) for item in document["items"]] == [
+        ("slow", ["@docs"], True), ("plain", ["@app"], None)]
+    from compiler.html import render_html
+    from compiler.markdown import render_markdown
+
+    page = render_markdown(json.loads(json.dumps(document)))
+    assert ("- **Owners:** `@docs` _(incomplete: not every CODEOWNERS line could be decided for these paths)_"
+            in page)
+    assert "- **Owners:** `@app`\n" in page
+    html = render_html(json.loads(json.dumps(document)))
+    assert "<dd><code>@docs</code> <i>(incomplete: not every CODEOWNERS line could be decided" in html
+
+
+def test_the_owners_of_a_plan_take_at_most_its_steps_then_are_incomplete(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_tree(tmp_path, {".github/CODEOWNERS": "* @org/all\n/app/ @org/backend\n/docs/ @org/docs\n*.md @org/md\n",
+                         "app/models/user.py": "class User: ...\n", ".git/HEAD": "ref: x\n"})
+    # models (app/models/) takes 13 steps; docs takes 10 for docs/models.md, and would take 25 for
+    # app/models/user.py: *.md is ruled out from the name (5), /app/ is left undecided.
+    monkeypatch.setattr(globs, "MAX_SEARCH", 30)
+    document = build_output(compile_plan(str(write_plan(tmp_path, PLAN))), tmp_path)
+    assert [(item.get("owners"), item.get("owners_incomplete")) for item in document["items"]] == [
+        (["@org/backend", "@org/md"], None), (["@org/md"], True), (None, None)]
+    monkeypatch.setattr(globs, "MAX_SEARCH", 48)  # enough for all
+    document = build_output(compile_plan(str(write_plan(tmp_path, PLAN))), tmp_path)
+    assert [(item.get("owners"), item.get("owners_incomplete")) for item in document["items"]] == [
+        (["@org/backend", "@org/md"], None), (["@org/md", "@org/backend"], None), (None, None)]
+
+
+@pytest.mark.hostile
+def test_the_worst_22kb_codeowners_costs_at_most_the_steps_of_a_plan(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """86 lines, each a name pattern of 253 characters, against a path that is one too: every
+    line is decided, and deep (some 28,000 steps). 11-17 s of CPU before the bound."""
+    import string
+
+    chars = string.ascii_letters + string.digits
+    lines = [f"*{((chars[n % 62] + chars[n // 62]) + '?*') * 84}"[:253] + f" @o{n}" for n in range(86)]
+    make_tree(tmp_path, {".github/CODEOWNERS": "\n".join(lines) + "\n", "a.py": "x = 1\n", ".git/HEAD": "ref: x\n"})
+    assert len("\n".join(lines)) > 21_000
+    plan = write_plan(tmp_path, f"items:\n  - {{id: one, change: c, evidence: [a.py], proof: p,"
+                                f" paths: ['*{'?é*' * 84}']}}\n")
+    spent = []
+    spend = globs.Steps.spend
+
+    def counted(self: globs.Steps, n: int) -> None:
+        spent.append(n)
+        spend(self, n)
+
+    monkeypatch.setattr(globs.Steps, "spend", counted)
+    result = compile_plan(str(plan))
+    assert result.owners_incomplete == frozenset({0})
+    assert 0 < len(result.owners[0]) < 86
+    assert sum(spent) <= globs.MAX_SEARCH + globs.MAX_STEPS + 1
+
+
+def test_a_plan_without_paths_neither_reads_codeowners_nor_searches(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import codeowners
+
+    def refused(*args: object) -> None:
+        raise AssertionError("not for a plan without paths")
+
+    make_tree(tmp_path, {".github/CODEOWNERS": "* @all\n", "app/models/user.py": "class User: ...\n",
+                         ".git/HEAD": "ref: x\n"})
+    monkeypatch.setattr(codeowners, "find", refused)
+    monkeypatch.setattr(globs.Steps, "__init__", refused)
+    monkeypatch.setattr(globs, "_segment_witness", refused)
+    plan = "\n".join(line for line in PLAN.splitlines() if "paths:" not in line) + "\n"
+    result = compile_plan(str(write_plan(tmp_path, plan)))
+    assert result.status == "ready" and result.owners == {} and result.owners_incomplete == frozenset()

@@ -105,6 +105,54 @@ def test_a_settings_file_that_is_not_toml_is_located() -> None:
     assert "is not valid TOML" in err.diagnostic.message
 
 
+def test_values_nested_past_the_depth_limit_are_ep009_at_the_bracket_that_goes_too_deep() -> None:
+    """tomllib reads arrays and inline tables by recursion: 500 deep was a RecursionError (exit 3)."""
+    err = error_of("strict = " + "[" * 500 + "]" * 500 + "\n", own=True)
+    assert err.diagnostic.message == (".evidence-plan.toml nests arrays or inline tables more than 100 deep: it is"
+                                      " not read")
+    assert err.diagnostic.location is not None
+    assert (err.diagnostic.location.line, err.diagnostic.location.column) == (1, 10 + config.MAX_DEPTH)
+    text = '[tool.evidence-plan]\nstrict = true\n[tool.other]\nx = ' + "{a=" * 500 + "1" + "}" * 500 + "\n"
+    err = error_of(text)  # another tool's table: the file as a whole cannot be read
+    assert err.diagnostic.location is not None
+    assert (err.diagnostic.location.line, err.diagnostic.location.column) == (4, 5 + 3 * config.MAX_DEPTH)
+
+
+def test_brackets_in_strings_and_comments_are_not_nesting_and_the_limit_itself_is_read() -> None:
+    deep = "[" * config.MAX_DEPTH + "]" * config.MAX_DEPTH
+    text = ('[tool.evidence-plan]\nstrict = true\n[tool.other]\n'
+            f'a = "{"[" * 300}"  # {"{" * 300}\nb = \'{"[" * 300}\'\nc = """\n{"[" * 300}\\"""\n"""\n'
+            f"d = \'\'\'{'[' * 300}\'\'\'\ne = {deep}\n")
+    assert config.too_deep(text) is None
+    assert config.parse(text, "pyproject.toml", own=False).get("strict") is True
+
+
+def test_a_file_with_few_brackets_is_not_read_for_depth(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Refused:
+        def finditer(self, text: str) -> None:
+            raise AssertionError("read for depth")
+
+    monkeypatch.setattr(config, "_TOML_TOKEN", Refused())
+    assert config.parse('[tool.evidence-plan]\nmax_tier = "medium"\n[tiers]\nitems = [3, 9]\n', "pyproject.toml",
+                        own=False).source == "pyproject.toml"
+
+
+def test_a_table_nested_by_dotted_keys_is_named_not_written_out() -> None:
+    """Dotted keys nest tables without recursion in tomllib, but writing one out (repr) recursed."""
+    err = error_of("max_tier." + ".".join(["a"] * 5000) + " = 1\n", own=True)
+    assert err.diagnostic.message == (".evidence-plan.toml: max_tier must be 'simple', 'medium', 'complex', not a"
+                                      " table")
+    assert err.diagnostic.location is not None and (err.diagnostic.location.line, err.diagnostic.location.column) == (
+        1, 1)
+
+
+def test_a_settings_file_nested_500_deep_makes_check_exit_2_not_3(repo: Path) -> None:
+    (repo / ".evidence-plan.toml").write_text("strict = " + "[" * 500 + "]" * 500 + "\n")
+    result = run("check", str(repo / "plan.yaml"))
+    assert result.exit_code == 2
+    assert ".evidence-plan.toml:1:110: error EP009" in result.output
+
+
 def test_a_settings_file_that_leaves_the_repository_is_not_read(repo: Path, tmp_path_factory: pytest.TempPathFactory,
                                                                ) -> None:
     outside = tmp_path_factory.mktemp("outside") / "settings.toml"

@@ -220,18 +220,104 @@ def test_names_and_paths_longer_than_the_file_system_allows_are_refused() -> Non
     assert "longer than 4,096" in (problem(long) or "")
 
 
-def test_a_pathological_pair_of_names_is_decided_quickly() -> None:
+def test_a_pathological_pair_of_names_is_decided_within_the_steps_of_one_pair() -> None:
     """Names of 255 characters full of wildcards: the search is bounded by the product of their
-    lengths, a few steps per state."""
-    import time
-
+    lengths, and takes fewer steps than one pair may (about 22,000 of 50,000)."""
     a, b = "*a" * 127 + "b", "*a?" * 85
-    start = time.perf_counter()
     globs._segment_witness.cache_clear()
-    found = witness(parse(a), parse(b))
-    assert time.perf_counter() - start < 10
+    steps = globs.Steps()
+    found = witness(parse(a), parse(b), steps)
+    assert steps.used <= globs.MAX_STEPS
     # Held to the standard library's matcher (its patterns here have no [...], and since Python
     # 3.9 fnmatch's regular expressions do not backtrack on runs of stars), not to a copy of ours.
     assert found is not None and fnmatch.fnmatchcase(found, a) and fnmatch.fnmatchcase(found, b)
     assert witness(parse(a), parse("*c")) is None  # a ends with b
 
+
+
+# --- bounded work: steps ----------------------------------------------------------------------------
+
+def _slow(letters: str, *, first: bool) -> str:
+    """A path of names of 253 characters, ** between them: each name of one and each of the other
+    (``first`` or not) have a common name, found only some 28,000 states deep."""
+    return "/".join("**/*" + ((c + "?*") * 84 if first else ("?" + c + "*") * 84) for c in letters)
+
+
+def test_the_search_of_one_pair_stops_at_its_steps_and_says_it_is_undecided() -> None:
+    a, b = parse(_slow("abc", first=True)), parse(_slow("ijk", first=False))
+    globs._segment_witness.cache_clear()
+    steps = globs.Steps()
+    with pytest.raises(globs.Undecided):
+        witness(a, b, steps)
+    # the limit, and at most the one search over two names that crossed it
+    assert globs.MAX_STEPS < steps.used <= 2 * globs.MAX_STEPS + 1
+
+
+def test_two_paths_of_2000_characters_full_of_wildcards_cost_one_pairs_steps() -> None:
+    """The worst pair of a 4 KB plan (8 names each, every pair of names deep to decide): 18-30 s
+    of CPU before the bound; now the steps of one pair, whatever was asked before."""
+    a, b = parse(_slow("abcdefgh", first=True)), parse(_slow("ijklmnop", first=False))
+    for _ in range(2):  # the second time, from the cache: the same steps
+        steps = globs.Steps()
+        with pytest.raises(globs.Undecided):
+            witness(a, b, steps)
+        assert globs.MAX_STEPS < steps.used <= 2 * globs.MAX_STEPS + 1
+
+
+def test_a_pair_costs_the_same_steps_whichever_way_and_whenever_it_is_asked() -> None:
+    a, b = parse("*" + "a?*" * 84), parse("*" + "?b*" * 84)
+    globs._segment_witness.cache_clear()
+    used = []
+    for x, y in ((a, b), (a, b), (b, a)):
+        steps = globs.Steps()
+        assert witness(x, y, steps) is not None
+        used.append(steps.used)
+    assert used[0] == used[1] == used[2] > 20_000  # the search over the names, counted every time
+
+
+@pytest.mark.parametrize(("a", "b", "used"), [
+    ("**/*.py", "src/app/models/user.py", 37),
+    ("src/billing/", "src/billing/models.py", 14),
+    ("**/*.m1", "**/*.m2", 18),  # *.m1 and *.m2 differ at their ends: one step for the names
+])
+def test_a_plain_pair_takes_tens_of_steps(a: str, b: str, used: int) -> None:
+    steps = globs.Steps()
+    witness(parse(a), parse(b), steps)
+    assert steps.used == used
+
+
+@pytest.mark.parametrize(("a", "b", "expected", "steps"), [
+    ("app/", "**/*.py", True, 1),  # a folder, and a pattern at any depth: always
+    ("**/logs/**", "build/", True, 1),
+    ("**/*.js", "src/app.js", True, 1 + 4),  # a pattern at any depth against names: from the end
+    ("**/*.js", "src/app.py", False, 1 + 4),
+    ("**/docs/*.md", "docs/a.md", True, 1 + 4 + 4),
+    ("**/docs/*.md", "x/docs/a/b.md", False, 1 + 4 + 4),
+    ("**/*.md", "a.md/b", False, 1 + 4),  # b is a file here: not a folder
+    ("app/*.py", "app/**/x.py", True, None),  # the search
+])
+def test_overlaps_answers_the_shapes_codeowners_asks_most_in_one_step(a: str, b: str, expected: bool,
+                                                                      steps: int | None) -> None:
+    from compiler import codeowners
+
+    rule = codeowners.pattern_glob(a) if a.startswith("**") else parse(a)
+    path = parse(b)
+    if not b.endswith("/") and globs.ANY not in b:  # a file, as compiler/codeowners.py's as_files reads one
+        path = path._replace(segments=path.segments[:-1]) if path.segments[-1] == globs.ANY else path
+    assert rule is not None
+    counted = globs.Steps()
+    assert globs.overlaps(rule, path, counted) is expected
+    assert globs.overlaps(path, rule) is expected
+    assert (witness(rule, path) is not None) is expected
+    if steps is not None:
+        assert counted.used == steps
+
+
+@pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
+@settings(max_examples=1500, deadline=None)
+@given(_GLOBS, _GLOBS, st.booleans())
+def test_overlaps_is_witness(a: str, b: str, as_file: bool) -> None:
+    x, y = parse(a), parse(b)
+    if as_file and y.segments[-1] == globs.ANY and len(y.segments) > 1:
+        y = y._replace(segments=y.segments[:-1])  # a path read as one file, as CODEOWNERS does
+    assert globs.overlaps(x, y) == (witness(x, y) is not None), (x, y)

@@ -173,3 +173,66 @@ def test_a_dropped_item_writes_nothing() -> None:
     """
     assert [d.code for d in compile_yaml(plan % "").diagnostics if d.code == "EP305"] == ["EP305"]
     assert [d.code for d in compile_yaml(plan % ", status: dropped, reason: r").diagnostics if d.code == "EP305"] == []
+
+
+# --- bounded work: the steps of each pair, and of the check -------------------------------------------
+
+def _slow(letters: str, *, first: bool) -> str:
+    """A path of names of 253 characters, ** between them: each name of one and each of the other
+    have a common name found only some 28,000 states deep (tests/test_globs.py has the same)."""
+    return "/".join("**/*" + ((c + "?*") * 84 if first else ("?" + c + "*") * 84) for c in letters)
+
+
+def test_a_pair_of_paths_too_costly_to_decide_is_ep309_at_the_later_items_path() -> None:
+    result = compile_yaml(_plan(("one", [], [_slow("abc", first=True)]), ("two", [], [_slow("ijk", first=False)])))
+    assert rows(result.diagnostics) == [("EP309", "two", 12, 13)]
+    (d,) = result.diagnostics
+    assert d.severity == "warning"
+    assert d.message.startswith("one and two may run in parallel (wave 1), and whether their paths overlap was not"
+                                " decided in 50,000 steps of the search (one: '**/*a?*a?")
+    assert d.message.endswith("): they were compared partly, and a conflict may be missed")
+    assert [(n.message[:17], n.location.line if n.location else None) for n in d.notes] == [("one writes '**/*a", 6)]
+
+
+def test_the_other_pairs_are_still_compared_after_one_is_undecided() -> None:
+    result = compile_yaml(_plan(("one", [], ["x/" + _slow("abc", first=True)]),
+                                ("two", [], ["x/" + _slow("ijk", first=False)]),
+                                ("three", [], ["src/"]), ("four", [], ["src/x.py"])))
+    assert [(d.code, d.item) for d in result.diagnostics] == [("EP309", "two"), ("EP305", "four")]
+
+
+def test_a_pair_found_to_conflict_is_ep305_not_ep309() -> None:
+    """two's first path cannot be decided against one's, its second conflicts: one report, EP305."""
+    result = compile_yaml(_plan(("one", [], [_slow("abc", first=True)]),
+                                ("two", [], [_slow("ijk", first=False), "**/*.py"])))
+    assert [(d.code, d.item) for d in result.diagnostics] == [("EP305", "two")]
+
+
+def test_the_worst_4kb_plan_costs_the_steps_of_one_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two items, one path each of 8 names of 253 characters: 18-30 s of CPU before the bound.
+    Each pair of entries left undecided is not asked again from the other side."""
+    from compiler import globs
+
+    spent = []
+    spend = globs.Steps.spend
+
+    def counted(self: globs.Steps, n: int) -> None:
+        spent.append(n)
+        spend(self, n)
+
+    monkeypatch.setattr(globs.Steps, "spend", counted)
+    text = _plan(("one", [], [_slow("abcdefgh", first=True)]), ("two", [], [_slow("ijklmnop", first=False)]))
+    assert len(text) < 4500
+    assert [d.code for d in compile_yaml(text).diagnostics] == ["EP309"]
+    assert globs.MAX_STEPS < sum(spent) <= 2 * globs.MAX_STEPS + 1
+
+
+def test_the_steps_of_all_comparisons_are_bounded_and_ep309_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler import globs
+
+    monkeypatch.setattr(globs, "MAX_SEARCH", 100)
+    text = _plan(*((f"i{k}", [], [f"**/*.m{k}"]) for k in range(20)))  # 190 pairs, all disjoint, 18 steps each
+    (d,) = compile_yaml(text).diagnostics
+    assert (d.code, d.severity, d.item) == ("EP309", "warning", None)
+    assert d.message.startswith("paths were compared 6 times in 100 steps of the search, and those of wave 1 onwards"
+                                " were not all compared")
