@@ -356,12 +356,3 @@ def overlaps(a: Glob, b: Glob, steps: Steps | None = None) -> bool:
 def _nameable(glob: Glob) -> bool:
     """Whether each segment matches some name (only ``.`` and ``..`` match none)."""
     return not any(s in (".", "..") for s in glob.segments)
-
-
-def matches(glob: Glob, path: str) -> bool:
-    """Whether the glob covers a concrete path (segments of names, no wildcards), by the same
-    product search: a path is a glob of literal segments. Raises Undecided past MAX_STEPS."""
-    segments = tuple(path.split("/"))
-    if any(has_wildcard(s) for s in segments):
-        raise ValueError(f"not a concrete path: {path!r}")
-    return witness(glob, Glob(path, segments)) is not None
