@@ -103,12 +103,12 @@ def find(repo: Repository) -> tuple[str, list[Rule]] | None:
 
 
 def _contains(rule: globs.Glob, path: globs.Glob, search: Search) -> bool:
-    """Whether every file ``path`` names is covered by ``rule``: sound for the shapes rules
-    usually have (never True when it is not so), else False, which only lets an earlier rule be
-    listed as well."""
+    """Whether every file ``path`` names is covered by ``rule``, which overlaps it (the caller
+    found so): sound for the shapes rules usually have (never True when it is not so), else
+    False, which only lets an earlier rule be listed as well."""
     r, p = rule.segments, path.segments
-    if not any(globs.has_wildcard(s) for s in p):  # one file
-        return search.overlaps(rule, path)
+    if not any(globs.has_wildcard(s) for s in p):  # one file, which the rule overlaps: covered
+        return True
     if r in ((globs.ANY,), (globs.ANY, "*")):  # everything: every path has a last name
         return True
     if r[-1] == globs.ANY and not any(globs.has_wildcard(s) for s in r[:-1]):  # a folder from the root
