@@ -143,6 +143,14 @@ class _Group(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attribute)
         return command
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Whatever a command prints passes the guard (compiler.cilog): no line of it is a GitHub
+        # Actions workflow command but the tool's own. (main() below guards its own messages too.)
+        from compiler.cilog import guarded
+
+        with guarded():
+            return super().main(*args, **kwargs)
+
     def invoke(self, ctx: click.Context) -> Any:
         # Commands return their exit code; make it the process's (and CliRunner's) exit code.
         # A plan that cannot be read, or is not a plan, is exit 2 for every command, here.
@@ -284,9 +292,13 @@ def _write(files: Mapping[str, Content], inputs: Sequence[str] = ()) -> bool:
     """Write files as a set (compiler.write decides what may be written and how), creating
     folders on the way, never over one of ``inputs`` (what the command read; ``-`` standard
     input) under any name; a failure is reported, not raised."""
+    from compiler.cilog import shown
     from compiler.write import write_all_atomic
 
-    return _reported(lambda: write_all_atomic(files, make_folders=True, inputs=inputs))  # type: ignore[arg-type]
+    # A page or a picture in a file reads as it would on stdout (a file may be printed in a CI
+    # log too); JSON and YAML are already free of workflow commands, so they are left as made.
+    guarded = {path: shown(content) for path, content in files.items()}
+    return _reported(lambda: write_all_atomic(guarded, make_folders=True, inputs=inputs))  # type: ignore[arg-type]
 
 
 def _reported(write: Callable[[], None]) -> bool:
@@ -299,6 +311,17 @@ def _reported(write: Callable[[], None]) -> bool:
         _err(f"  hint: {err.hint}")
         return False
     return True
+
+
+def _echo_report(report: str) -> None:
+    """A report to stdout: the tool's own workflow commands (``--format github``) as they are,
+    anything else through the guard."""
+    from compiler.cilog import Commands, echo_commands
+
+    if isinstance(report, Commands):
+        echo_commands(report)
+    else:
+        click.echo(report, nl=False, color=_color())
 
 
 def _output(target: str, text: str, inputs: Sequence[str] = ()) -> int:
@@ -410,7 +433,7 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
     fmt = reporters.resolve_format(fmt, dict(os.environ))
     cwd = reporters.working_folder()
     context = reporters.Context(reports, cwd, reporters.base_folder(os.environ, cwd))
-    click.echo(reporters.report(fmt, ordered, _style, context), nl=False, color=_color())
+    _echo_report(reporters.report(fmt, ordered, _style, context))
     _append_step_summary(fmt, context, ordered)
     if fmt == "text":
         errors = sum(1 for d in ordered if d.severity == "error")
@@ -632,29 +655,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, 100)
     args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        code = cli.main(args=args, prog_name="evidence-plan", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.ClickException as exc:
-        exc.show()
-        return EXIT_INPUT
-    except (click.exceptions.Abort, KeyboardInterrupt):  # Abort: click's name for Ctrl-C
-        _err("interrupted")
-        return INTERRUPTED
-    except BrokenPipeError:
-        # The reader went away (e.g. `| head`): not an error of ours.
-        sys.stderr.close()
-        return EXIT_READY
-    except Exception as exc:  # noqa: BLE001 - the single place that reports bugs
-        if "--debug" in args:
-            import traceback
+    from compiler.cilog import guarded
 
-            traceback.print_exc()
-        _err(f"evidence-plan: internal error: {type(exc).__name__}: {exc}")
-        _err(f"This is a bug in evidence-plan {__version__}: please report it with the output of"
-             " the same command run with --debug (which shows the traceback).")
-        return EXIT_INTERNAL
-    finally:
-        gc.set_threshold(*thresholds)  # as it was, for callers that run main() in-process (the tests)
+    # Every line, click's own messages and a traceback too, passes the guard (compiler.cilog).
+    with guarded():
+        try:
+            code = cli.main(args=args, prog_name="evidence-plan", standalone_mode=False)
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
+        except click.ClickException as exc:
+            exc.show()
+            return EXIT_INPUT
+        except (click.exceptions.Abort, KeyboardInterrupt):  # Abort: click's name for Ctrl-C
+            _err("interrupted")
+            return INTERRUPTED
+        except BrokenPipeError:
+            # The reader went away (e.g. `| head`): not an error of ours.
+            sys.stderr.close()
+            return EXIT_READY
+        except Exception as exc:  # noqa: BLE001 - the single place that reports bugs
+            if "--debug" in args:
+                import traceback
+
+                traceback.print_exc()
+            _err(f"evidence-plan: internal error: {type(exc).__name__}: {exc}")
+            _err(f"This is a bug in evidence-plan {__version__}: please report it with the output of"
+                 " the same command run with --debug (which shows the traceback).")
+            return EXIT_INTERNAL
+        finally:
+            gc.set_threshold(*thresholds)  # as it was, for callers that run main() in-process (the tests)
     return code if isinstance(code, int) else EXIT_READY

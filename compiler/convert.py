@@ -144,13 +144,17 @@ def dump_yaml(data: Any) -> str:
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import SafeRepresenter
 
+    from compiler.cilog import yaml_hazard, yaml_safe
+
     words = re.compile(_YAML11_SURPRISES, re.IGNORECASE).match
     breaks = re.compile(_READ_AS_BREAKS).search
     not_text = _read_as_non_text()
 
     class Representer(SafeRepresenter):  # a subclass: add_representer changes the class it is called on
         def represent_str(self, value: str) -> Any:
-            style = "'" if words(value) or not_text(value) else '"' if breaks(value) else None
+            # A "##[" or a "::" that could start a line is escaped (yaml_safe), in double quotes.
+            style = ('"' if yaml_hazard(value) or breaks(value) else
+                     "'" if words(value) or not_text(value) else None)
             return self.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Representer.add_representer(str, Representer.represent_str)
@@ -162,7 +166,7 @@ def dump_yaml(data: Any) -> str:
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep the key order
     buffer = io.StringIO()
     yaml.dump(data, buffer)
-    return buffer.getvalue()
+    return yaml_safe(buffer.getvalue())
 
 
 _END: Any = object()
@@ -228,4 +232,6 @@ def dump_json(data: Any) -> str:
             parts.append(encode_basestring(key) + ": ")
         open_(entry, top[2])
     parts.append("\n")
-    return "".join(parts)
+    from compiler.cilog import json_safe
+
+    return json_safe("".join(parts))

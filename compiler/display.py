@@ -1,8 +1,8 @@
 """Text from a plan, made safe to show: control characters escaped, long values cut.
 
 A plan is written by anyone who opens a pull request. Its text reaches terminals, CI logs and
-pages, where a raw newline can start a line of its own (on GitHub Actions, a line that starts
-with ``::`` is a workflow command, whatever our output format), a carriage return or an escape
+pages, where a raw newline can start a line of its own (what a GitHub Actions workflow command
+needs; compiler.cilog guards against the rest of it), a carriage return or an escape
 sequence can redraw the screen, and a bidirectional control can reorder what a reader sees. So
 every output of the CLI shows such characters escaped, visibly (``\\n``, ``\\x1b``, ``\\u202e``),
 and a value that would fill screens is cut with a count of what was left out. JSON outputs carry

@@ -194,7 +194,14 @@ def _elements(values: list[Any]) -> Iterator[str]:
 
 def dump_pieces(document: Any) -> Iterator[str]:
     """``dumps``, as pieces that join to it: a large plan's JSON is written as it is made, and
-    never held whole (at a million items, the text and its list of lines were 700 MB)."""
+    never held whole (at a million items, the text and its list of lines were 700 MB). Each
+    piece holds whole strings, and no ``##[`` (compiler.cilog.json_safe: the data is the same)."""
+    from compiler.cilog import json_pieces
+
+    return json_pieces(_pieces(document))
+
+
+def _pieces(document: Any) -> Iterator[str]:
     if not isinstance(document, dict):
         yield _encode(document) + "\n"
         return

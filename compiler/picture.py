@@ -91,4 +91,6 @@ def pieces(document: dict[str, Any], fmt: str) -> Iterator[str]:
 
         data = {"format": GRAPH_FORMAT, "plan": document.get("plan"), "status": document.get("status"),
                 **to_data(drawn.layout, drawn.graph)}
-        yield json.dumps(data, ensure_ascii=False) + "\n"
+        from compiler.cilog import json_safe
+
+        yield json_safe(json.dumps(data, ensure_ascii=False)) + "\n"

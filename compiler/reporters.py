@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
+from compiler.cilog import Commands, command, json_safe
 from compiler.codes import CODES
 from compiler.diagnostics import Diagnostic
 from compiler.display import UNSAFE, clip, escape, escape_surrogates
@@ -113,7 +114,7 @@ def as_json(diagnostics: Sequence[Diagnostic], plans: Sequence[PlanReport] = ())
             obj["plan"] = escape_surrogates(plan.plan)  # as location.file: a name that is not UTF-8
             obj["plan_status"] = plan.status
         out.append(obj)
-    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(out, indent=2, ensure_ascii=False)) + "\n"
 
 
 def base_folder(environ: Mapping[str, str], cwd: str) -> str:
@@ -153,35 +154,28 @@ def working_folder() -> str:
         return "."
 
 
-def _gh_escape(value: str, *, prop: bool = False) -> str:
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if prop:
-        value = value.replace(":", "%3A").replace(",", "%2C")
-    return value
-
-
 def _shown_location(loc: Any, cwd: str, base: str) -> str:
     if loc.file == STDIN_NAME:
         return _shown(str(loc))
     return _shown(str(loc._replace(file=workspace_path(loc.file, cwd, base)[0])))
 
 
-def github(diagnostics: Sequence[Diagnostic], *, cwd: str = ".", base: str = ".") -> str:
+def github(diagnostics: Sequence[Diagnostic], *, cwd: str = ".", base: str = ".") -> Commands:
     """One workflow command per diagnostic (``::error file=F,line=L,col=C,title=T::message``),
-    its notes and hint on the lines of the message. ``file`` is relative to ``base``, the folder
-    GitHub resolves it against (``base_folder``); the working folder ``cwd`` places relative names.
+    its notes and hint on the lines of the message (compiler.cilog.command: escaped, and no line
+    of it a command). ``file`` is relative to ``base``, the folder GitHub resolves it against
+    (``base_folder``); the working folder ``cwd`` places relative names.
     """
     out = []
     for d in diagnostics:
         props = []
         if d.location and d.location.file != STDIN_NAME:
-            file = workspace_path(d.location.file, cwd, base)[0]
-            props.append(f"file={_gh_escape(escape(file), prop=True)}")
+            props.append(("file", escape(workspace_path(d.location.file, cwd, base)[0])))
             if d.location.line:
-                props.append(f"line={d.location.line}")
+                props.append(("line", str(d.location.line)))
             if d.location.column:
-                props.append(f"col={d.location.column}")
-        props.append(f"title={_gh_escape(d.code + ' ' + CODES[d.code].name, prop=True)}")
+                props.append(("col", str(d.location.column)))
+        props.append(("title", f"{d.code} {CODES[d.code].name}"))
         # The plan's own line breaks are shown escaped; the ones between notes are ours.
         message = _shown(d.message) + "".join(
             f"\n{_shown_location(n.location, cwd, base) + ': ' if n.location else ''}{_shown(n.message)}"
@@ -190,8 +184,8 @@ def github(diagnostics: Sequence[Diagnostic], *, cwd: str = ".", base: str = "."
             message += f"\n... and {len(d.notes) - MAX_NOTES:,} more"
         if d.hint:
             message += f"\nhint: {_shown(d.hint)}"
-        out.append(f"::{d.severity} {','.join(props)}::{_gh_escape(message)}\n")
-    return "".join(out)
+        out.append(command(d.severity, props, message))
+    return Commands("".join(out))
 
 
 # GitHub refuses a step summary over 1 MiB (and shows an error instead): the table stops short.
@@ -332,7 +326,7 @@ def sarif(diagnostics: Sequence[Diagnostic], version: str, *, cwd: str = ".", ba
             }
         ],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
 class Context(NamedTuple):

@@ -10,6 +10,7 @@ import click
 from compiler.cli import _limit_options
 
 if TYPE_CHECKING:
+    from compiler.cilog import Commands
     from compiler.load import Limits
     from compiler.revisions import Side
 
@@ -77,11 +78,15 @@ def command(plans: tuple[str, ...], base: str | None, fmt: str, root: str | None
     after = read_side(new, root=root, verify_evidence=verify, limits=limits)
     change = compare(before, after)
     if fmt == "json":
-        click.echo(json.dumps(change, indent=2, ensure_ascii=False))
+        from compiler.cilog import json_safe
+
+        click.echo(json_safe(json.dumps(change, indent=2, ensure_ascii=False)))
     elif fmt == "markdown":
         click.echo(markdown(change), nl=False)
     elif fmt == "github":
-        click.echo(github(change, after), nl=False)
+        from compiler.cilog import echo_commands
+
+        echo_commands(github(change, after))
     else:
         click.echo(text(change), nl=False)
     return 0 if change["same"] else 1
@@ -225,13 +230,14 @@ def markdown(change: dict[str, Any], budget: int = MAX_MARKDOWN) -> str:
     return "\n".join([*out, ""])
 
 
-def github(change: dict[str, Any], new: Side) -> str:
+def github(change: dict[str, Any], new: Side) -> Commands:
     """One ``::notice`` per change, at the line of NEW's item it concerns (from the source map);
     a removed item, or NEW read from standard input or git history, has no line."""
     import os
 
+    from compiler.cilog import Commands, command
     from compiler.display import escape
-    from compiler.reporters import _gh_escape, base_folder, working_folder, workspace_path
+    from compiler.reporters import base_folder, working_folder, workspace_path
     from compiler.revisions import item_lines
 
     on_disk = os.path.isfile(new.name)
@@ -243,10 +249,10 @@ def github(change: dict[str, Any], new: Side) -> str:
     for row in lines(change):
         props = []
         if on_disk:
-            props.append(f"file={_gh_escape(escape(file), prop=True)}")
+            props.append(("file", escape(file)))
             line = row.line if row.line is not None else item_line(row.item) if row.item is not None else None
             if line is not None:
-                props.append(f"line={line}")
-        props.append(f"title={_gh_escape('plan ' + row.kind, prop=True)}")
-        out.append(f"::notice {','.join(props)}::{_gh_escape(escape(row.text))}\n")
-    return "".join(out)
+                props.append(("line", str(line)))
+        props.append(("title", f"plan {row.kind}"))
+        out.append(command("notice", props, escape(row.text)))
+    return Commands("".join(out))

@@ -43,7 +43,9 @@ def command(plan: str, fmt: str, root: str | None, no_verify: bool, limits: Limi
 
     found = plan_next(plan, root=root, verify_evidence=not no_verify, limits=limits)
     if fmt == "json":
-        click.echo(json.dumps(as_json(found), indent=2, ensure_ascii=False))
+        from compiler.cilog import json_safe
+
+        click.echo(json_safe(json.dumps(as_json(found), indent=2, ensure_ascii=False)))
     else:
         _text(found)
     return 1 if found.status == "blocked" else 0

@@ -33,7 +33,9 @@ def command(paths: tuple[str, ...], root: str | None, fmt: str) -> int:
     if fmt == "json":
         rows = [{"evidence": listing.evidence(s), "path": listing.path, "symbol": s.name,
                  "lines": f"{s.first}-{s.last}"} for listing in listings for s in listing.symbols]
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        from compiler.cilog import json_safe
+
+        click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
     else:
         for listing in listings:
             width = min(60, max((len(listing.evidence(s)) for s in listing.symbols), default=0))

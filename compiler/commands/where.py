@@ -44,10 +44,13 @@ def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int,
                 "evidence": f"{hit.path}::{hit.definition.name}", "lines": f"{span[0]}-{span[1]}"},
             "contains": {"path": hit.path, "lines": lines, "contains": text},
         })
+    from compiler.cilog import json_safe
+
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
     else:
-        contains = json.dumps(text, ensure_ascii=False)  # a double-quoted YAML scalar too
+        # A double-quoted YAML scalar too; pasted, it is TEXT again (a "##[" in it written "##\u005b").
+        contains = json_safe(json.dumps(text, ensure_ascii=False))
         for row in rows:
             click.echo(escape(row["reference"]))
             if row["symbol"] is not None:

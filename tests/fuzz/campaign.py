@@ -47,8 +47,9 @@ Verdicts: exit code in {0,1,2}; no Traceback; no hang; compile exit 2 leaves the
 it was (earlier artifacts kept, nothing new); compile 0/1 writes both artifacts, the JSON parses
 and its status is ready <-> exit 0 and its own invariants hold; check text, check json and
 compile agree on the exit code; the two YAML paths agree on exit code, diagnostics (code, line)
-and artifacts; two compiles give byte-identical artifacts; text outputs hold no line starting
-with ``::``, no raw ESC, CR or other unsafe control character, no line over 2,000 characters;
+and artifacts; two compiles give byte-identical artifacts; text outputs hold no workflow command
+(``::`` starting a line after white space, ``##[`` anywhere) and no raw U+2060 but inside those
+(compiler/cilog.py's guard), no raw ESC, CR or other unsafe control character, no line over 2,000 characters;
 nothing read outside the repository copy, nothing written outside the output folder, no process
 or socket; no run slower than --slow seconds, none over 500 MB.
 
@@ -1769,13 +1770,21 @@ def text_findings(data: bytes, cmd: str, stream: str, res: dict[str, Any]) -> li
         text = data.decode("utf-8", "surrogateescape")
     seen: set[str] = set()
     last = "none"
-    for line in text.split("\n"):
+    # GitHub Actions' runner: "::" after .NET white space at a line start, "##[" anywhere; the guard's
+    # U+2060 (compiler/cilog.py) is allowed inside those two and nowhere else.
+    blank = "\t\x0b\x0c \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+    neutralised = re.compile(f"^([{blank}]*:)\u2060(?=:)|##\u2060(?=\\[)")
+    for line in text.split("\n"):  # (a raw "\r", which starts a line for the runner too, is text-cr)
         cls = _line_class(line, last)
         if re.match(r"EP\d{3}$", cls):
             last = cls
         checks = []
-        if line.startswith("::"):
+        if re.match(f"[{blank}]*::", line):
             checks.append("text-gh-command")
+        if "##[" in line:
+            checks.append("text-gh-legacy-command")
+        if "\u2060" in neutralised.sub("", line):
+            checks.append("text-invisible")
         if len(line) > 2000:
             checks.append("text-long-line")
         for kind, pat in _BAD_TEXT:

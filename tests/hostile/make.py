@@ -329,6 +329,18 @@ def cases() -> list[Case]:
              1, "EP102 a\\x1b[2J\\x1b[31m has no proof command", what="terminal escape sequences in an id"),
         Case("inject-line-separator.yaml", b(plan(item("a", '    depends_on: ["b\\u2028::error::x"]\n'))), 1,
              "unknown items: b\\u2028::error::x", what="U+2028, a line break to some readers"),
+        Case("inject-legacy-command.yaml",
+             b('plan: "##[group]hostile ##[warning]name"\ngoal: "x ##[error]goal"\nitems:\n'
+               + item("a", '    depends_on: ["b ##[warning]x"]\n')), 1, "depends on unknown items: b ##",
+             what="the older ##[ syntax, read anywhere in a line: in the plan's name, goal and a dependency"),
+        Case("inject-command-in-multiline-proof.yaml",
+             b(plan('  - id: a\n    change: |-\n      one\n      ::error::from the change\n    evidence: [app.py]\n'
+                    '    proof: |-\n      true\n      ::error::x\n        ::warning file=README.md,line=1::All checks passed\n')),
+             0, "a proof runs 3 commands",
+             what="::error:: at a line start of a multi-line proof and change (shown on their own lines in the pages)"),
+        Case("inject-command-in-syntax-error.yaml",
+             b("plan: hostile\nitems:\n  - id: a\n    change: [x, ::error::pwned ##[warning]x\n"), 2, "EP002 invalid YAML",
+             "4:13", what="a syntax error whose quoted source line holds ::error:: and ##[ (read anywhere in a line)"),
         Case("long-root.yaml", b("root: " + "r" * 10_000 + "\n" + plan(item("a"))), 2,
              "(9,880 more characters) is not a folder", what="a 10,000-character root: is cut in the message"),
         Case("long-id.yaml", b(plan("  - id: " + "i" * 10_000 + "\n    change: Do it\n    evidence: [app.py]\n")), 1,
