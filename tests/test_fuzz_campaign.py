@@ -59,3 +59,28 @@ def test_fuzz_campaign_draws_the_runs_of_every_command_from_its_seed(campaign: M
         assert m.drive == campaign.draw_drive(info, m, seed, 1)
         commands |= {run["cmd"] for run in campaign.run_specs(m.to_dict())}
     assert commands == set(info.names)
+
+
+@pytest.mark.parametrize(("kind", "output", "found"), [
+    ("text", b"plan.yaml:1:1: error EP101 a\n", []),
+    ("text", b"::error::injected\n", ["text-gh-command"]),
+    ("text", b"a\x1b[31m\n" + b"x" * 2001 + b"\n", ["text-esc", "text-long-line"]),
+    ("text-whole", b"x" * 2001 + b"\n", []),
+    ("unified-diff", b"-a: 1\r\n+a: 2\r\n", []),
+    ("unified-diff", b"-a: 1\r+a: 2\n", ["text-cr"]),
+    ("json", b'{"a": [1]}\n', []),
+    ("json", b'{"a": NaN}\n', ["json-invalid"]),
+    ("json", b'{"a":\n::error::x\n', ["text-gh-command", "json-invalid"]),
+    ("github-notice", b"::notice file=p.yaml,line=3::x\n", []),
+    ("github-notice", b"::notice ::x\n::error::y\n", ["github-format"]),
+    ("markdown", b"# Plan\n\n[x](javascript:alert(1))\n", ["md-js-link"]),
+    ("mermaid", b"flowchart TD\n%%{init: {}}%%\n", ["mermaid-directive"]),
+    ("svg", b'<svg xmlns="http://www.w3.org/2000/svg"><text>a</text></svg>\n', []),
+    ("svg", b'<svg><text>a</svg>\n', ["svg-invalid"]),
+    ("html", b'<p onclick="x()">a\xe2\x80\xae</p><img src="https://e.com/x.png">\n',
+     ["markup-bidi", "markup-event-handler", "markup-network"]),
+])
+def test_fuzz_campaign_judges_each_output_by_its_kind(campaign: ModuleType, kind: str, output: bytes,
+                                                      found: list[str]) -> None:
+    res = {"name": "graph-fast", "ws": {}}
+    assert [f.kind for f in campaign.judge_output(kind, output, "graph", "stdout", res, True)] == found

@@ -84,15 +84,16 @@ what commands must agree on: render's Markdown beside the JSON is compile's, byt
 does and is blocked when compile is; diff A B and diff B A agree, diff A A is never "different",
 its JSON's ``same`` is its exit code; fix --dry-run and fix agree (exit code, and a diff exactly
 when the plan changes); fix exit 2 and approve exit 1 or 2 leave the plan as it was; the plan a
-fix or an approve wrote, or convert's OUT, is still a plan (check: not exit 2), a fix or approve
+fix or an approve wrote, or convert's OUT, of a plan check reads is still one (not exit 2), a fix or approve
 that said ready leaves no error, an approve leaves its approval current (no EP111), and a ready
 plan converts to a ready plan; where finds TEXT that is on a line of the plan, at that line.
 
 Output (OUT): log.txt (HEAD, settings, progress), mutants.jsonl (one line per mutant),
 summary.json and summary.txt (runs, exit codes and CPU per command, skipped runs, slowest runs,
-the workers' peak RSS, findings), findings/<bucket>/ (the first examples with their seed copy and
-meta.json, the minimized reproducer as a ready-to-run folder ``repro/`` whose ``commands.sh``
-runs check, compile and the finding's runs in a copy of it), and slowest/.
+the workers' peak RSS, findings), findings/<bucket>/ (the first examples, mutant-N.EXT with
+mutant-N.seed.EXT and mutant-N.meta.json, the minimized reproducer as a ready-to-run folder
+``repro/`` whose ``commands.sh`` runs check, compile and the finding's runs in a copy of it), and
+slowest/.
 """
 
 from __future__ import annotations
@@ -3133,7 +3134,9 @@ def drive_cross_findings(spec: dict[str, Any], by: dict[str, dict[str, Any]],
             diags = _diags(res) or []
             errors = [x.get("code") for x in diags if x.get("severity") == "error"]
             wcmd = w.get("cmd") if w else "?"
-            if w and w.get("exit") in (0, 1) and code == 2:
+            # (only for a plan check could read: a repository's settings that check refuses, EP009, are
+            # refused for OUT too, and convert does not read them)
+            if w and w.get("exit") in (0, 1) and code == 2 and checked and checked["exit"] in (0, 1):
                 add(f"{wcmd}-output-unreadable", f"{wcmd}-output-unreadable:{sorted(set(errors))[:3]}",
                     f"{name}: {wcmd} exit {w.get('exit')}, then check exit 2: {errors[:5]}", name)
             elif w and w.get("exit") == 0 and wcmd in ("fix", "approve") and errors:
@@ -3301,7 +3304,8 @@ class Campaign:
             (d / f"mutant-{spec['index']}.seed{spec['seed_ext']}").write_bytes(spec["seed_data"])
         meta = {k: v for k, v in spec.items() if k not in ("data", "runs", "seed_data")}
         meta["detail"] = f.detail
-        (d / f"mutant-{spec['index']}.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        # .meta.json: a JSON mutant is mutant-N.json itself
+        (d / f"mutant-{spec['index']}.meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         if len(b["examples"]) < 5:
             b["examples"].append(spec["index"])
         if b["smallest"] is None or len(spec["data"]) < b["smallest"][0]:
@@ -3878,10 +3882,11 @@ def replay(run_dir: Path, timeout: float, slow: float) -> int:
     report = {}
     for f in summary["findings"]:
         rows = []
-        for meta_path in sorted((run_dir / "findings" / f["dir"]).glob("mutant-*.json")):
+        for meta_path in sorted((run_dir / "findings" / f["dir"]).glob("mutant-*.meta.json")):
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            spec = dict(meta, data=meta_path.with_suffix(meta["ext"]).read_bytes())
-            seed_path = meta_path.with_suffix(f".seed{meta.get('seed_ext', '')}")
+            stem = meta_path.parent / f"mutant-{meta['index']}"
+            spec = dict(meta, data=stem.with_suffix(meta["ext"]).read_bytes())
+            seed_path = stem.with_suffix(f".seed{meta.get('seed_ext', '')}")
             if seed_path.is_file():
                 spec["seed_data"] = seed_path.read_bytes()
             spec["runs"] = run_specs(spec)
