@@ -84,3 +84,33 @@ def test_fuzz_campaign_judges_each_output_by_its_kind(campaign: ModuleType, kind
                                                       found: list[str]) -> None:
     res = {"name": "graph-fast", "ws": {}}
     assert [f.kind for f in campaign.judge_output(kind, output, "graph", "stdout", res, True)] == found
+
+
+def _run(name: str, exit_code: int, **extra: object) -> dict[str, object]:
+    return {"name": name, "cmd": name.split("-")[0], "exit": exit_code, "stdout": b"", "stderr": b"", **extra}
+
+
+@pytest.mark.parametrize(("results", "found"), [
+    ([_run("compile-fast", 1), _run("graph-svg-fast", 0), _run("diff-text-sm-fast", 1),
+      _run("diff-text-ms-fast", 1), _run("diff-text-mm-fast", 0)], []),
+    ([_run("diff-text-sm-fast", 1), _run("diff-text-ms-fast", 0)], ["diff-asymmetric"]),
+    ([_run("diff-json-mm-fast", 1, stdout=b'{"same": false}')], ["diff-self-differs"]),
+    ([_run("diff-json-sm-fast", 0, stdout=b'{"same": false}')], ["diff-json"]),
+    ([_run("compile-fast", 2), _run("graph-dot-fast", 0)], ["graph-compile-disagree"]),
+    ([_run("check-json-fast", 1), _run("compile-fast", 1), _run("next-text-fast", 0)], ["next-compile-disagree"]),
+    ([_run("fix-dry-fast", 0, stdout=b"--- a/p\n"), _run("fix-fast", 0, plan_changed=False)], ["fix-dryrun-disagree"]),
+    ([_run("compile-fast", 0, out_files={"evidence-plan.md": b"# a\n"}),
+      _run("render-md-fast", 0, files={"\x00out/rendered.md": b"# b\n"})], ["render-differs"]),
+    ([_run("check-json-fast", 0, stdout=b"[]"), _run("approve-fast", 0),
+      _run("approve-check-fast", 1, stdout=b'[{"code": "EP111", "item": "gate", "severity": "error"}]')],
+     ["approve-ready-then-blocked", "approve-then-stale"]),
+])
+def test_fuzz_campaign_holds_the_commands_to_what_they_must_agree_on(
+        campaign: ModuleType, results: list[dict[str, object]], found: list[str]) -> None:
+    runs = {r["name"]: {"name": r["name"], "cmd": r["cmd"]} for r in results}
+    runs.get("approve-check-fast", {}).update(recheck="approve-fast")
+    runs.get("approve-fast", {}).update(ident="gate")
+    runs.get("diff-json-mm-fast", {}).update(stdout="json")
+    runs.get("diff-json-sm-fast", {}).update(stdout="json")
+    by = {r["name"]: r for r in results}
+    assert [f.kind for f in campaign.drive_cross_findings({}, by, runs)] == found
