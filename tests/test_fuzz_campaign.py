@@ -4,6 +4,7 @@ command of the group, as click lists it, and says at start which one it cannot d
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
@@ -114,3 +115,15 @@ def test_fuzz_campaign_holds_the_commands_to_what_they_must_agree_on(
     runs.get("diff-json-sm-fast", {}).update(stdout="json")
     by = {r["name"]: r for r in results}
     assert [f.kind for f in campaign.drive_cross_findings({}, by, runs)] == found
+
+
+def test_fuzz_campaign_takes_dropped_items_out_of_the_waves(campaign: ModuleType) -> None:
+    """A dropped item leaves the graph (README, "Progress"): a ready plan's artifact has no wave for it."""
+    doc = {"status": "ready", "issues": [], "waves": [["a"]], "critical_path": ["a"],
+           "summary": {"errors": 0, "warnings": 0, "items": 2},
+           "items": [{"id": "a", "wave": 1}, {"id": "b", "status": "dropped"}]}
+    raw = (json.dumps(doc) + "\n").encode()
+    assert [f.sig for f in campaign.artifact_findings(raw, None, 0)] == []
+    doc["items"][1]["wave"] = 1
+    raw = (json.dumps(doc) + "\n").encode()
+    assert [f.sig for f in campaign.artifact_findings(raw, None, 0)] == ["artifact-invariant:dropped-item-with-wave"]

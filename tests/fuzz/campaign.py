@@ -2794,9 +2794,14 @@ def artifact_findings(raw: bytes, md: Any, code: int) -> list[Finding]:
         add("artifact-invariant", "artifact-invariant:blocked-item-wave", "")
     if status == "ready":
         ids_in_waves = [x for w in doc.get("waves", []) for x in w]
-        if any(not isinstance(i, dict) or not isinstance(i.get("wave"), int) or i["wave"] < 1 for i in items):
+        # a dropped item leaves the graph: no wave (README, "Progress")
+        dropped = [i for i in items if isinstance(i, dict) and i.get("status") == "dropped"]
+        live = [i for i in items if not (isinstance(i, dict) and i.get("status") == "dropped")]
+        if any(not isinstance(i, dict) or not isinstance(i.get("wave"), int) or i["wave"] < 1 for i in live):
             add("artifact-invariant", "artifact-invariant:ready-item-without-wave", "")
-        if sorted(map(str, ids_in_waves)) != sorted(str(i.get("id")) for i in items if isinstance(i, dict)):
+        if any("wave" in i for i in dropped):
+            add("artifact-invariant", "artifact-invariant:dropped-item-with-wave", "")
+        if sorted(map(str, ids_in_waves)) != sorted(str(i.get("id")) for i in live if isinstance(i, dict)):
             add("artifact-invariant", "artifact-invariant:waves-vs-items", "")
         for w in doc.get("waves", []):
             if w != sorted(w):
