@@ -1451,8 +1451,8 @@ def _drive_compile(d: Drive) -> None:
 def _drive_render(d: Drive) -> None:
     # render the JSON that compile wrote (base run compile-fast; compile-html-fast's for --html,
     # when it runs): to a file beside it (then it must be compile's Markdown, byte for byte), to
-    # stdout, and as HTML
-    if not d.chance(0.35):
+    # stdout, and as HTML (often: it runs only when compile wrote the JSON, about 4 mutants in 10)
+    if not d.chance(0.7):
         return
     from compiler.emit import JSON_NAME as json_name
 
@@ -1571,7 +1571,7 @@ def _drive_approve(d: Drive) -> None:
     # approve MUTANT ID --by NAME --at DATE for an approval of the mutant (else another id), then
     # check it; mostly on the mutants that have an approval (few seeds have one)
     ids, approvals = plan_ids(d.text)
-    if not d.chance(0.8 if approvals else 0.12):
+    if not d.chance(0.8 if approvals else 0.25):
         return
     args, dropped = d.args("approve")
     check_args, check_dropped = d.args("check")
@@ -1591,7 +1591,7 @@ def _drive_approve(d: Drive) -> None:
 
 
 def _drive_schema(d: Drive) -> None:
-    if not d.chance(0.03):
+    if not d.chance(0.2):  # no input, and a millisecond: run often all the same
         return
     kinds = d.info.choices("schema", "kind")
     for kind in (kinds if d.full else [d.rng.choice(kinds)]):
