@@ -118,10 +118,10 @@ def test_fuzz_campaign_holds_the_commands_to_what_they_must_agree_on(
 
 
 def test_fuzz_campaign_takes_dropped_items_out_of_the_waves(campaign: ModuleType) -> None:
-    """A dropped item leaves the graph (README, "Progress"): a ready plan's artifact has no wave for it."""
+    """A dropped item leaves the graph (README, "Progress"): a ready plan's artifact gives it "wave": null."""
     doc = {"status": "ready", "issues": [], "waves": [["a"]], "critical_path": ["a"],
            "summary": {"errors": 0, "warnings": 0, "items": 2},
-           "items": [{"id": "a", "wave": 1}, {"id": "b", "status": "dropped"}]}
+           "items": [{"id": "a", "wave": 1}, {"id": "b", "status": "dropped", "wave": None}]}
     raw = (json.dumps(doc) + "\n").encode()
     assert [f.sig for f in campaign.artifact_findings(raw, None, 0)] == []
     doc["items"][1]["wave"] = 1
