@@ -1823,6 +1823,28 @@ def _current_rss_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+# Peak RSS, from the kernel's high-water mark of this process's memory (VmHWM), which a run can
+# reset (clear_refs 5). Not ru_maxrss: Linux starts a process's at its parent's high-water mark
+# (taken over at fork and exec), so every worker and fresh child started after the campaign's own
+# process passed 500 MB would report that, and no run's own peak.
+def _hwm_reset() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _hwm_kb() -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            m = re.search(r"VmHWM:\s+(\d+)", fh.read())
+        return int(m.group(1)) if m else None
+    except OSError:
+        return None
+
+
 # --------------------------------------------------------------------------------------------
 # in-process worker
 # --------------------------------------------------------------------------------------------
@@ -1996,6 +2018,7 @@ def _run_inprocess(cli_main: Any, fastyaml: Any, original_parse: Any, no_fast: A
     fastyaml.parse = no_fast if run["path"] == "ref" else original_parse
     fault.seek(0)
     fault.truncate()
+    hwm = _hwm_reset()
     rss_before = _current_rss_kb()
     os.chdir(ws["cwd"])
     escaped = None
@@ -2038,11 +2061,13 @@ def _run_inprocess(cli_main: Any, fastyaml: Any, original_parse: Any, no_fast: A
         except Exception as exc:  # noqa: BLE001
             flush_error = repr(exc)
     rss_after = _current_rss_kb()
+    peak = _hwm_kb() if hwm else None  # the whole worker's peak during the run (imports and harness too)
     dump = sample[-20000:]
     res = {
         "name": run["name"], "cmd": run.get("cmd"), "argv": argv, "exit": code, "stdout": out_buf.getvalue(),
         "stderr": err_buf.getvalue(),
-        "time": dt, "cpu": cpu, "rss_kb": rss_after if rss_after > rss_before else 0, "rss_max_kb": rss_after,
+        "time": dt, "cpu": cpu, "rss_kb": peak if peak is not None else rss_after if rss_after > rss_before else 0,
+        "rss_max_kb": peak if peak is not None else rss_after,
         "escaped": escaped, "flush_error": flush_error, "audit": AUDIT.events, "fault": dump,
         "repo_changed": _diff_snap(before, snapshot(ws["repo"])), "out_files": read_out(out) if out else None,
         "out": out, "ws": ws, "allow_write": allowed_writes(ws, run, out),
@@ -2204,7 +2229,7 @@ def child_main(argv: list[str]) -> None:
     finally:
         AUDIT.active = False
         with open(audit_file, "w", encoding="utf-8", errors="surrogateescape") as fh:
-            json.dump(AUDIT.events, fh)
+            json.dump({"events": AUDIT.events, "vmhwm_kb": _hwm_kb()}, fh)
     sys.exit(code)
 
 
@@ -2252,17 +2277,20 @@ def run_fresh(spec: dict[str, Any], base: str, timeout: float,
             fe.seek(0)
             stdout, stderr = fo.read(), fe.read()
         events: list[Any] = []
+        peak = 0  # unknown when the child left no audit file (killed): not its ru_maxrss (see _hwm_reset)
         try:
             with open(audit_file, encoding="utf-8", errors="surrogateescape") as fh:
-                events = [tuple(e) for e in json.load(fh)]
-        except (OSError, ValueError):
+                told = json.load(fh)
+            events = [tuple(e) for e in told["events"]]
+            peak = told.get("vmhwm_kb") or 0
+        except (OSError, ValueError, KeyError, TypeError):
             pass
         code = None if hang else p.returncode
         exits[run["name"]] = code
         entry: dict[str, Any] = {
             "name": run["name"], "cmd": run.get("cmd"), "argv": argv, "exit": code, "stdout": stdout,
             "stderr": stderr, "time": dt,
-            "cpu": (rusage.ru_utime + rusage.ru_stime) if rusage else dt, "rss_kb": rusage.ru_maxrss if rusage else 0,
+            "cpu": (rusage.ru_utime + rusage.ru_stime) if rusage else dt, "rss_kb": peak,
             "escaped": None, "audit": events, "fault": "",
             "hang": hang, "repo_changed": _diff_snap(before, snapshot(ws["repo"])),
             "out_files": read_out(out) if out else None, "out": out, "ws": ws, "fresh": True,
@@ -3572,9 +3600,9 @@ class Campaign:
         lines += [f"skipped (what they need failed): {json.dumps(summary['skipped_runs'])}",
                   f"CPU of the runs: {summary['cpu_s_all_runs']} s, of which the base runs (check and compile) "
                   f"{summary['cpu_s_base_runs']} s; by command {json.dumps(summary['cpu_s_per_command'])}",
-                  f"peak worker RSS: {summary['peak_worker_rss_mb']['mb']} MB (mutant "
-                  f"{summary['peak_worker_rss_mb']['mutant']}, {summary['peak_worker_rss_mb']['run']}; a worker's "
-                  "high-water mark, imports and harness included)",
+                  f"peak RSS of a run: {summary['peak_worker_rss_mb']['mb']} MB (mutant "
+                  f"{summary['peak_worker_rss_mb']['mutant']}, {summary['peak_worker_rss_mb']['run']}; the worker "
+                  "process's, its imports and the harness included)",
                   f"exit codes: {json.dumps(summary['exit_codes'])}",
                  f"tracebacks: {summary['tracebacks']}, hangs: {summary['hangs']}",
                  "slowest runs (wall, CPU):"]
@@ -3809,6 +3837,10 @@ def _selftest_commands() -> bool:
                     ok = False
                 for f in analyse(spec, results, "ok", 5.0):
                     print(f"{seed_name} ({how}): finding on a known plan: {f.sig}: {f.detail[:300]}")
+                    ok = False
+                unmeasured = [r["name"] for r in results if r and not 0 < r.get("rss_kb", 0) < MEMORY_LIMIT_KB]
+                if unmeasured:  # each run's own peak (VmHWM), never 0 nor a parent's
+                    print(f"{seed_name} ({how}): peak RSS not measured: {unmeasured[:5]}")
                     ok = False
                 print(f"{seed_name} ({how}): {len(results)} runs, {sum(seen.values())} with the expected exit code "
                       f"({took:.1f} s)")
