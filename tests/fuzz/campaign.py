@@ -2090,7 +2090,7 @@ class WorkerHandle:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = log
         self.done = 0
-        self.buf = b""
+        self.buf = bytearray()  # grown in place: a run's output of hundreds of MB is not copied per chunk
 
     def start(self) -> None:
         os.makedirs(self.dir, exist_ok=True)
@@ -2101,7 +2101,7 @@ class WorkerHandle:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=env,
                                      start_new_session=True, bufsize=0)
         errlog.close()
-        self.buf = b""
+        self.buf = bytearray()  # grown in place: a run's output of hundreds of MB is not copied per chunk
         self.done = 0
         msg = self._recv(60)
         if not (isinstance(msg, tuple) and msg[0] == "ready"):
@@ -2124,8 +2124,8 @@ class WorkerHandle:
             if len(self.buf) >= 8:
                 n = struct.unpack(">Q", self.buf[:8])[0]
                 if len(self.buf) >= 8 + n:
-                    obj = pickle.loads(self.buf[8:8 + n])
-                    self.buf = self.buf[8 + n:]
+                    obj = pickle.loads(self.buf[8:8 + n])  # a copy: no export holds the buffer
+                    del self.buf[:8 + n]
                     return obj
             left = deadline - time.monotonic()
             if left <= 0:
