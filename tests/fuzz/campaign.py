@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation fuzzing campaign against the evidence-plan CLI (``check`` and ``compile``, both YAML paths).
+"""Mutation fuzzing campaign against the evidence-plan CLI: every command of the group, on every mutant.
 
 Not a test module (its name is not test_*.py, so pytest never collects it). Run it with the
 project's virtualenv, from anywhere:
@@ -36,6 +36,27 @@ the default YAML path (libyaml, compiler/fastyaml.py) and, for YAML files, on th
 ``_parse_yaml_reference``). Some mutants add ``--no-verify-evidence`` runs, a second compile
 (determinism), ``--format github`` and ``sarif``, and standard input.
 
+And the drive: every other command of the CLI group, as click lists it (``CliInfo``: the group of
+compiler/cli.py with the lazily loaded compiler/commands/), each through its driver in DRIVERS,
+which says how a user runs it on the mutant; a command without a driver, a driver without a
+command, or a choice of a command's Choice option (a --format) without an output kind in
+CHOICE_KINDS stops the campaign at start (``harness:`` lines, exit 2). The runs are drawn per
+mutant from the campaign's seed and the mutant's index (their own random stream, so the mutants
+stay those the seed gave before), each driver with its probability, so that over 10,000 mutants
+each command runs thousands of times at about 1.3x the CPU of check and compile alone:
+``check --format F`` (any format); ``compile --html``; ``render`` of compile's JSON, to a file
+beside it, to stdout and ``--html``; ``diff SEED MUTANT``, ``diff MUTANT SEED``, ``diff MUTANT
+MUTANT`` and ``diff JSON MUTANT`` in each --format (SEED: the mutant's seed, copied beside it);
+``graph MUTANT --format F`` for each format, to stdout or ``-o``; ``next``; ``convert MUTANT OUT``
+(.yaml, .yml, .json, .md, .markdown beside the plan, or - with --to), then ``check OUT``;
+``fix --dry-run`` and ``fix`` (the plan is put back after it and its check), with --pin or
+--to-symbols now and then, then ``check``; ``approve MUTANT ID --by NAME --at 2026-12-01T00:00:00Z``
+for an approval id of the mutant (else another id), then ``check``; ``schema``; ``symbols`` of the
+plan, of a file of the case folder or of the mutant's bytes saved as .md, .toml, .py or .txt;
+``where TEXT``, TEXT from a line of the mutant, in the case folder. Each run gets the mutant's
+options that the command takes. A run that needs another's output (render, diff of compile's
+JSON, the checks after a writer) is skipped when that run failed (counted in the summary).
+
 For throughput the runs execute in persistent worker processes that call ``compiler.cli.main``
 in-process (stdout and stderr captured as a real process would encode them, a faulthandler dump
 after --slow seconds, a watchdog that kills and restarts the worker after --timeout seconds).
@@ -43,19 +64,38 @@ An audit hook (sys.addaudithook) records every file opened, folder listed, renam
 spawned and socket used while the CLI runs. Every finding is afterwards re-run in fresh
 subprocesses (one process per CLI invocation, peak RSS from os.wait4) to confirm it.
 
-Verdicts: exit code in {0,1,2}; no Traceback; no hang; compile exit 2 leaves the output folder as
+Verdicts, for every run of every command: exit code in {0,1,2} (graph, render and symbols {0,2},
+schema 0, as their help says); no Traceback; no hang; compile exit 2 leaves the output folder as
 it was (earlier artifacts kept, nothing new); compile 0/1 writes both artifacts, the JSON parses
 and its status is ready <-> exit 0 and its own invariants hold; check text, check json and
 compile agree on the exit code; the two YAML paths agree on exit code, diagnostics (code, line)
 and artifacts; two compiles give byte-identical artifacts; text outputs hold no workflow command
 (``::`` starting a line after white space, ``##[`` anywhere) and no raw U+2060 but inside those
-(compiler/cilog.py's guard), no raw ESC, CR or other unsafe control character, no line over 2,000 characters;
-nothing read outside the repository copy, nothing written outside the output folder, no process
-or socket; no run slower than --slow seconds, none over 500 MB.
+(compiler/cilog.py's guard), no raw ESC, CR or other unsafe control character, no line over 2,000
+characters;
+nothing read outside the repository copy (and the output a run is given), nothing written
+outside the output folder or what the run is told to write (fix, approve: the plan; convert: OUT;
+-o FILE), no process or socket; no run slower than --slow seconds, none over 500 MB.
+The drive's outputs by their kind (CHOICE_KINDS, judge_output): text as above (diff's text,
+symbols and where carry values whole: no line limit), JSON and SARIF parse, github formats are
+workflow commands of their kind and nothing else, Markdown as compile's, Mermaid and DOT as text
+and without a Mermaid directive, SVG and HTML parse and hold no script, event handler, network
+resource or raw control character; no output of any kind holds a workflow command. And
+what commands must agree on: render's Markdown beside the JSON is compile's, byte for byte (and
+--html compile --html's page); graph exits 2 exactly when compile does; next exits 2 when check
+does and is blocked when compile is; diff A B and diff B A agree, diff A A is never "different",
+its JSON's ``same`` is its exit code; fix --dry-run and fix agree (exit code, and a diff exactly
+when the plan changes); fix exit 2 and approve exit 1 or 2 leave the plan as it was; the plan a
+fix or an approve wrote, or convert's OUT, of a plan check reads is still one (not exit 2), a fix or approve
+that said ready leaves no error, an approve leaves its approval current (no EP111), and a ready
+plan converts to a ready plan; where finds TEXT that is on a line of the plan, at that line.
 
 Output (OUT): log.txt (HEAD, settings, progress), mutants.jsonl (one line per mutant),
-summary.json and summary.txt, findings/<bucket>/ (meta.json, the first examples, the minimized
-reproducer as a ready-to-run folder ``repro/`` with ``commands.sh``), and slowest/.
+summary.json and summary.txt (runs, exit codes and CPU per command, skipped runs, slowest runs,
+the workers' peak RSS, findings), findings/<bucket>/ (the first examples, mutant-N.EXT with
+mutant-N.seed.EXT and mutant-N.meta.json, the minimized reproducer as a ready-to-run folder
+``repro/`` whose ``commands.sh`` runs check, compile and the finding's runs in a copy of it), and
+slowest/.
 """
 
 from __future__ import annotations
@@ -69,6 +109,7 @@ import io
 import json
 import os
 import pickle
+import posixpath
 import random
 import re
 import select
@@ -88,7 +129,7 @@ from typing import Any, cast
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
-JSON_NAME, MD_NAME = "evidence-plan.json", "evidence-plan.md"
+JSON_NAME, MD_NAME, HTML_NAME = "evidence-plan.json", "evidence-plan.md", "evidence-plan.html"
 STALE_JSON, STALE_MD = b'{"stale": true}\n', b"# stale\n"
 MEMORY_LIMIT_KB = 500 * 1024
 YAML_EXTS = (".yaml", ".yml")
@@ -209,6 +250,7 @@ class Seed:
             name, data, ext, template, plan_rel, args)
         self.tree: Any = None
         self.files: list[str] = []  # files of the template repository (relative, POSIX)
+        self.regular: list[str] = []  # those of them that are regular files (symbols reads them)
         self.symbols: list[str] = []
 
 
@@ -300,6 +342,8 @@ def load_seeds(base: Path = REPO) -> list[Seed]:
                 if rel in (s.plan_rel, "expected.txt", "args.txt") or "__pycache__" in rel:
                     continue
                 s.files.append(rel)
+                if p.is_file() and not p.is_symlink():
+                    s.regular.append(rel)
                 if p.is_file() and not p.is_symlink() and p.stat().st_size < 100_000:
                     s.symbols += sym_re.findall(p.read_text(encoding="utf-8", errors="replace"))[:20]
     return seeds
@@ -567,6 +611,9 @@ class Mutant:
         self.data = b""
         self.extras: list[str] = []
         self.out_mode = "stale"
+        self.drive: list[dict[str, Any]] = []  # the runs of the other commands (draw_drive)
+        self.seed_data = seed.data  # diff's other side
+        self.seed_ext = seed.ext
 
     def plan_path(self) -> str:
         return str(Path(self.plan_rel).with_suffix(self.ext))
@@ -574,13 +621,15 @@ class Mutant:
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "seed": self.seed, "template": self.template, "plan_rel": self.plan_path(),
                 "ext": self.ext, "args": self.args, "ops": self.ops, "extras": self.extras,
-                "out_mode": self.out_mode, "size": len(self.data), "sha": hashlib.sha256(self.data).hexdigest()[:16]}
+                "out_mode": self.out_mode, "size": len(self.data), "sha": hashlib.sha256(self.data).hexdigest()[:16],
+                "drive": self.drive, "seed_ext": self.seed_ext}
 
 
 class Mutator:
-    def __init__(self, seeds: list[Seed], seed: int) -> None:
+    def __init__(self, seeds: list[Seed], seed: int, info: CliInfo | None = None) -> None:
         self.seeds = seeds
         self.seed = seed
+        self.info = info  # when given, each mutant also drives every other command (draw_drive)
         self.by_group: dict[str, list[Seed]] = {}
         for s in seeds:
             self.by_group.setdefault(s.name.split("/")[0], []).append(s)
@@ -1126,39 +1175,494 @@ class Mutator:
         m.extras = [e for e, p in (("nv", 0.15), ("det", 0.05), ("gh", 0.1), ("sarif", 0.05), ("stdin", 0.08))
                     if rng.random() < p]
         m.out_mode = "stale" if r < 0.5 else "absent"
+        if self.info is not None:
+            m.drive = draw_drive(self.info, m, s, self.seed)
         return m
 
 
 # --------------------------------------------------------------------------------------------
-# run plan of a mutant
+# run plan of a mutant: the base runs (check and compile, both YAML paths) and the drive
 # --------------------------------------------------------------------------------------------
+
+# Placeholders in a run's argv start with a NUL, which no real argument can hold (so no text
+# taken from a mutant can be mistaken for one): the plan's file name (the runs' working folder is
+# the plan's folder), the run's own output folder, and a file of another run's output folder.
+P = "\x00"
+P_PLAN, P_OUT = P + "plan", P + "out"
+
+
+def p_out(name: str) -> str:
+    return f"{P}out/{name}"
+
+
+def p_art(run: str, name: str) -> str:
+    return f"{P}art/{run}/{name}"
+
 
 def run_specs(m: dict[str, Any]) -> list[dict[str, Any]]:
     paths = ["fast", "ref"] if m["ext"] in YAML_EXTS else ["fast"]
     args = m["args"]
     runs: list[dict[str, Any]] = []
     for p in paths:
-        runs.append({"name": f"check-text-{p}", "path": p, "argv": ["check", "--format", "text", *args, "@PLAN"]})
-        runs.append({"name": f"check-json-{p}", "path": p, "argv": ["check", "--format", "json", *args, "@PLAN"]})
-        runs.append({"name": f"compile-{p}", "path": p, "argv": ["compile", "@PLAN", "-o", "@OUT", *args], "out": True})
+        runs.append({"name": f"check-text-{p}", "path": p, "argv": ["check", "--format", "text", *args, P_PLAN]})
+        runs.append({"name": f"check-json-{p}", "path": p, "argv": ["check", "--format", "json", *args, P_PLAN]})
+        runs.append({"name": f"compile-{p}", "path": p, "argv": ["compile", P_PLAN, "-o", P_OUT, *args], "out": True})
         if "nv" in m["extras"]:
             runs.append({"name": f"check-json-nv-{p}", "path": p,
-                         "argv": ["check", "--format", "json", "--no-verify-evidence", *args, "@PLAN"]})
+                         "argv": ["check", "--format", "json", "--no-verify-evidence", *args, P_PLAN]})
             runs.append({"name": f"compile-nv-{p}", "path": p,
-                         "argv": ["compile", "@PLAN", "-o", "@OUT", "--no-verify-evidence", *args], "out": True})
+                         "argv": ["compile", P_PLAN, "-o", P_OUT, "--no-verify-evidence", *args], "out": True})
     if "det" in m["extras"]:
-        runs.append({"name": "compile-det-fast", "path": "fast", "argv": ["compile", "@PLAN", "-o", "@OUT", *args],
+        runs.append({"name": "compile-det-fast", "path": "fast", "argv": ["compile", P_PLAN, "-o", P_OUT, *args],
                      "out": True})
     if "gh" in m["extras"]:
         runs.append({"name": "check-github-fast", "path": "fast",
-                     "argv": ["check", "--format", "github", *args, "@PLAN"]})
+                     "argv": ["check", "--format", "github", *args, P_PLAN]})
     if "sarif" in m["extras"]:
         runs.append({"name": "check-sarif-fast", "path": "fast",
-                     "argv": ["check", "--format", "sarif", *args, "@PLAN"]})
+                     "argv": ["check", "--format", "sarif", *args, P_PLAN]})
     if "stdin" in m["extras"] and m["ext"] in YAML_EXTS and "--root" in args:
         runs.append({"name": "check-json-stdin-fast", "path": "fast", "stdin": True,
                      "argv": ["check", "--format", "json", *args, "-"]})
-    return runs
+    for r in runs:
+        r["cmd"] = r["argv"][0]
+    return runs + [dict(r) for r in m.get("drive", [])]
+
+
+def runs_closure(runs: list[dict[str, Any]], names: set[str]) -> list[dict[str, Any]]:
+    """The runs named, and the runs they need (their ``needs``), in the spec's order."""
+    by = {r["name"]: r for r in runs}
+    want = set()
+    stack = [n for n in names if n in by]
+    while stack:
+        n = stack.pop()
+        if n in want:
+            continue
+        want.add(n)
+        need = by[n].get("needs")
+        if need and need[0] in by:
+            stack.append(need[0])
+    return [r for r in runs if r["name"] in want]
+
+
+# --------------------------------------------------------------------------------------------
+# every command of the CLI group, each with a driver: how a user runs it on a mutant
+# --------------------------------------------------------------------------------------------
+
+# What each choice of each command's Choice parameters prints, as judge_output judges it:
+#   text        for people: text_findings (no line starting with ::, no raw unsafe control
+#               character, no line over 2,000 characters);
+#   text-whole  the same, without the line limit, for outputs that must carry a value whole:
+#               diff's text holds each revised field's old and new value whole (README, "Plan
+#               revisions"); symbols and where print ready-to-paste evidence entries (a clipped
+#               symbol name or contains text would not resolve);
+#   json, sarif, yaml (parse, no line starting with ::), github-error / github-notice (workflow
+#   commands of that kind and nothing else), markdown (the artifact's Markdown checks), mermaid
+#   and dot (text, and no Mermaid directive), svg and html (markup: no script, no event handler,
+#   nothing from the network, no raw control character).
+# A choice missing here is a harness error, reported at start (a format added later is judged
+# on purpose, not by accident).
+CHOICE_KINDS: dict[tuple[str, str], dict[str, str]] = {
+    ("check", "fmt"): {"auto": "text", "text": "text", "json": "json", "github": "github-error", "sarif": "sarif"},
+    ("diff", "fmt"): {"text": "text-whole", "json": "json", "markdown": "markdown", "github": "github-notice"},
+    ("graph", "fmt"): {"mermaid": "mermaid", "dot": "dot", "svg": "svg", "json": "json"},
+    ("next", "fmt"): {"text": "text", "json": "json"},
+    ("symbols", "fmt"): {"text": "text-whole", "json": "json"},
+    ("where", "fmt"): {"text": "text-whole", "json": "json"},
+    ("convert", "to"): {"yaml": "yaml", "json": "json", "md": "markdown"},
+    ("schema", "kind"): {"input": "json", "output": "json"},
+}
+# Exit codes a command may give besides the group's {0, 1, 2} rule, where its help says fewer.
+EXITS: dict[str, set[int]] = {"graph": {0, 2}, "render": {0, 2}, "symbols": {0, 2}, "schema": {0}}
+# Files the drivers make in the plan's folder for one run (and remove after it).
+SEED_COPY, CONVERTED, SYMBOLS_COPY = "_fuzz-seed", "_fuzz-converted", "_fuzz-symbols"
+APPROVED_AT = "2026-12-01T00:00:00Z"  # approve is given --at, always: no run reads the clock
+
+
+class CliInfo:
+    """The CLI group's commands as click lists them (compiler/cli.py's group, with the lazily
+    loaded compiler/commands/): the campaign's list of commands is this one. ``problems`` says
+    what the harness cannot drive: a command without a driver, a driver without a command, a
+    choice without an output kind."""
+
+    def __init__(self) -> None:
+        import click
+
+        from compiler.cli import cli
+
+        ctx = click.Context(cli, info_name="evidence-plan")
+        self.names: list[str] = list(cli.list_commands(ctx))
+        self.commands: dict[str, Any] = {}
+        self.problems: list[str] = []
+        for name in self.names:
+            try:
+                command = cli.get_command(ctx, name)
+            except Exception as exc:  # noqa: BLE001 - reported as a problem of the harness's start
+                self.problems.append(f"command {name!r} of the CLI group cannot be loaded: {exc!r}")
+                continue
+            if command is None:
+                self.problems.append(f"command {name!r} is listed by the CLI group but not found")
+                continue
+            self.commands[name] = command
+            if name not in DRIVERS:
+                self.problems.append(f"command {name!r} of the CLI group has no driver: add one to DRIVERS in "
+                                     f"{Path(__file__).name} (how a user runs it on a mutant, and its verdicts)")
+        for name in DRIVERS:
+            if name not in self.names:
+                self.problems.append(f"DRIVERS has a driver for {name!r}, which the CLI group does not list")
+        self.arity: dict[str, bool] = {}  # every option of every command: does it take a value
+        for name, command in self.commands.items():
+            for param in command.params:
+                if isinstance(param, click.Option):
+                    for opt in (*param.opts, *param.secondary_opts):
+                        self.arity[opt] = not param.is_flag and not param.count
+                if isinstance(param.type, click.Choice):
+                    known = CHOICE_KINDS.get((name, param.name or ""), {})
+                    missing = [str(c) for c in param.type.choices if c not in known]
+                    if missing:
+                        self.problems.append(f"{name} {'/'.join(param.opts)}: {', '.join(missing)} has no output kind "
+                                             f"in CHOICE_KINDS of {Path(__file__).name}")
+
+    def choices(self, command: str, param: str) -> list[str]:
+        import click
+
+        for p in self.commands[command].params:
+            if p.name == param and isinstance(p.type, click.Choice):
+                return [str(c) for c in p.type.choices]
+        raise KeyError(f"{command} has no Choice parameter {param}")
+
+    def options(self, command: str) -> set[str]:
+        import click
+
+        return {o for p in self.commands[command].params if isinstance(p, click.Option)
+                for o in (*p.opts, *p.secondary_opts)}
+
+    def filter_args(self, command: str, args: list[str]) -> tuple[list[str], bool]:
+        """The mutant's options that ``command`` takes (with their values), and whether any was left out."""
+        accepted = self.options(command)
+        kept: list[str] = []
+        dropped = False
+        i = 0
+        while i < len(args):
+            a = args[i]
+            key = a.split("=", 1)[0]
+            takes = self.arity.get(key, False) and "=" not in a
+            n = 2 if takes and i + 1 < len(args) else 1
+            if key in accepted:
+                kept += args[i:i + n]
+            else:
+                dropped = True
+            i += n
+        return kept, dropped
+
+
+_CLI: list[CliInfo] = []
+
+
+def cli_info() -> CliInfo:
+    """The CLI's commands, read once per process."""
+    if not _CLI:
+        _CLI.append(CliInfo())
+    return _CLI[0]
+
+
+def harness_problems() -> list[str]:
+    return cli_info().problems
+
+
+_ID_RE = re.compile(r"""(?:^|[{,\n])[ \t-]*["']?id["']?[ \t]*:[ \t]*["']?([^"'\s,}\]#]+)""")
+
+
+def plan_ids(text: str) -> tuple[list[str], list[str]]:
+    """The item ids a plan's text seems to give, and those of them that seem to be approvals (an
+    item whose text, between the ids before and after it, says approval): a guess, for drivers."""
+    found = list(_ID_RE.finditer(text[:300_000]))
+    ids, approvals = [], []
+    for k, m in enumerate(found):
+        ident = m.group(1)
+        ids.append(ident)
+        lo = found[k - 1].end() if k else 0
+        hi = found[k + 1].start() if k + 1 < len(found) else len(text)
+        if "approval" in text[lo:m.start()] or "approval" in text[m.end():hi]:
+            approvals.append(ident)
+    return ids[:2000], approvals
+
+
+class Drive:
+    """Draws the runs of the commands other than the base check and compile for one mutant:
+    each driver says how a user would run its command on the mutant. ``full`` (the self-test)
+    takes every variant of every driver instead of a sample."""
+
+    def __init__(self, info: CliInfo, m: Mutant, seed: Seed, rng: random.Random, full: bool = False) -> None:
+        self.info, self.m, self.seed, self.rng, self.full = info, m, seed, rng, full
+        self.runs: list[dict[str, Any]] = []
+        self.plan_dir = posixpath.dirname(m.plan_path())
+        self.text = dec(m.data)
+
+    # ----- helpers
+    def chance(self, p: float) -> bool:
+        return self.full or self.rng.random() < p
+
+    def some(self, seq: list[str]) -> list[str]:
+        """All of ``seq`` in full mode or now and then, else one of them."""
+        if self.full or self.rng.random() < 0.1:
+            return list(seq)
+        return [self.rng.choice(seq)]
+
+    def args(self, command: str) -> tuple[list[str], bool]:
+        return self.info.filter_args(command, self.m.args)
+
+    def kind(self, command: str, param: str, choice: str) -> str:
+        return CHOICE_KINDS[(command, param)][choice]
+
+    def add(self, name: str, argv: list[str], **kw: Any) -> str:
+        full = f"{name}-fast"
+        self.runs.append({"name": full, "cmd": argv[0], "path": "fast", "argv": argv, **kw})
+        return full
+
+    def hostile_arg(self) -> str:
+        return self.rng.choice(STRINGS[:60]).replace("\x00", "")[:200]
+
+    def seed_copy(self) -> str:
+        return SEED_COPY + self.seed.ext
+
+    def case_files(self) -> list[str]:
+        """The case folder's regular files, relative to the plan's folder."""
+        return [posixpath.relpath(f, self.plan_dir or ".") for f in self.seed.regular]
+
+
+def _drive_check(d: Drive) -> None:
+    # The base runs hold --format text and json on both YAML paths, github, sarif and stdin as
+    # extras: here, now and then, any --format of the command's, so that one added later runs too.
+    if not d.chance(0.1):
+        return
+    args, dropped = d.args("check")
+    fmts = d.info.choices("check", "fmt")
+    for fmt in (fmts if d.full else [d.rng.choice(fmts)]):
+        d.add(f"check-fmt-{fmt}", ["check", "--format", fmt, *args, P_PLAN], stdout=d.kind("check", "fmt", fmt),
+              args_dropped=dropped)
+
+
+def _drive_compile(d: Drive) -> None:
+    # compile -o DIR runs in the base runs; --html writes the page too
+    if d.chance(0.2):
+        args, dropped = d.args("compile")
+        d.add("compile-html", ["compile", P_PLAN, "-o", P_OUT, "--html", *args], out=True, args_dropped=dropped)
+
+
+def _drive_render(d: Drive) -> None:
+    # render the JSON that compile wrote (base run compile-fast; compile-html-fast's for --html,
+    # when it runs): to a file beside it (then it must be compile's Markdown, byte for byte), to
+    # stdout, and as HTML (often: it runs only when compile wrote the JSON, about 4 mutants in 10)
+    if not d.chance(0.7):
+        return
+    from compiler.emit import JSON_NAME as json_name
+
+    args, dropped = d.args("render")
+    art = p_art("compile-fast", json_name)
+    variants = ["file", "stdout", "html"]
+    for v in (variants if d.full else [d.rng.choice(variants)]):
+        if v == "file":
+            d.add("render-md", ["render", art, "-o", p_out("rendered.md"), *args], out="empty",
+                  outputs={p_out("rendered.md"): "markdown"}, needs=["compile-fast", [0, 1]], args_dropped=dropped,
+                  reads=[P + "art/compile-fast"])
+        elif v == "stdout":
+            d.add("render-stdout", ["render", art, *args], stdout="markdown", needs=["compile-fast", [0, 1]],
+                  args_dropped=dropped, reads=[P + "art/compile-fast"])
+        else:
+            src = "compile-html-fast" if any(r["name"] == "compile-html-fast" for r in d.runs) else "compile-fast"
+            d.add("render-html", ["render", p_art(src, json_name), "--html", "-o", p_out("page.html"), *args],
+                  out="empty", outputs={p_out("page.html"): "html"}, needs=[src, [0, 1]], args_dropped=dropped,
+                  reads=[P + "art/" + src])
+
+
+def _drive_diff(d: Drive) -> None:
+    # diff SEED MUTANT and MUTANT SEED (a revision each way: both must agree on same/different),
+    # MUTANT MUTANT (the same), and compile's JSON against the plan
+    if not d.chance(0.35):
+        return
+    args, dropped = d.args("diff")
+    seed = d.seed_copy()
+    fmts = d.some(d.info.choices("diff", "fmt"))
+    r = d.rng.random()
+    shapes = (["sm", "ms", "mm", "am"] if d.full else ["sm", "ms"] if r < 0.4 else [d.rng.choice(["sm", "ms"])]
+              if r < 0.65 else ["mm"] if r < 0.8 else ["am"])
+    from compiler.emit import JSON_NAME as json_name
+
+    sides = {"sm": (seed, P_PLAN), "ms": (P_PLAN, seed), "mm": (P_PLAN, P_PLAN),
+             "am": (p_art("compile-fast", json_name), P_PLAN)}
+    for fmt in fmts:
+        for shape in shapes:
+            old, new = sides[shape]
+            kw: dict[str, Any] = {"stdout": d.kind("diff", "fmt", fmt), "args_dropped": dropped}
+            if seed in (old, new):
+                kw["make"] = {seed: "seed"}
+            if shape == "am":
+                kw["needs"] = ["compile-fast", [0, 1]]
+                kw["reads"] = [P + "art/compile-fast"]
+            d.add(f"diff-{fmt}-{shape}", ["diff", "--format", fmt, *args, old, new], **kw)
+
+
+def _drive_graph(d: Drive) -> None:
+    if not d.chance(0.35):
+        return
+    args, dropped = d.args("graph")
+    ext = {"mermaid": "mmd", "dot": "dot", "svg": "svg", "json": "json"}
+    for fmt in d.some(d.info.choices("graph", "fmt")):
+        kind = d.kind("graph", "fmt", fmt)
+        to_file = d.rng.random() < 0.2
+        if to_file or d.full:
+            name = f"graph.{ext.get(fmt, fmt)}"
+            d.add(f"graph-{fmt}-o", ["graph", P_PLAN, "--format", fmt, "-o", p_out(name), *args], out="empty",
+                  outputs={p_out(name): kind}, args_dropped=dropped)
+        if not to_file or d.full:
+            d.add(f"graph-{fmt}", ["graph", P_PLAN, "--format", fmt, *args], stdout=kind, args_dropped=dropped)
+
+
+def _drive_next(d: Drive) -> None:
+    if not d.chance(0.3):
+        return
+    args, dropped = d.args("next")
+    for fmt in d.some(d.info.choices("next", "fmt")):
+        d.add(f"next-{fmt}", ["next", "--format", fmt, *args, P_PLAN], stdout=d.kind("next", "fmt", fmt),
+              args_dropped=dropped)
+
+
+def _drive_convert(d: Drive) -> None:
+    # convert MUTANT OUT into the plan's folder (as the README's examples do), then check OUT
+    if not d.chance(0.3):
+        return
+    args, dropped = d.args("convert")
+    check_args, check_dropped = d.args("check")
+    exts = {"yaml": [".yaml", ".yml"], "json": [".json"], "md": [".md", ".markdown"]}
+    for to in d.some(d.info.choices("convert", "to")):
+        kind = d.kind("convert", "to", to)
+        if not d.full and d.rng.random() < 0.2:
+            d.add(f"convert-{to}-stdout", ["convert", *args, P_PLAN, "-", "--to", to], stdout=kind,
+                  args_dropped=dropped)
+            continue
+        target = CONVERTED + d.rng.choice(exts.get(to, ["." + to]))
+        if kind == "markdown":
+            d.add(f"convert-{to}", ["convert", *args, P_PLAN, target], outputs={target: kind}, writes=[target],
+                  cleanup=[target], args_dropped=dropped)
+            continue
+        conv = d.add(f"convert-{to}", ["convert", *args, P_PLAN, target], outputs={target: kind}, writes=[target],
+                     args_dropped=dropped)
+        d.add(f"convert-{to}-check", ["check", "--format", "json", *check_args, target], needs=[conv, [0]],
+              stdout="json", cleanup=[target], args_dropped=dropped or check_dropped, recheck=conv)
+
+
+def _drive_fix(d: Drive) -> None:
+    # fix --dry-run (writes nothing), fix (writes the plan: restored after), then check the fixed plan
+    if not d.chance(0.3):
+        return
+    args, dropped = d.args("fix")
+    check_args, check_dropped = d.args("check")
+    flags = (["--pin"] if d.rng.random() < 0.3 else []) + (["--to-symbols"] if d.rng.random() < 0.2 else [])
+    r = d.rng.random()
+    shapes = ["dry", "write"] if d.full or r < 0.3 else ["dry"] if r < 0.7 else ["write"]
+    if "dry" in shapes:
+        d.add("fix-dry", ["fix", "--dry-run", *flags, *args, P_PLAN], stdout="unified-diff", args_dropped=dropped)
+    if "write" in shapes:
+        fix = d.add("fix", ["fix", *flags, *args, P_PLAN], writes=[P_PLAN], keep_plan=True, args_dropped=dropped)
+        d.add("fix-check", ["check", "--format", "json", *check_args, P_PLAN], needs=[fix, [0, 1]], stdout="json",
+              args_dropped=dropped or check_dropped, recheck=fix)
+
+
+def _drive_approve(d: Drive) -> None:
+    # approve MUTANT ID --by NAME --at DATE for an approval of the mutant (else another id), then
+    # check it; mostly on the mutants that have an approval (few seeds have one)
+    ids, approvals = plan_ids(d.text)
+    if not d.chance(0.8 if approvals else 0.25):
+        return
+    args, dropped = d.args("approve")
+    check_args, check_dropped = d.args("check")
+    if approvals and (d.full or d.rng.random() < 0.85):
+        ident = d.rng.choice(approvals)
+    elif ids and d.rng.random() < 0.5:
+        ident = d.rng.choice(ids)
+    else:
+        ident = d.hostile_arg() or "x"
+    by = "Fuzz Tester" if d.full or d.rng.random() < 0.8 else (d.hostile_arg() or "x")
+    at = APPROVED_AT if d.full or d.rng.random() < 0.95 else d.rng.choice(["2026-12-01", "2026-13-01T00:00:00Z",
+                                                                             "2026-12-01T00:00:00+99:00", "now"])
+    approve = d.add("approve", ["approve", *args, "--by", by, "--at", at, "--", P_PLAN, ident], writes=[P_PLAN],
+                    keep_plan=True, args_dropped=dropped, ident=ident)
+    d.add("approve-check", ["check", "--format", "json", *check_args, P_PLAN], needs=[approve, [0]], stdout="json",
+          args_dropped=dropped or check_dropped, recheck=approve)
+
+
+def _drive_schema(d: Drive) -> None:
+    if not d.chance(0.2):  # no input, and a millisecond: run often all the same
+        return
+    kinds = d.info.choices("schema", "kind")
+    for kind in (kinds if d.full else [d.rng.choice(kinds)]):
+        d.add(f"schema-{kind}", ["schema", kind], stdout=d.kind("schema", "kind", kind))
+
+
+def _drive_symbols(d: Drive) -> None:
+    # symbols of the plan itself, of a file of the case folder, or of the mutant's bytes saved as
+    # Markdown, TOML, Python or text (the section and symbol finders on hostile bytes)
+    if not d.chance(0.3):
+        return
+    fmts = d.info.choices("symbols", "fmt")
+    files = d.case_files()
+    variants = ["plan", "case", "copy"] if d.full else [d.rng.choice(["plan", "case", "copy", "copy"])]
+    for v in variants:
+        fmt = d.rng.choice(fmts)
+        kw: dict[str, Any] = {"stdout": d.kind("symbols", "fmt", fmt)}
+        if v == "case" and files:
+            paths = d.rng.sample(files, min(len(files), d.rng.choice([1, 1, 2])))
+        elif v == "copy" or (v == "case" and not files):
+            copy_name = SYMBOLS_COPY + d.rng.choice([".md", ".toml", ".py", ".txt", ".markdown"])
+            paths = [copy_name]
+            kw["make"] = {copy_name: "data"}
+        else:
+            paths = [P_PLAN]
+        root = ["--root", "."] if d.rng.random() < 0.2 else []
+        d.add(f"symbols-{v}-{fmt}", ["symbols", "--format", fmt, *root, *paths], **kw)
+
+
+def _drive_where(d: Drive) -> None:
+    # where TEXT, TEXT taken from the mutant, searched in the case folder (the plan's folder is
+    # the working folder: its git work tree is the case copy)
+    if not d.chance(0.3):
+        return
+    lines = [ln.rstrip("\r") for ln in d.text.split("\n") if ln.strip()]
+    r = d.rng.random()
+    if not lines or (r < 0.04 and not d.full):
+        text = d.rng.choice(["", " ", "a\nb", "\t"])
+    else:
+        line = d.rng.choice(lines)
+        if r < 0.35 or d.full:
+            text = line.strip()
+        else:
+            a = d.rng.randrange(len(line))
+            text = line[a:a + d.rng.randint(1, 60)]
+    text = text.replace("\x00", "")[:200]
+    fmt = d.rng.choice(d.info.choices("where", "fmt"))
+    r = d.rng.random()
+    within = ["--in", P_PLAN] if r < 0.2 else ["--in", "."] if r < 0.3 else []
+    limit = ["--max", "1"] if d.rng.random() < 0.1 else []
+    d.add(f"where-{fmt}", ["where", "--format", fmt, *within, *limit, "--", text],
+          stdout=d.kind("where", "fmt", fmt), text=text)
+
+
+DRIVERS: dict[str, Any] = {
+    "approve": _drive_approve, "check": _drive_check, "compile": _drive_compile, "convert": _drive_convert,
+    "diff": _drive_diff, "fix": _drive_fix, "graph": _drive_graph, "next": _drive_next, "render": _drive_render,
+    "schema": _drive_schema, "symbols": _drive_symbols, "where": _drive_where,
+}
+
+
+def draw_drive(info: CliInfo, m: Mutant, seed: Seed, campaign_seed: int, full: bool = False) -> list[dict[str, Any]]:
+    """The runs of every command beside the base runs, drawn from the campaign's seed and the
+    mutant's index (their own random stream: the mutants stay those of the same seed before)."""
+    rng = random.Random(f"evidence-plan-fuzz-drive:{campaign_seed}:{m.index}")
+    d = Drive(info, m, seed, rng, full)
+    for name in info.names:
+        DRIVERS[name](d)  # in the group's order: render after compile-html, checks after their writer
+    return d.runs
 
 
 # --------------------------------------------------------------------------------------------
@@ -1187,7 +1691,9 @@ def prepare_out(ws: dict[str, str], run: dict[str, Any], out_mode: str) -> str:
     out = os.path.join(ws["ws"], "out-" + run["name"])
     if os.path.exists(out):
         shutil.rmtree(out)
-    if out_mode == "stale":
+    if run.get("out") == "empty":  # a folder for the files a run is told to write (-o)
+        os.makedirs(out)
+    elif out_mode == "stale":
         os.makedirs(out)
         with open(os.path.join(out, JSON_NAME), "wb") as fh:
             fh.write(STALE_JSON)
@@ -1196,9 +1702,91 @@ def prepare_out(ws: dict[str, str], run: dict[str, Any], out_mode: str) -> str:
     return out
 
 
+def resolve(arg: str, ws: dict[str, str], out: str | None) -> str:
+    """A run's argument with its placeholder (P_PLAN, P_OUT, p_out, p_art) replaced."""
+    if not arg.startswith(P):
+        return arg
+    body = arg[1:]
+    if body == "plan":
+        return os.path.basename(ws["plan"])
+    if body == "out":
+        return out or ""
+    if body.startswith("out/"):
+        return os.path.join(out or "", body[4:])
+    if body.startswith("art/"):
+        return os.path.join(ws["ws"], "out-" + body[4:])  # art/RUN/NAME: NAME in RUN's output folder
+    raise ValueError(f"unknown placeholder {arg!r}")
+
+
 def argv_for(run: dict[str, Any], ws: dict[str, str], out: str | None) -> list[str]:
-    plan = os.path.basename(ws["plan"])
-    return [plan if a == "@PLAN" else (out or "") if a == "@OUT" else a for a in run["argv"]]
+    return [resolve(a, ws, out) for a in run["argv"]]
+
+
+def needs_met(run: dict[str, Any], exits: dict[str, Any]) -> bool:
+    """Whether the run it needs ran and gave one of the exit codes it needs (render needs compile's JSON)."""
+    need = run.get("needs")
+    return not need or exits.get(need[0]) in need[1]
+
+
+def pre_run(ws: dict[str, str], run: dict[str, Any], spec: dict[str, Any]) -> None:
+    """The files a run needs made in the plan's folder (diff's seed copy, symbols' copies)."""
+    for name, what in run.get("make", {}).items():
+        with open(os.path.join(ws["cwd"], name), "wb") as fh:
+            fh.write(spec["data"] if what == "data" else spec.get("seed_data", b""))
+
+
+def _read_capped(path: str) -> bytes | None:
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > 8_000_000:
+            return None
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def post_run(ws: dict[str, str], run: dict[str, Any], spec: dict[str, Any], res: dict[str, Any] | None,
+             out: str | None) -> None:
+    """After a run (res) or instead of it (skipped: None): its output files read into res, the
+    plan as a writing run left it, then what it made removed and the plan put back as the mutant."""
+    if res is not None:
+        res["files"] = {key: _read_capped(os.path.join(ws["cwd"], resolve(key, ws, out)))
+                        for key in run.get("outputs", {})}
+        if P_PLAN in run.get("writes", []):
+            after = _read_capped(ws["plan"])
+            res["plan_changed"] = after != spec["data"]
+            res["plan_after"] = after if after != spec["data"] else None
+    cleanup(ws, run, spec)
+
+
+def cleanup(ws: dict[str, str], run: dict[str, Any], spec: dict[str, Any]) -> None:
+    for name in [*run.get("make", {}), *run.get("cleanup", [])]:
+        path = os.path.join(ws["cwd"], name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif os.path.lexists(path):
+            os.remove(path)
+    if not run.get("keep_plan"):
+        restore_plan(ws, spec)
+
+
+def restore_plan(ws: dict[str, str], spec: dict[str, Any]) -> None:
+    """The plan as the mutant, after a run that rewrote it (fix, approve) and its check."""
+    plan = ws["plan"]
+    if os.path.isfile(plan) and not os.path.islink(plan) and _read_capped(plan) == spec["data"]:
+        return
+    if os.path.isdir(plan) and not os.path.islink(plan):
+        shutil.rmtree(plan)
+    elif os.path.lexists(plan):
+        os.remove(plan)
+    with open(plan, "wb") as fh:
+        fh.write(spec["data"])
+
+
+def allowed_writes(ws: dict[str, str], run: dict[str, Any], out: str | None) -> list[str]:
+    """The files a run is told to write, besides its output folder (fix and approve: the plan;
+    convert: OUT), as absolute paths."""
+    return [os.path.realpath(os.path.join(ws["cwd"], resolve(w, ws, out))) for w in run.get("writes", [])]
 
 
 def snapshot(folder: str) -> dict[str, tuple[int, int]]:
@@ -1235,6 +1823,28 @@ def read_out(out: str) -> dict[str, Any] | None:
 def _current_rss_kb() -> int:
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+# Peak RSS, from the kernel's high-water mark of this process's memory (VmHWM), which a run can
+# reset (clear_refs 5). Not ru_maxrss: Linux starts a process's at its parent's high-water mark
+# (taken over at fork and exec), so every worker and fresh child started after the campaign's own
+# process passed 500 MB would report that, and no run's own peak.
+def _hwm_reset() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _hwm_kb() -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            m = re.search(r"VmHWM:\s+(\d+)", fh.read())
+        return int(m.group(1)) if m else None
+    except OSError:
+        return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1364,11 +1974,18 @@ def worker_main(workdir: str, slow: float, timeout: float = 20.0) -> None:
         if spec == "exit":
             return
         ws = build_workspace(spec, workdir)
+        exits: dict[str, Any] = {}
         for i, run in enumerate(spec["runs"]):
+            if not needs_met(run, exits):
+                cleanup(ws, run, spec)
+                _send(resp, ("skip", i))
+                continue
             _send(resp, ("start", i))
             res = _run_inprocess(cli_main, fastyaml, original_parse, no_fast, run, ws, spec, fault, fault_path, slow,
                                  sampler, hang_dump)
+            exits[run["name"]] = res["exit"]
             if res["exit"] == 3:  # the traceback, for the bucket signature
+                restore_plan(ws, spec)
                 _send(resp, ("debug", i))
                 dbg = _run_inprocess(cli_main, fastyaml, original_parse, no_fast,
                                      dict(run, argv=["--debug", *run["argv"]], name=run["name"] + "-debug"),
@@ -1392,6 +2009,7 @@ def _run_inprocess(cli_main: Any, fastyaml: Any, original_parse: Any, no_fast: A
 
     out = prepare_out(ws, run, spec["out_mode"]) if run.get("out") else None
     argv = argv_for(run, ws, out)
+    pre_run(ws, run, spec)
     before = snapshot(ws["repo"])
     out_buf, err_buf = io.BytesIO(), io.BytesIO()
     stdout = io.TextIOWrapper(out_buf, encoding="utf-8", errors="surrogateescape", newline="\n", write_through=True)
@@ -1402,6 +2020,7 @@ def _run_inprocess(cli_main: Any, fastyaml: Any, original_parse: Any, no_fast: A
     fastyaml.parse = no_fast if run["path"] == "ref" else original_parse
     fault.seek(0)
     fault.truncate()
+    hwm = _hwm_reset()
     rss_before = _current_rss_kb()
     os.chdir(ws["cwd"])
     escaped = None
@@ -1444,14 +2063,20 @@ def _run_inprocess(cli_main: Any, fastyaml: Any, original_parse: Any, no_fast: A
         except Exception as exc:  # noqa: BLE001
             flush_error = repr(exc)
     rss_after = _current_rss_kb()
+    peak = _hwm_kb() if hwm else None  # the whole worker's peak during the run (imports and harness too)
     dump = sample[-20000:]
-    return {
-        "name": run["name"], "argv": argv, "exit": code, "stdout": out_buf.getvalue(), "stderr": err_buf.getvalue(),
-        "time": dt, "cpu": cpu, "rss_kb": rss_after if rss_after > rss_before else 0, "rss_max_kb": rss_after,
+    res = {
+        "name": run["name"], "cmd": run.get("cmd"), "argv": argv, "exit": code, "stdout": out_buf.getvalue(),
+        "stderr": err_buf.getvalue(),
+        "time": dt, "cpu": cpu, "rss_kb": peak if peak is not None else rss_after if rss_after > rss_before else 0,
+        "rss_max_kb": peak if peak is not None else rss_after,
         "escaped": escaped, "flush_error": flush_error, "audit": AUDIT.events, "fault": dump,
         "repo_changed": _diff_snap(before, snapshot(ws["repo"])), "out_files": read_out(out) if out else None,
-        "out": out, "ws": ws,
+        "out": out, "ws": ws, "allow_write": allowed_writes(ws, run, out),
+        "allow_read": [os.path.realpath(resolve(r, ws, out)) for r in run.get("reads", [])],
     }
+    post_run(ws, run, spec, res, out)
+    return res
 
 
 def _diff_snap(a: dict[str, tuple[int, int]], b: dict[str, tuple[int, int]]) -> list[str]:
@@ -1467,7 +2092,7 @@ class WorkerHandle:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = log
         self.done = 0
-        self.buf = b""
+        self.buf = bytearray()  # grown in place: a run's output of hundreds of MB is not copied per chunk
 
     def start(self) -> None:
         os.makedirs(self.dir, exist_ok=True)
@@ -1478,7 +2103,7 @@ class WorkerHandle:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=env,
                                      start_new_session=True, bufsize=0)
         errlog.close()
-        self.buf = b""
+        self.buf = bytearray()  # grown in place: a run's output of hundreds of MB is not copied per chunk
         self.done = 0
         msg = self._recv(60)
         if not (isinstance(msg, tuple) and msg[0] == "ready"):
@@ -1501,8 +2126,8 @@ class WorkerHandle:
             if len(self.buf) >= 8:
                 n = struct.unpack(">Q", self.buf[:8])[0]
                 if len(self.buf) >= 8 + n:
-                    obj = pickle.loads(self.buf[8:8 + n])
-                    self.buf = self.buf[8 + n:]
+                    obj = pickle.loads(self.buf[8:8 + n])  # a copy: no export holds the buffer
+                    del self.buf[:8 + n]
                     return obj
             left = deadline - time.monotonic()
             if left <= 0:
@@ -1558,11 +2183,13 @@ class WorkerHandle:
                     msg = "TIMEOUT"  # died in faulthandler's dump just before the watchdog: a hang
                 if current >= 0:
                     run = spec["runs"][current]
-                    results[current] = {"name": run["name"], "argv": run["argv"], "exit": None,
+                    results[current] = {"name": run["name"], "cmd": run.get("cmd"), "argv": run["argv"], "exit": None,
                                         "hang": msg == "TIMEOUT", "crash_rc": rc, "time": time.monotonic() - t_start,
                                         "stdout": b"", "stderr": b"", "fault": fault, "audit": [], "rss_kb": 0}
                 status = "hang" if msg == "TIMEOUT" else "crash"
                 break
+            if msg[0] == "skip":  # what it needs did not give what it needs (render: compile's JSON)
+                continue
             if msg[0] == "start":
                 current = msg[1]
                 in_debug = False
@@ -1604,7 +2231,7 @@ def child_main(argv: list[str]) -> None:
     finally:
         AUDIT.active = False
         with open(audit_file, "w", encoding="utf-8", errors="surrogateescape") as fh:
-            json.dump(AUDIT.events, fh)
+            json.dump({"events": AUDIT.events, "vmhwm_kb": _hwm_kb()}, fh)
     sys.exit(code)
 
 
@@ -1613,12 +2240,17 @@ def run_fresh(spec: dict[str, Any], base: str, timeout: float,
     ws = build_workspace(spec, base)
     results: list[dict[str, Any] | None] = []
     env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR")}
+    if only is not None:  # and the runs they need
+        only = {r["name"] for r in runs_closure(spec["runs"], only)}
+    exits: dict[str, Any] = {}
     for run in spec["runs"]:
-        if only is not None and run["name"] not in only:
+        if (only is not None and run["name"] not in only) or not needs_met(run, exits):
+            cleanup(ws, run, spec)
             results.append(None)
             continue
         out = prepare_out(ws, run, spec["out_mode"]) if run.get("out") else None
         argv = argv_for(run, ws, out)
+        pre_run(ws, run, spec)
         before = snapshot(ws["repo"])
         audit_file = os.path.join(ws["ws"], f"audit-{run['name']}.json")
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child", run["path"], audit_file, "--", *argv]
@@ -1647,23 +2279,34 @@ def run_fresh(spec: dict[str, Any], base: str, timeout: float,
             fe.seek(0)
             stdout, stderr = fo.read(), fe.read()
         events: list[Any] = []
+        peak = 0  # unknown when the child left no audit file (killed): not its ru_maxrss (see _hwm_reset)
         try:
             with open(audit_file, encoding="utf-8", errors="surrogateescape") as fh:
-                events = [tuple(e) for e in json.load(fh)]
-        except (OSError, ValueError):
+                told = json.load(fh)
+            events = [tuple(e) for e in told["events"]]
+            peak = told.get("vmhwm_kb") or 0
+        except (OSError, ValueError, KeyError, TypeError):
             pass
         code = None if hang else p.returncode
+        exits[run["name"]] = code
         entry: dict[str, Any] = {
-            "name": run["name"], "argv": argv, "exit": code, "stdout": stdout, "stderr": stderr, "time": dt,
-            "cpu": (rusage.ru_utime + rusage.ru_stime) if rusage else dt, "rss_kb": rusage.ru_maxrss if rusage else 0,
+            "name": run["name"], "cmd": run.get("cmd"), "argv": argv, "exit": code, "stdout": stdout,
+            "stderr": stderr, "time": dt,
+            "cpu": (rusage.ru_utime + rusage.ru_stime) if rusage else dt, "rss_kb": peak,
             "escaped": None, "audit": events, "fault": "",
             "hang": hang, "repo_changed": _diff_snap(before, snapshot(ws["repo"])),
             "out_files": read_out(out) if out else None, "out": out, "ws": ws, "fresh": True,
+            "allow_write": allowed_writes(ws, run, out),
+            "allow_read": [os.path.realpath(resolve(r, ws, out)) for r in run.get("reads", [])],
         }
+        post_run(ws, run, spec, entry, out)
         results.append(entry)
         if code == 3:
+            restore_plan(ws, spec)
+            pre_run(ws, run, spec)
             dbg = subprocess.run([sys.executable, "-m", "compiler", "--debug", *argv], cwd=ws["cwd"],
                                  capture_output=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL, check=False)
+            cleanup(ws, run, spec)
             entry["debug_stderr"] = dbg.stderr[-20000:]
     shutil.rmtree(ws["ws"], ignore_errors=True)
     return results
@@ -1761,6 +2404,19 @@ def _line_class(line: str, last: str) -> str:
     return "other"
 
 
+# GitHub Actions' runner: "::" after .NET white space at a line start, "##[" anywhere; the guard's
+# U+2060 (compiler/cilog.py) is allowed inside those two and nowhere else.
+_BLANK = "\t\x0b\x0c \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_NEUTRALISED = re.compile(f"^([{_BLANK}]*:)\u2060(?=:)|##\u2060(?=\\[)")
+_GH_COMMAND = re.compile(f"[{_BLANK}]*::")
+
+
+def gh_commands(line: str) -> list[str]:
+    """The kinds of workflow command a line is, or holds, for the runner: none, one or both."""
+    found = ["text-gh-command"] if _GH_COMMAND.match(line) else []
+    return [*found, "text-gh-legacy-command"] if "##[" in line else found
+
+
 def text_findings(data: bytes, cmd: str, stream: str, res: dict[str, Any]) -> list[Finding]:
     out: list[Finding] = []
     try:
@@ -1770,20 +2426,12 @@ def text_findings(data: bytes, cmd: str, stream: str, res: dict[str, Any]) -> li
         text = data.decode("utf-8", "surrogateescape")
     seen: set[str] = set()
     last = "none"
-    # GitHub Actions' runner: "::" after .NET white space at a line start, "##[" anywhere; the guard's
-    # U+2060 (compiler/cilog.py) is allowed inside those two and nowhere else.
-    blank = "\t\x0b\x0c \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-    neutralised = re.compile(f"^([{blank}]*:)\u2060(?=:)|##\u2060(?=\\[)")
     for line in text.split("\n"):  # (a raw "\r", which starts a line for the runner too, is text-cr)
         cls = _line_class(line, last)
         if re.match(r"EP\d{3}$", cls):
             last = cls
-        checks = []
-        if re.match(f"[{blank}]*::", line):
-            checks.append("text-gh-command")
-        if "##[" in line:
-            checks.append("text-gh-legacy-command")
-        if "\u2060" in neutralised.sub("", line):
+        checks = gh_commands(line)
+        if "\u2060" in _NEUTRALISED.sub("", line):
             checks.append("text-invisible")
         if len(line) > 2000:
             checks.append("text-long-line")
@@ -1888,6 +2536,7 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
     feats = features(spec["data"])
     sep_tag = "sep" if SEP_FEATURES & set(feats) else "nosep"
     by = {r["name"]: r for r in results if r}
+    runs_by_name = {r["name"]: r for r in spec["runs"]}
 
     def add(kind: str, sig: str, detail: str, run: str = "") -> None:
         found.append(Finding(kind, sig, detail, run))
@@ -1896,7 +2545,8 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
         if res is None:
             continue
         name = res["name"]
-        cmd = name.split("-")[0]
+        cmd = res.get("cmd") or name.split("-")[0]
+        run_spec = runs_by_name.get(name, {})
         code = res.get("exit")
         if res.get("hang"):
             add("hang", f"hang:{_frame_sig(res.get('fault', '')).split(':')[0]}",
@@ -1937,8 +2587,9 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
                 f"[at {_frame_sig(res.get('fault', ''))}]", name)
         if res.get("rss_kb", 0) > MEMORY_LIMIT_KB and (res.get("fresh") or res.get("rss_kb")):
             add("memory", "memory", f"{name}: peak RSS {res['rss_kb'] // 1024} MB", name)
-        # text outputs (text format only: json, github and sarif carry their own escaping)
-        if "text" in name or cmd == "compile":
+        # text outputs (text format only: json, github and sarif carry their own escaping); the
+        # drive's runs say what they print (judge_output, in drive_run_findings)
+        if "stdout" not in run_spec and ("text" in name or cmd == "compile"):
             found.extend(Finding(f.kind, f.sig, f"{name}: {f.detail}", name)
                          for f in text_findings(res["stdout"], cmd, "stdout", res))
         found.extend(Finding(f.kind, f.sig, f"{name}: {f.detail}", name)
@@ -1947,6 +2598,8 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
         ws = res.get("ws") or {}
         repo = os.path.realpath(ws["repo"]) if ws.get("repo") else None
         out = os.path.realpath(res["out"]) if res.get("out") else None
+        told = res.get("allow_write", [])  # fix, approve: the plan; convert: OUT
+        also_read = res.get("allow_read", [])  # render: compile's output folder
         seen_audit: set[str] = set()
         for ev in res.get("audit", []):
             event, a, r, write = ev[0], ev[1], ev[2], ev[3]
@@ -1964,13 +2617,16 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
                 ok = out is not None and (_inside(r, [out]) or _inside(a, [out]))
                 if "/__pycache__/" in a and _inside(r, ALLOWED_READ):
                     ok = True
+                if told and (r in told or _is_temporary_of(r, told)):
+                    ok = True
                 if not ok:
                     kind = "write-outside-out"
             else:
                 if event != "open" and r in ALLOWED_LIST:
                     continue  # the import system lists sys.path folders
                 if not (repo and (_inside(r, [repo]) or _inside(a, [repo]))) and not (out and _inside(r, [out])) \
-                        and not _inside(r, ALLOWED_READ) and not any(r.startswith(s) for s in ALLOWED_SPECIAL):
+                        and not _inside(r, ALLOWED_READ) and not any(r.startswith(s) for s in ALLOWED_SPECIAL) \
+                        and not _inside(r, also_read):
                     kind = "read-outside-repo" if event == "open" else "list-outside-repo"
             if kind:
                 shown = _norm(f"{event} {a}" + (f" -> {r}" if r and r != a else ""), res)
@@ -1978,8 +2634,12 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
                 if sig not in seen_audit:
                     seen_audit.add(sig)
                     add(kind, sig, f"{name}: {shown[:300]}", name)
-        if res.get("repo_changed"):
-            add("repo-modified", f"repo-modified:{cmd}", f"{name}: {res['repo_changed'][:5]}", name)
+        changed = res.get("repo_changed") or []
+        if changed and repo and told:  # what the run was told to write may change (and its folder), nothing else
+            folders = {os.path.dirname(t) for t in told}
+            changed = [c for c in changed if os.path.realpath(os.path.join(repo, c)) not in (*told, *folders)]
+        if changed:
+            add("repo-modified", f"repo-modified:{cmd}", f"{name}: {changed[:5]}", name)
         # compile artifacts
         if cmd == "compile" and code in (0, 1, 2):
             files = res.get("out_files")
@@ -1993,8 +2653,9 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
                         f"{name}: out folder after exit 2: {sorted(files)}", name)
             else:
                 names = sorted(files or {})
-                if names != [JSON_NAME, MD_NAME]:
-                    extra = sorted(set(names) - {JSON_NAME, MD_NAME})
+                expected = sorted([JSON_NAME, MD_NAME, *([HTML_NAME] if "--html" in res["argv"] else [])])
+                if names != expected:
+                    extra = sorted(set(names) - set(expected))
                     kind = "compile-leftover" if extra else "compile-missing-artifact"
                     add(kind, kind, f"{name}: out folder: {names[:10]}", name)
                 raw = (files or {}).get(JSON_NAME)
@@ -2050,6 +2711,8 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
                         name)
             except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
                 add("sarif-format", "sarif-format:invalid", f"{name}: {exc!r}", name)
+        found.extend(drive_run_findings(spec, res, run_spec))
+    found.extend(drive_cross_findings(spec, by, runs_by_name))
 
     # agreement between commands of one path
     for p in ("fast", "ref"):
@@ -2174,9 +2837,14 @@ def artifact_findings(raw: bytes, md: Any, code: int) -> list[Finding]:
         add("artifact-invariant", "artifact-invariant:blocked-item-wave", "")
     if status == "ready":
         ids_in_waves = [x for w in doc.get("waves", []) for x in w]
-        if any(not isinstance(i, dict) or not isinstance(i.get("wave"), int) or i["wave"] < 1 for i in items):
+        # a dropped item leaves the graph: "wave": null (README, "Output" and "Progress")
+        dropped = [i for i in items if isinstance(i, dict) and i.get("status") == "dropped"]
+        live = [i for i in items if not (isinstance(i, dict) and i.get("status") == "dropped")]
+        if any(not isinstance(i, dict) or not isinstance(i.get("wave"), int) or i["wave"] < 1 for i in live):
             add("artifact-invariant", "artifact-invariant:ready-item-without-wave", "")
-        if sorted(map(str, ids_in_waves)) != sorted(str(i.get("id")) for i in items if isinstance(i, dict)):
+        if any(i.get("wave") is not None for i in dropped):
+            add("artifact-invariant", "artifact-invariant:dropped-item-with-wave", "")
+        if sorted(map(str, ids_in_waves)) != sorted(str(i.get("id")) for i in live if isinstance(i, dict)):
             add("artifact-invariant", "artifact-invariant:waves-vs-items", "")
         for w in doc.get("waves", []):
             if w != sorted(w):
@@ -2200,6 +2868,16 @@ def artifact_findings(raw: bytes, md: Any, code: int) -> list[Finding]:
                 add("artifact-invariant", f"artifact-invariant:bad-location-{i.get('code')}", str(loc))
     if not isinstance(md, bytes):
         return out
+    return out + md_findings(md)
+
+
+def md_findings(md: bytes) -> list[Finding]:
+    """A Markdown text's invariants (compile's artifact, render's, convert's, diff --format markdown)."""
+    out: list[Finding] = []
+
+    def add(kind: str, sig: str, detail: str) -> None:
+        out.append(Finding(kind, sig, detail))
+
     try:
         mdt = md.decode("utf-8")
     except UnicodeDecodeError:
@@ -2225,6 +2903,313 @@ def artifact_findings(raw: bytes, md: Any, code: int) -> list[Finding]:
     m = re.search(r"<(script|iframe|img|svg|a|style|object|embed)\b|<[^>\n]*\bon\w+\s*=", prose, re.I)
     if m:
         add("md-html", f"md-raw-html:{m.group(1) or 'on*='}", repr(prose[max(0, m.start() - 80):m.start() + 60]))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# verdicts of the drive's runs: each output by its kind, and agreements between commands
+# --------------------------------------------------------------------------------------------
+
+def _is_temporary_of(path: str, targets: list[str]) -> bool:
+    """compiler/write.py's temporary file or backup of one of ``targets`` (.NAME.PID.XXXX.tmp|bak, beside it)."""
+    folder, name = os.path.split(path)
+    for t in targets:
+        tf, tn = os.path.split(t)
+        if tf == folder and re.fullmatch(rf"\.{re.escape(tn)}\.[0-9]+\.[^/]+\.(?:tmp|bak)", name):
+            return True
+    return False
+
+
+_GH_LINE = {"github-error": re.compile(r"^::(error|warning) "), "github-notice": re.compile(r"^::notice ")}
+_MARKUP_BAD = [
+    ("script", re.compile(r"<script\b", re.I)), ("event-handler", re.compile(r"<[^>]*\son[a-z]+\s*=", re.I)),
+    ("javascript-url", re.compile(r"(?:href|src|xlink:href)\s*=\s*[\"']?\s*(?:javascript|vbscript|data):", re.I)),
+    ("network", re.compile(r"(?:href|src)\s*=\s*[\"']?\s*(?:https?:)?//|url\(\s*[\"']?\s*(?:https?:)?//|@import",
+                           re.I)),
+    ("embed", re.compile(r"<(?:iframe|object|embed|link|meta\s+http-equiv|base)\b", re.I)),
+]
+
+
+def judge_output(kind: str, data: bytes, cmd: str, where: str, res: dict[str, Any], valid: bool) -> list[Finding]:
+    """An output's invariants by its kind (CHOICE_KINDS says which). ``valid``: the run succeeded,
+    so the output must also parse as its format (a JSON, an SVG...)."""
+    out: list[Finding] = []
+    name = res["name"]
+
+    def add(k: str, sig: str, detail: str) -> None:
+        out.append(Finding(k, sig, f"{name}: {where}: {detail}", name))
+
+    def text(long_ok: bool, data: bytes = data) -> None:
+        for f in text_findings(data, cmd, where, res):
+            if not (long_ok and f.kind == "text-long-line"):
+                out.append(Finding(f.kind, f.sig, f"{name}: {f.detail}", name))
+
+    def gh_lines(t: str) -> None:  # any output may reach a CI log: no line of it may be a workflow command
+        for line in t.split("\n"):
+            found = gh_commands(line)
+            if found:
+                add(found[0], f"{found[0]}:{cmd}:{kind}", repr(_norm(line[:200], res)))
+                break
+
+    if kind == "text":
+        text(False)
+        return out
+    if kind == "text-whole":
+        text(True)
+        return out
+    if kind == "unified-diff":  # fix --dry-run: a CRLF plan's lines keep their CR before the LF (redraws nothing)
+        text(True, data.replace(b"\r\n", b"\n"))
+        return out
+    t = data.decode("utf-8", "surrogateescape")
+    if kind in _GH_LINE:
+        lines = t.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        bad = [ln for ln in lines if not _GH_LINE[kind].match(ln)]
+        if bad:
+            add("github-format", f"github-format:{cmd}:line-not-a-{kind}", repr(_norm(bad[0][:200], res)))
+        return out
+    gh_lines(t)
+    if kind in ("json", "sarif"):
+        if valid or data.strip():
+            try:
+                doc = json.loads(data.decode("utf-8"), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+                if kind == "sarif" and not isinstance(doc["runs"][0]["results"], list):
+                    raise ValueError("runs[0].results is no list")
+            except (ValueError, UnicodeDecodeError, KeyError, IndexError, TypeError) as exc:
+                add(f"{kind}-invalid", f"{kind}-invalid:{cmd}", repr(exc)[:200])
+        return out
+    if kind == "yaml":
+        if valid:
+            import yaml
+
+            try:
+                yaml.load(t, Loader=yaml.CSafeLoader)
+            except Exception as exc:  # noqa: BLE001 - any error of the reader: the output is no YAML
+                add("yaml-invalid", f"yaml-invalid:{cmd}", repr(exc)[:200])
+        return out
+    if kind == "markdown":
+        if valid or data:
+            out.extend(Finding(f.kind, f"{f.sig}:{cmd}", f"{name}: {where}: {f.detail}", name)
+                       for f in md_findings(data))
+        return out
+    if kind in ("mermaid", "dot"):
+        text(False)
+        for line in t.split("\n"):
+            if line.lstrip().startswith("%%{"):
+                add("mermaid-directive", f"mermaid-directive:{cmd}:{kind}", repr(line[:200]))
+                break
+        return out
+    if kind in ("svg", "html"):
+        for k, pat in _BAD_TEXT:
+            if k == "text-cr":
+                continue
+            m = pat.search(t)
+            if m:
+                add(f"markup-{k[5:]}", f"markup-{k[5:]}:{cmd}:{kind}", repr(t[max(0, m.start() - 80):m.start() + 40]))
+        for k, pat in _MARKUP_BAD:
+            m = pat.search(t)
+            if m:
+                add(f"markup-{k}", f"markup-{k}:{cmd}:{kind}", repr(t[max(0, m.start() - 80):m.start() + 80]))
+        if kind == "svg" and valid and data:
+            import xml.etree.ElementTree as ET
+
+            try:
+                ET.fromstring(data)
+            except ET.ParseError as exc:
+                add("svg-invalid", f"svg-invalid:{cmd}", repr(exc)[:200])
+        return out
+    raise ValueError(f"no verdict for output kind {kind!r}")
+
+
+def drive_run_findings(spec: dict[str, Any], res: dict[str, Any], run: dict[str, Any]) -> list[Finding]:
+    """One run's verdicts beyond the group's (exit code, traceback, time, memory, audit): the
+    command's own exit codes, and its outputs by their kind."""
+    out: list[Finding] = []
+    name, code = res["name"], res.get("exit")
+    cmd = run.get("cmd") or name.split("-")[0]
+    if code not in (0, 1, 2):
+        return out
+    allowed = EXITS.get(cmd)
+    if allowed is not None and code not in allowed:
+        out.append(Finding("bad-exit-for-command", f"bad-exit-for-command:{cmd}={code}",
+                           f"{name}: exit {code}, its help says {sorted(allowed)}", name))
+    if run.get("stdout"):
+        out.extend(judge_output(run["stdout"], res["stdout"], cmd, "stdout", res, code == 0))
+    for key, kind in run.get("outputs", {}).items():
+        data = (res.get("files") or {}).get(key)
+        if data is None:
+            if code == 0:
+                out.append(Finding("output-missing", f"output-missing:{cmd}", f"{name}: exit 0 and no {key!r}", name))
+            continue
+        out.extend(judge_output(kind, data, cmd, "file", res, code == 0))
+    if cmd == "compile" and "--html" in res["argv"] and code in (0, 1):
+        page = (res.get("out_files") or {}).get(HTML_NAME)
+        if isinstance(page, bytes):
+            out.extend(judge_output("html", page, cmd, HTML_NAME, res, True))
+    # fix writes its repairs even when problems remain (exit 1); approve writes nothing unless it recorded
+    if ((cmd == "fix" and code == 2) or (cmd == "approve" and code in (1, 2))) and res.get("plan_changed"):
+        out.append(Finding(f"{cmd}-wrote-on-failure", f"{cmd}-wrote-on-failure:exit={code}",
+                           f"{name}: exit {code} and the plan was rewritten", name))
+    if cmd == "schema" and code == 0:
+        try:
+            if not isinstance(json.loads(res["stdout"]), dict):
+                raise ValueError("not an object")
+        except ValueError as exc:
+            out.append(Finding("schema-invalid", "schema-invalid", f"{name}: {exc!r}"[:200], name))
+    if cmd == "symbols" and code == 0 and run.get("stdout") == "json":
+        try:
+            rows = json.loads(res["stdout"])
+            for row in rows:
+                first, last = (int(x) for x in row["lines"].split("-"))
+                if not 1 <= first <= last:
+                    raise ValueError(f"lines {row['lines']} of {row['evidence']!r}"[:200])
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            out.append(Finding("symbols-json", "symbols-json:bad-row", f"{name}: {exc!r}"[:300], name))
+    if cmd == "where" and code in (0, 1):
+        out.extend(_where_findings(spec, res, run))
+    return out
+
+
+def _where_findings(spec: dict[str, Any], res: dict[str, Any], run: dict[str, Any]) -> list[Finding]:
+    """where TEXT, TEXT from a line of the plan: found there (the plan is in the repository it
+    searches), and each hit of the plan on a line that holds it. Only for a plan that is UTF-8
+    text without NUL (a binary file is searched as a whole, not by line)."""
+    out: list[Finding] = []
+    text, name = run.get("text", ""), res["name"]
+    data = spec["data"]
+    if b"\x00" in data or not text.strip() or "\n" in text or "\r" in text or "\ufffd" in text:
+        return out
+    try:
+        plan = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return out
+    plan = plan[1:] if plan.startswith("\ufeff") else plan
+    lines = plan.split("\n")
+    if not any(text in ln for ln in lines):
+        return out
+    if res["exit"] != 0:
+        out.append(Finding("where-missed", "where-missed", f"{name}: {text[:100]!r} is on a line of the plan, "
+                           f"where said exit {res['exit']}", name))
+    if run.get("stdout") == "json" and res["exit"] == 0:
+        try:
+            rows = json.loads(res["stdout"])
+        except ValueError:
+            return out
+        rel = posixpath.normpath(spec["plan_rel"])
+        for row in rows:
+            if isinstance(row, dict) and row.get("path") == rel:
+                n = row.get("line")
+                if not isinstance(n, int) or not 1 <= n <= len(lines) or text not in lines[n - 1]:
+                    out.append(Finding("where-wrong-line", "where-wrong-line", f"{name}: {row.get('reference')!r} "
+                                       f"does not hold {text[:100]!r}", name))
+                    break
+    return out
+
+
+def drive_cross_findings(spec: dict[str, Any], by: dict[str, dict[str, Any]],
+                         runs: dict[str, dict[str, Any]]) -> list[Finding]:
+    """What commands run on one mutant must agree on (each only where its runs succeeded and got
+    the same options: a run that left out one of the mutant's options is not compared)."""
+    out: list[Finding] = []
+
+    def add(kind: str, sig: str, detail: str, run: str = "") -> None:
+        out.append(Finding(kind, sig, detail, run))
+
+    def ok(name: str, *codes: int) -> dict[str, Any] | None:
+        r = by.get(name)
+        return r if r is not None and r.get("exit") in codes and not runs.get(name, {}).get("args_dropped") else None
+
+    compiled = ok("compile-fast", 0, 1, 2)
+    checked = ok("check-json-fast", 0, 1, 2)
+    # render: compile's JSON rendered beside it is compile's Markdown; as HTML, compile --html's page
+    r = ok("render-md-fast", 0)
+    c = ok("compile-fast", 0, 1)
+    if r and c:
+        got, want = (r.get("files") or {}).get(p_out("rendered.md")), (c.get("out_files") or {}).get(MD_NAME)
+        if got != want:
+            add("render-differs", "render-differs:markdown", _first_diff(got, want), "render-md-fast")
+    r, c = ok("render-html-fast", 0), ok("compile-html-fast", 0, 1)
+    if r and c and P + "art/compile-html-fast" in runs["render-html-fast"].get("reads", []):
+        got, want = (r.get("files") or {}).get(p_out("page.html")), (c.get("out_files") or {}).get(HTML_NAME)
+        if got != want:
+            add("render-differs", "render-differs:html", _first_diff(got, want), "render-html-fast")
+    for name in sorted(by):
+        res = ok(name, 0, 1, 2)
+        if res is None:
+            continue
+        cmd, code = res.get("cmd"), res["exit"]
+        # graph: exit 2 exactly when compile's is (a blocked plan is drawn)
+        if cmd == "graph" and compiled and (code == 2) != (compiled["exit"] == 2):
+            add("graph-compile-disagree", f"graph-compile-disagree:graph={code},compile={compiled['exit']}",
+                f"{name}", f"{name},compile-fast")
+        # next: checked as check checks it (exit 2 with it); blocked exactly when compile says so
+        if cmd == "next":
+            if checked and (code == 2) != (checked["exit"] == 2):
+                add("next-check-disagree", f"next-check-disagree:next={code},check={checked['exit']}", name,
+                    f"{name},check-json-fast")
+            elif compiled and code in (0, 1) and compiled["exit"] in (0, 1) and code != compiled["exit"]:
+                add("next-compile-disagree", f"next-compile-disagree:next={code},compile={compiled['exit']}", name,
+                    f"{name},compile-fast")
+            if runs[name].get("stdout") == "json" and code in (0, 1):
+                try:
+                    doc = json.loads(res["stdout"])
+                    if (doc["status"] == "blocked") != (code == 1) or (code == 1 and doc["next"]):
+                        add("next-json", f"next-json:status={doc['status']},exit={code}", name, name)
+                except (ValueError, KeyError, TypeError):
+                    pass  # judged by judge_output
+        if cmd == "diff":
+            shape = name.rsplit("-", 2)[-2]
+            if shape == "mm" and code == 1:
+                add("diff-self-differs", "diff-self-differs", f"{name}: a plan against itself is different", name)
+            if shape == "sm":
+                other = ok(name.replace("-sm-", "-ms-"), 0, 1, 2)
+                if other and other["exit"] != code:
+                    add("diff-asymmetric", f"diff-asymmetric:old-new={code},new-old={other['exit']}", name,
+                        f"{name},{other['name']}")
+            if runs[name].get("stdout") == "json" and code in (0, 1):
+                try:
+                    if json.loads(res["stdout"])["same"] != (code == 0):
+                        add("diff-json", "diff-json:same-vs-exit", name, name)
+                except (ValueError, KeyError, TypeError):
+                    pass
+            if runs[name].get("stdout") == "markdown" and len(res["stdout"].decode("utf-8", "replace")) > 65_536:
+                add("diff-markdown-too-long", "diff-markdown-too-long",
+                    f"{name}: {len(res['stdout'])} bytes (a pull-request comment takes 65,536 characters)", name)
+        # the check after a command that wrote the plan (fix, approve) or a new one (convert)
+        wrote = runs[name].get("recheck")
+        if wrote:
+            w = by.get(wrote)
+            diags = _diags(res) or []
+            errors = [x.get("code") for x in diags if x.get("severity") == "error"]
+            wcmd = w.get("cmd") if w else "?"
+            # (only for a plan check could read: a repository's settings that check refuses, EP009, are
+            # refused for OUT too, and convert does not read them)
+            if w and w.get("exit") in (0, 1) and code == 2 and checked and checked["exit"] in (0, 1):
+                add(f"{wcmd}-output-unreadable", f"{wcmd}-output-unreadable:{sorted(set(errors))[:3]}",
+                    f"{name}: {wcmd} exit {w.get('exit')}, then check exit 2: {errors[:5]}", name)
+            elif w and w.get("exit") == 0 and wcmd in ("fix", "approve") and errors:
+                add(f"{wcmd}-ready-then-blocked", f"{wcmd}-ready-then-blocked:{sorted(set(errors))[:3]}",
+                    f"{name}: {wcmd} exit 0, then check reports errors {errors[:5]}", name)
+            if wcmd == "approve" and w and w.get("exit") == 0:
+                ident = runs[wrote].get("ident")
+                stale = [x for x in diags if x.get("code") == "EP111" and x.get("item") == ident]
+                if stale:
+                    add("approve-then-stale", "approve-then-stale", f"{name}: {stale[0].get('message', '')[:200]}",
+                        name)
+            if wcmd == "convert" and w and w.get("exit") == 0 and checked and checked["exit"] == 0 and code != 0:
+                add("convert-changed-status", f"convert-changed-status:check={code}",
+                    f"{name}: the plan is ready, its conversion is not: {errors[:5]}", f"{name},check-json-fast")
+    # fix --dry-run says what fix writes
+    dry, fix = ok("fix-dry-fast", 0, 1, 2), ok("fix-fast", 0, 1, 2)
+    if dry and fix:
+        if dry["exit"] != fix["exit"]:
+            add("fix-dryrun-disagree", f"fix-dryrun-disagree:dry={dry['exit']},fix={fix['exit']}", "",
+                "fix-dry-fast,fix-fast")
+        elif bool(dry["stdout"].strip()) != bool(fix.get("plan_changed")):
+            add("fix-dryrun-disagree", "fix-dryrun-disagree:diff-vs-write",
+                f"dry-run printed {len(dry['stdout'])} bytes, fix {'changed' if fix.get('plan_changed') else 'kept'}"
+                " the plan", "fix-dry-fast,fix-fast")
     return out
 
 
@@ -2265,6 +3250,8 @@ def _spec(m: Mutant) -> dict[str, Any]:
     d = m.to_dict()
     d["data"] = m.data
     d["runs"] = run_specs(d)
+    if any("seed" in r.get("make", {}).values() for r in d["runs"]):
+        d["seed_data"] = m.seed_data
     return d
 
 
@@ -2279,6 +3266,11 @@ class Campaign:
         self.mutf = open(self.out / "mutants.jsonl", "w", encoding="utf-8")
         self.buckets: dict[str, dict[str, Any]] = {}
         self.exit_counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        self.command_exits: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        self.skipped: collections.Counter[str] = collections.Counter()  # runs whose needed run failed
+        self.peak_rss: tuple[int, int, str] = (0, -1, "")  # KB, mutant, run
+        self.cpu: collections.Counter[str] = collections.Counter()  # CPU seconds of the runs, by command
+        self.cpu_base = 0.0  # of the base runs (check and compile, as before the drive): the drive's cost is the rest
         self.kind_counts: collections.Counter[str] = collections.Counter()
         self.runs = 0
         self.mutants = 0
@@ -2304,12 +3296,21 @@ class Campaign:
             self.mutants += 1
             self.seed_counts[spec["seed"]] += 1
             self.op_counts.update(spec["ops"])
-            for r in results:
+            for run, r in zip(spec["runs"], results, strict=True):
                 if r is None:
+                    if status == "ok":
+                        self.skipped[run["name"].rsplit("-", 1)[0]] += 1
                     continue
                 self.runs += 1
                 cmd = r["name"].rsplit("-", 1)[0]
-                self.exit_counts[cmd][str(r.get("exit")) if not r.get("hang") else "hang"] += 1
+                verdict = str(r.get("exit")) if not r.get("hang") else "hang"
+                self.exit_counts[cmd][verdict] += 1
+                self.command_exits[r.get("cmd") or cmd.split("-")[0]][verdict] += 1
+                self.cpu[r.get("cmd") or cmd.split("-")[0]] += r.get("cpu", 0.0)
+                if not any(r["name"] == d["name"] for d in spec.get("drive", [])):
+                    self.cpu_base += r.get("cpu", 0.0)
+                if r.get("rss_max_kb", r.get("rss_kb", 0)) > self.peak_rss[0]:
+                    self.peak_rss = (r.get("rss_max_kb", r.get("rss_kb", 0)), spec["index"], r["name"])
                 self.slowest.append((r["time"], spec["index"], r["name"], spec["seed"], r.get("cpu", 0.0)))
                 if _TB.search(r.get("stdout", b"") + r.get("stderr", b"")):
                     self.tracebacks += 1
@@ -2335,10 +3336,11 @@ class Campaign:
                 b["seeds"][spec["seed"]] += 1
                 if len(b["examples"]) < 5 or (b["smallest"] is not None and len(spec["data"]) < b["smallest"][0]):
                     self._save_example(b, spec, f)
-            self.mutf.write(json.dumps({**{k: v for k, v in spec.items() if k not in ("data", "runs")},
+            self.mutf.write(json.dumps({**{k: v for k, v in spec.items() if k not in ("data", "runs", "seed_data")},
                                         "exits": {r["name"]: (r.get("exit") if not r.get("hang") else "hang")
                                                   for r in results if r},
                                         "max_time": round(max((r["time"] for r in results if r), default=0), 3),
+                                        "cpu": round(sum(r.get("cpu", 0.0) for r in results if r), 3),
                                         "findings": sigs}) + "\n")
         return found
 
@@ -2347,9 +3349,12 @@ class Campaign:
         d.mkdir(parents=True, exist_ok=True)
         name = f"mutant-{spec['index']}{spec['ext']}"
         (d / name).write_bytes(spec["data"])
-        meta = {k: v for k, v in spec.items() if k not in ("data", "runs")}
+        if "seed_data" in spec:  # diff's other side
+            (d / f"mutant-{spec['index']}.seed{spec['seed_ext']}").write_bytes(spec["seed_data"])
+        meta = {k: v for k, v in spec.items() if k not in ("data", "runs", "seed_data")}
         meta["detail"] = f.detail
-        (d / f"mutant-{spec['index']}.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        # .meta.json: a JSON mutant is mutant-N.json itself
+        (d / f"mutant-{spec['index']}.meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         if len(b["examples"]) < 5:
             b["examples"].append(spec["index"])
         if b["smallest"] is None or len(spec["data"]) < b["smallest"][0]:
@@ -2370,7 +3375,9 @@ class Campaign:
         seeds = load_seeds(corpus)
         self.log(f"{len(seeds)} seeds from {corpus} (digest {corpus_digest(corpus)}; "
                  f"{sum(1 for s in seeds if s.tree is not None)} with a tree for tree mutations)")
-        mutator = Mutator(seeds, args.seed)
+        info = cli_info()
+        self.log(f"commands of the CLI group, each driven: {', '.join(info.names)}")
+        mutator = Mutator(seeds, args.seed, info)
         workers = [WorkerHandle(i, self.base, args.slow, self.log) for i in range(args.jobs)]
         counter = iter(range(args.start, args.start + args.mutants))
         gen_lock = threading.Lock()
@@ -2479,9 +3486,8 @@ class Campaign:
             evals[0] += 1
             spec = dict(spec0, data=data)
             spec["runs"] = run_specs(spec)
-            if b["run"]:  # only the run that showed it (and what agreement checks need)
-                need = {b["run"]}
-                spec["runs"] = [r for r in spec["runs"] if r["name"] in need] or spec["runs"]
+            if b["run"]:  # only the run that showed it, and the runs it needs
+                spec["runs"] = runs_closure(spec["runs"], set(b["run"].split(","))) or spec["runs"]
             results, status = w.run(spec, timeout)
             return any(f.sig == sig for f in analyse(spec, results, status, self.args.slow))
 
@@ -2577,6 +3583,13 @@ class Campaign:
                 "seed": self.args.seed, "mutants": self.mutants, "runs": self.runs,
                 "elapsed_s": round(time.time() - self.t0),
                 "exit_codes": {k: dict(v) for k, v in sorted(self.exit_counts.items())},
+                "runs_per_command": {k: sum(v.values()) for k, v in sorted(self.command_exits.items())},
+                "exit_codes_per_command": {k: dict(sorted(v.items())) for k, v in sorted(self.command_exits.items())},
+                "skipped_runs": dict(sorted(self.skipped.items())),
+                "cpu_s_per_command": {k: round(v, 1) for k, v in sorted(self.cpu.items())},
+                "cpu_s_base_runs": round(self.cpu_base, 1), "cpu_s_all_runs": round(sum(self.cpu.values()), 1),
+                "peak_worker_rss_mb": {"mb": self.peak_rss[0] // 1024, "mutant": self.peak_rss[1],
+                                       "run": self.peak_rss[2]},
                 "tracebacks": self.tracebacks, "hangs": self.hangs,
                 "slowest": [{"time": round(t, 2), "cpu": round(c, 2), "mutant": i, "run": n, "seed": s}
                             for t, i, n, s, c in slow],
@@ -2597,7 +3610,16 @@ class Campaign:
         (self.out / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False), encoding="utf-8")
         lines = [f"evidence-plan fuzz campaign: HEAD {summary['head']}, seed {summary['seed']}",
                  f"mutants {summary['mutants']}, runs {summary['runs']}, {summary['elapsed_s']} s",
-                 f"exit codes: {json.dumps(summary['exit_codes'])}",
+                 "runs per command (exit codes):"]
+        lines += [f"  {k:8} {summary['runs_per_command'][k]:7}  {json.dumps(v)}"
+                  for k, v in summary["exit_codes_per_command"].items()]
+        lines += [f"skipped (what they need failed): {json.dumps(summary['skipped_runs'])}",
+                  f"CPU of the runs: {summary['cpu_s_all_runs']} s, of which the base runs (check and compile) "
+                  f"{summary['cpu_s_base_runs']} s; by command {json.dumps(summary['cpu_s_per_command'])}",
+                  f"peak RSS of a run: {summary['peak_worker_rss_mb']['mb']} MB (mutant "
+                  f"{summary['peak_worker_rss_mb']['mutant']}, {summary['peak_worker_rss_mb']['run']}; the worker "
+                  "process's, its imports and the harness included)",
+                  f"exit codes: {json.dumps(summary['exit_codes'])}",
                  f"tracebacks: {summary['tracebacks']}, hangs: {summary['hangs']}",
                  "slowest runs (wall, CPU):"]
         lines += [f"  {x['time']:7.2f}s {x['cpu']:6.2f}s  mutant {x['mutant']} {x['run']} ({x['seed']})"
@@ -2620,27 +3642,72 @@ class Campaign:
 
 
 def write_repro(folder: Path, spec: dict[str, Any], b: dict[str, Any]) -> None:
+    """A ready-to-run folder: repo/ (the case copy with the mutant), files/ (what the runs make
+    beside the plan: diff's seed copy, symbols' copies) and commands.sh, which runs the base
+    check and compile and the finding's runs (with the runs they need) in a copy of repo/."""
     if folder.exists():
         shutil.rmtree(folder)
     ws = build_workspace(dict(spec, index="repro"), str(folder))
     final = folder / "repo"
     os.rename(ws["repo"], final)
     os.rmdir(ws["ws"])
-    cwd = final / Path(spec["plan_rel"]).parent
+    plan_dir = Path(spec["plan_rel"]).parent
     plan = Path(spec["plan_rel"]).name
     evp = REPO / ".venv" / "bin" / "evidence-plan"
     py = REPO / ".venv" / "bin" / "python"
     lines = ["#!/bin/sh", f"# {b['sig']}", f"# {b['detail'][:300]}",
-             f'cd "$(dirname "$0")/repo/{Path(spec["plan_rel"]).parent}"']
+             "# Runs in a copy of repo/ (fix and approve rewrite the plan); outputs go to $W/out.",
+             'HERE="$(cd "$(dirname "$0")" && pwd)"', 'W="$(mktemp -d)"', 'cp -a "$HERE/repo" "$W/repo"',
+             'OUT="$W/out"', 'mkdir -p "$OUT"', f'cd "$W/repo/{plan_dir}"']
     args = " ".join(shlex.quote(a) for a in spec["args"])
     lines.append(f"{evp} check --format text {args} {plan}; echo \"exit $?\"")
-    lines.append(f"{evp} compile {plan} -o /tmp/epfuzz-repro-out {args}; echo \"exit $?\"")
+    lines.append(f"{evp} compile {plan} -o \"$OUT/compile\" {args}; echo \"exit $?\"")
     if spec["ext"] in YAML_EXTS:
         lines.append(f"{py} -c {shlex.quote(REF_BOOTSTRAP)} check --format text {args} {plan}; "
                      f"echo \"exit $? (reference path)\"")
-    (folder / "commands.sh").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    wanted = set(b["run"].split(",")) if b.get("run") else {r["name"] for r in spec.get("drive", [])}
+    runs = runs_closure(spec.get("runs") or run_specs(spec), wanted)
+    if runs:
+        lines.append("# the finding's runs, and the runs they need:")
+    made: dict[str, bytes] = {}
+
+    def shell(arg: str, run: str) -> str:
+        if not arg.startswith(P):
+            return shlex.quote(arg)
+        body = arg[1:]
+        if body == "plan":
+            return shlex.quote(plan)
+        if body == "out":
+            return f'"$OUT/{run}"'
+        if body.startswith("out/"):
+            return f'"$OUT/{run}/{body[4:]}"'
+        if body.startswith("art/"):
+            return f'"$OUT/{body[4:]}"'
+        raise ValueError(arg)
+
+    for run in runs:
+        name = run["name"]
+        for f, what in run.get("make", {}).items():
+            made[f] = spec["data"] if what == "data" else spec.get("seed_data", b"")
+            lines.append(f'cp "$HERE/files/{f}" .')
+        if run.get("out"):
+            lines.append(f'mkdir -p "$OUT/{name}"')
+        exe = f"{py} -c {shlex.quote(REF_BOOTSTRAP)}" if run.get("path") == "ref" else str(evp)
+        argv = " ".join(shell(a, name) for a in run["argv"])
+        stdin = f" < {shlex.quote(plan)}" if run.get("stdin") else ""
+        lines.append(f'{exe} {argv}{stdin}; echo "exit $? ({name})"')
+        for f in [*run.get("make", {}), *run.get("cleanup", [])]:
+            lines.append(f"rm -f {shlex.quote(f)}")
+        if P_PLAN in run.get("writes", []):
+            lines.append(f'cp {shlex.quote(plan)} "$W/{name}.plan-after"  # the plan as {name} left it')
+        if not run.get("keep_plan") and any(P_PLAN in r.get("writes", []) for r in runs):
+            lines.append(f'cp "$HERE/repo/{spec["plan_rel"]}" {shlex.quote(plan)}  # the mutant again')
+    if made:
+        (folder / "files").mkdir()
+        for f, data in made.items():
+            (folder / "files" / f).write_bytes(data)
+    (folder / "commands.sh").write_bytes(enc("\n".join(lines) + "\n"))
     os.chmod(folder / "commands.sh", 0o755)
-    del cwd
 
 
 # --------------------------------------------------------------------------------------------
@@ -2711,6 +3778,95 @@ def ddmin_bytes(data: bytes, keeps: Any) -> bytes:
 # --------------------------------------------------------------------------------------------
 
 def selftest() -> int:
+    """The harness's own checks: the reference YAML path really is forced, and every command of
+    the CLI group has a driver that runs it on known plans with the exit codes they should give."""
+    ok = _selftest_reference_path()
+    ok = _selftest_commands() and ok
+    print("selftest", "OK" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+# Known plans for the self-test: every run of the full drive gives 0 on the ready ones but these
+# (by command, then by run name; "skipped": what it needs failed), on the blocked one these.
+SELFTEST_PLANS: dict[str, dict[str, int | str]] = {
+    "examples/approval-gate": {},
+    "examples/progress": {"approve": 2, "approve-check-fast": "skipped"},  # done, doing, dropped; no approval
+    "examples/blocked": {"check": 1, "compile": 1, "next": 1, "fix": 1, "approve": 2, "approve-check-fast": "skipped",
+                         "convert-md-fast": 0, "convert": 1, "convert-yaml-check-fast": "skipped",
+                         "convert-json-check-fast": "skipped", "diff-json-am-fast": 1, "diff-text-am-fast": 1,
+                         "diff-markdown-am-fast": 1, "diff-github-am-fast": 1},
+}
+
+
+def _selftest_commands() -> bool:
+    ok = True
+    info = cli_info()
+    for problem in info.problems:
+        print(f"harness: {problem}")
+        ok = False
+    print(f"commands of the CLI group: {', '.join(info.names)}")
+    import compiler.commands as registry
+
+    registry.COMMANDS["zz-fuzz-probe"] = "compiler.commands.where:command"  # a command no driver knows
+    try:
+        probe = CliInfo()
+    finally:
+        del registry.COMMANDS["zz-fuzz-probe"]
+    if not any("'zz-fuzz-probe'" in p and "no driver" in p for p in probe.problems):
+        print(f"a command without a driver was not reported: {probe.problems}")
+        ok = False
+    _init_globals()
+    seeds = {s.name: s for s in load_seeds(REPO)}
+    base = tempfile.mkdtemp(prefix="epfuzz-selftest-")
+    worker = WorkerHandle(0, base, 5.0, print)
+    try:
+        for seed_name, expected in SELFTEST_PLANS.items():
+            s = seeds[seed_name]
+            m = Mutant(0, s)
+            m.data, m.out_mode, m.extras = s.data, "stale", ["gh", "sarif", "nv", "det"]
+            m.drive = draw_drive(info, m, s, 0, full=True)
+            spec = _spec(m)
+            for how in ("in-process", "fresh processes"):
+                t0 = time.monotonic()
+                if how == "in-process":
+                    results = worker.run(spec, 60.0)[0]
+                elif seed_name == next(iter(SELFTEST_PLANS)):  # the runs that make, write or need (slow here)
+                    results = run_fresh(spec, base, 60.0, {r["name"] for r in spec["runs"] if
+                                                            {"make", "writes", "needs"} & set(r)})
+                else:
+                    continue
+                took = time.monotonic() - t0
+                seen: collections.Counter[str] = collections.Counter()
+                for run, res in zip(spec["runs"], results, strict=True):
+                    want = expected.get(run["name"], expected.get(run["cmd"], 0))
+                    got = res.get("exit") if res else "skipped"
+                    if res is None and how != "in-process":
+                        continue  # not asked for
+                    seen[run["cmd"]] += got == want
+                    if got != want:
+                        print(f"{seed_name} ({how}): {run['name']}: exit {got}, expected {want}: "
+                              f"{(res or {}).get('stderr', b'')[-300:]!r}")
+                        ok = False
+                missing = [c for c in info.names if not seen[c]] if how == "in-process" else []
+                if missing:
+                    print(f"{seed_name} ({how}): not driven with the expected exit code: {', '.join(missing)}")
+                    ok = False
+                for f in analyse(spec, results, "ok", 5.0):
+                    print(f"{seed_name} ({how}): finding on a known plan: {f.sig}: {f.detail[:300]}")
+                    ok = False
+                unmeasured = [r["name"] for r in results if r and not 0 < r.get("rss_kb", 0) < MEMORY_LIMIT_KB]
+                if unmeasured:  # each run's own peak (VmHWM), never 0 nor a parent's
+                    print(f"{seed_name} ({how}): peak RSS not measured: {unmeasured[:5]}")
+                    ok = False
+                print(f"{seed_name} ({how}): {len(results)} runs, {sum(seen.values())} with the expected exit code "
+                      f"({took:.1f} s)")
+    finally:
+        worker.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    return ok
+
+
+def _selftest_reference_path() -> bool:
     """Verify that the reference path really is forced (in-process and in a fresh child)."""
     import compiler.fastyaml as fastyaml
     import compiler.load as load
@@ -2745,14 +3901,16 @@ def selftest() -> int:
                                capture_output=True, text=True, check=False)
             outs.append((p.returncode, p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""))
         print(f"fresh child: default {outs[0]}, reference bootstrap {outs[1]}")
-    ok = default_calls == 0 and forced_calls == 1 and outs[0][1] == "REFCALLS 0" and outs[1][1] == "REFCALLS 1"
-    print("selftest", "OK" if ok else "FAILED")
-    return 0 if ok else 1
+    return default_calls == 0 and forced_calls == 1 and outs[0][1] == "REFCALLS 0" and outs[1][1] == "REFCALLS 1"
 
 
 def show(args: argparse.Namespace) -> int:
     seeds = load_seeds(Path(args.corpus) if args.corpus else REPO)
-    m = Mutator(seeds, args.seed).make(args.show)
+    problems = harness_problems()
+    if problems:
+        print("\n".join(f"harness: {p}" for p in problems), file=sys.stderr)
+        return 2
+    m = Mutator(seeds, args.seed, cli_info()).make(args.show)
     spec = _spec(m)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -2778,9 +3936,13 @@ def replay(run_dir: Path, timeout: float, slow: float) -> int:
     report = {}
     for f in summary["findings"]:
         rows = []
-        for meta_path in sorted((run_dir / "findings" / f["dir"]).glob("mutant-*.json")):
+        for meta_path in sorted((run_dir / "findings" / f["dir"]).glob("mutant-*.meta.json")):
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            spec = dict(meta, data=meta_path.with_suffix(meta["ext"]).read_bytes())
+            stem = meta_path.parent / f"mutant-{meta['index']}"
+            spec = dict(meta, data=stem.with_suffix(meta["ext"]).read_bytes())
+            seed_path = stem.with_suffix(f".seed{meta.get('seed_ext', '')}")
+            if seed_path.is_file():
+                spec["seed_data"] = seed_path.read_bytes()
             spec["runs"] = run_specs(spec)
             results = run_fresh(spec, base, timeout, {f["run"]} if f["run"] else None)
             sigs = sorted({x.sig for x in analyse(spec, results, "ok", slow)})
@@ -2843,6 +4005,10 @@ def main(argv: list[str] | None = None) -> int:
         _init_globals()
         return replay(Path(args.replay), args.timeout, args.slow)
     _init_globals()
+    problems = harness_problems()
+    if problems:  # a command the campaign cannot drive is an error of the harness, not a silent gap
+        print("\n".join(f"harness: {p}" for p in problems), file=sys.stderr)
+        return 2
     Campaign(args).run()
     return 0
 
