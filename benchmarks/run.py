@@ -34,7 +34,7 @@ profile  where the time goes for one case: each pipeline stage timed in-process,
 forecast the critical path by median estimate and the seeded Monte Carlo forecast (compiler/
          forecast.py) of plans of the three shapes at 1,000 and 100,000 items, every item
          estimated (1 to 2-20 hours, seed 1234), in-process, against the floor of ordering the same
-         items into waves (compiler/graph.py, which compile does before either). Prints the runs
+         items into waves (compiler/analysis/graph.py, which compile does before either). Prints the runs
          each forecast made.
 diff     `evidence-plan diff OLD NEW` (--format json and markdown) as whole processes at 5,000 and
          100,000 items, NEW being OLD (layered) with 1% of the items revised, 3 removed, 3 added,
@@ -474,7 +474,7 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         plan = small_repository(Path(tmp))
         json_plan = Path(tmp) / "plan.json"
-        from compiler.load import load  # the JSON twin of the same plan, converted by the library
+        from compiler.load.document import load  # the JSON twin of the same plan, converted by the library
 
         json_plan.write_text(json.dumps(load(str(plan)).data), encoding="utf-8")
         blocked = blocked_twin(plan)
@@ -702,15 +702,15 @@ def bench_profile(args: argparse.Namespace) -> None:
 # The pipeline's stages, timed where they are called. Functions that no longer exist are skipped,
 # so the breakdown survives refactoring; a new stage shows up as "everything else" until added.
 STAGES = {
-    "compiler.load": ("read_text", "parse_text"),
-    "compiler.validate": ("build_plan",),
-    "compiler.graph": ("build_graph", "find_cycles", "acyclic", "waves", "critical_path"),
+    "compiler.load.document": ("read_text", "parse_text"),
+    "compiler.model.validate": ("build_plan",),
+    "compiler.analysis.graph": ("build_graph", "find_cycles", "acyclic", "waves", "critical_path"),
     "compiler.checks": ("run_checks",),
-    "compiler.emit": ("build_output", "dumps"),
-    "compiler.write": ("write_all_atomic",),
-    "compiler.view": ("plan_view",),
-    "compiler.markdown": ("page", "render_markdown"),
-    "compiler.reporters": ("text",),
+    "compiler.compile.emit": ("build_output", "dumps"),
+    "compiler.core.write": ("write_all_atomic",),
+    "compiler.render.view": ("plan_view",),
+    "compiler.render.markdown": ("page", "render_markdown"),
+    "compiler.report.reporters": ("text",),
 }
 
 
@@ -851,7 +851,7 @@ def pinned_plan(plan: dict[str, Any], resolved: dict[tuple[int, int], tuple[int,
     """The same plan with every entry that cites lines or a symbol in the object form with its pin
     (what `fix --pin` writes), from a compile's resolved hashes; with none, the same object form
     without pins (the floor pins are measured against)."""
-    from compiler.references import parse_reference
+    from compiler.model.references import parse_reference
 
     items = []
     for position, item in enumerate(plan["items"]):
@@ -872,7 +872,7 @@ def bench_verify(files: int, evidence: int, runs: int, results: dict[str, Any] |
     the same entries pinned (all hold), then after two lines were added on top of every file
     (every entry cited by number has drifted and is looked for: moved, found at one place or
     several)."""
-    from compiler.compile import compile_plan
+    from compiler.compile.pipeline import compile_plan
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -925,7 +925,7 @@ def bench_reduction(runs: int, results: dict[str, Any]) -> None:
     import gc
 
     from compiler.checks.dependencies import redundant
-    from compiler.compile import compile_plan
+    from compiler.compile.pipeline import compile_plan
 
     rows = []
     print(f"\nreduction (EP306): median of {runs} runs, in-process, the CLI's collector thresholds")
@@ -1047,8 +1047,8 @@ def bench_html(runs: int, repeat_under: float, results: dict[str, Any]) -> None:
                 floor = timings["compile"].seconds
                 page = (out / "html" / "evidence-plan.html").stat().st_size
                 # The pages alone, in-process from the compiled JSON: the HTML against the Markdown.
-                from compiler.html import render_pieces as html_pieces
-                from compiler.markdown import render_pieces as markdown_pieces
+                from compiler.render.html import render_pieces as html_pieces
+                from compiler.render.markdown import render_pieces as markdown_pieces
 
                 document = json.loads((out / "html" / "evidence-plan.json").read_text(encoding="utf-8"))
                 html_alone = _median_seconds(lambda d=document: sum(map(len, html_pieces(d))), runs)
@@ -1175,7 +1175,7 @@ def git_commit_all(root: Path) -> None:
                        env=env, stdout=subprocess.DEVNULL)
 
 
-# The honest floor of a Python tool: walk the tree as compiler/discover.py does (no symlinks, no
+# The honest floor of a Python tool: walk the tree as compiler/repo/discover.py does (no symlinks, no
 # .git), read every file as bytes and search it; the line of each hit only where there is one.
 READ_FLOOR = """import os
 needle = {needle!r}.encode("utf-8")
@@ -1422,9 +1422,9 @@ def save(path: str, results: dict[str, Any]) -> None:
 
 
 def bench_forecast(runs: int, results: dict[str, Any]) -> None:
-    from compiler.forecast import monte_carlo, schedule
-    from compiler.graph import build_graph, waves
-    from compiler.values import Item
+    from compiler.analysis.forecast import monte_carlo, schedule
+    from compiler.analysis.graph import build_graph, waves
+    from compiler.model.values import Item
 
     rows = []
     print("\nforecast: schedule + Monte Carlo, in-process; floor: ordering the same items into waves")

@@ -19,14 +19,14 @@ __version__ = "0.1.0"
 __all__ = ["CompileResult", "Diagnostic", "PlanInputError", "__version__", "compile_plan"]
 
 if TYPE_CHECKING:
-    from compiler.compile import CompileResult, compile_plan
-    from compiler.diagnostics import Diagnostic, PlanInputError
+    from compiler.compile.pipeline import CompileResult, compile_plan
+    from compiler.core.diagnostics import Diagnostic, PlanInputError
 
 _LAZY = {
-    "CompileResult": "compiler.compile",
-    "compile_plan": "compiler.compile",
-    "Diagnostic": "compiler.diagnostics",
-    "PlanInputError": "compiler.diagnostics",
+    "CompileResult": "compiler.compile.pipeline",
+    "compile_plan": "compiler.compile.pipeline",
+    "Diagnostic": "compiler.core.diagnostics",
+    "PlanInputError": "compiler.core.diagnostics",
 }
 
 

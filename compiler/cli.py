@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from compiler import __version__
-from compiler.convert import TARGETS
-from compiler.diagnostics import Diagnostic, PlanInputError
+from compiler.api.convert import TARGETS
+from compiler.core.diagnostics import Diagnostic, PlanInputError
 from compiler.launch import INTERRUPTED
-from compiler.reporters import FORMATS
+from compiler.report.reporters import FORMATS
 
 if TYPE_CHECKING:
-    from compiler.convert import Target
-    from compiler.load import Limits
-    from compiler.reporters import Context
-    from compiler.write import Content
+    from compiler.api.convert import Target
+    from compiler.core.write import Content
+    from compiler.load.document import Limits
+    from compiler.report.reporters import Context
 
 EXIT_READY, EXIT_BLOCKED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 # Past this many, compile's summary says how many more there are (all are in the JSON).
@@ -42,19 +42,19 @@ def _style(text: str, severity: str) -> str:
 
 def _err(text: str = "") -> None:
     """One line for people on stderr; whatever of the plan it holds is shown escaped."""
-    from compiler.display import escape
+    from compiler.core.display import escape
 
     click.echo(escape(text), err=True, color=_color())
 
 
 def _show_input_error(err: PlanInputError) -> None:
-    from compiler.reporters import text
+    from compiler.report.reporters import text
 
     click.echo(text([err.diagnostic], _style), err=True, nl=False, color=_color())
 
 
 def _show_diagnostics(diagnostics: Sequence[Diagnostic], limit: int | None = None) -> None:
-    from compiler.reporters import text
+    from compiler.report.reporters import text
 
     shown = diagnostics if limit is None else diagnostics[:limit]
     click.echo(text(shown, _style), err=True, nl=False, color=_color())
@@ -91,7 +91,7 @@ def _finite(ctx: Any, param: Any, value: float) -> float:
 
 def _spread_option(command: Any) -> Any:
     """--max-spread: the largest high / low of an estimate or a claim that is not flagged (EP112)."""
-    from compiler.fields import MAX_SPREAD
+    from compiler.model.fields import MAX_SPREAD
 
     return click.option(
         "--max-spread", "max_spread", type=click.FloatRange(min=1), default=None, callback=_finite, metavar="N",
@@ -104,7 +104,7 @@ def _limit_options(command: Any) -> Any:
     """--max-bytes and --max-items, turned into one ``limits`` argument."""
     import functools
 
-    from compiler.load import DEFAULT_LIMITS, Limits
+    from compiler.load.document import DEFAULT_LIMITS, Limits
 
     @functools.wraps(command)
     def wrapper(*args: Any, max_bytes: int, max_items: int, **kwargs: Any) -> Any:
@@ -144,9 +144,9 @@ class _Group(click.Group):
         return command
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        # Whatever a command prints passes the guard (compiler.cilog): no line of it is a GitHub
+        # Whatever a command prints passes the guard (compiler.core.cilog): no line of it is a GitHub
         # Actions workflow command but the tool's own. (main() below guards its own messages too.)
-        from compiler.cilog import guarded
+        from compiler.core.cilog import guarded
 
         with guarded():
             return super().main(*args, **kwargs)
@@ -222,15 +222,15 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     if (start is None) != (by is None):
         raise click.UsageError("--by and --start go together: the forecast reads no clock, so give the first day too")
     if start is not None:
-        from compiler.forecast import Deadline
+        from compiler.analysis.forecast import Deadline
 
         if by < start:
             raise click.UsageError(f"--by {by.date()} is before --start {start.date()}")
         hours = int(hours_per_day) if hours_per_day.is_integer() else hours_per_day  # 6 in the JSON, not 6.0
         deadline = Deadline(start.date(), by.date(), hours)
-    from compiler.compile import compile_plan
-    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
-    from compiler.markdown import render_pieces
+    from compiler.compile.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
+    from compiler.compile.pipeline import compile_plan
+    from compiler.render.markdown import render_pieces
 
     out_dir = output_dir if output_dir is not None else (
         "." if plan == "-" else os.path.dirname(plan) or "."
@@ -240,7 +240,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
     # Never rewritten silently: the evidence-plan.json there gives the revision and what changed.
     result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
                           max_spread=_whole(max_spread), deadline=deadline, previous=json_path).for_output()
-    from compiler.history import record
+    from compiler.compile.history import record
 
     assert result.revision is not None  # compiled with previous
     if result.revision.note is not None:
@@ -251,7 +251,7 @@ def compile_command(plan: str, output_dir: str | None, root: str | None, no_veri
                                  md_path: lambda: render_pieces(document, base=document["root"])}
     html_path = None
     if html:
-        from compiler import html as html_page
+        from compiler.render import html as html_page
 
         html_path = os.path.join(out_dir, html_page.HTML_NAME)
         files[html_path] = lambda: html_page.render_pieces(document)
@@ -289,11 +289,11 @@ def _ids_line(ids: Sequence[str], width: int = 90) -> str:
 
 
 def _write(files: Mapping[str, Content], inputs: Sequence[str] = ()) -> bool:
-    """Write files as a set (compiler.write decides what may be written and how), creating
+    """Write files as a set (compiler.core.write decides what may be written and how), creating
     folders on the way, never over one of ``inputs`` (what the command read; ``-`` standard
     input) under any name; a failure is reported, not raised."""
-    from compiler.cilog import shown
-    from compiler.write import write_all_atomic
+    from compiler.core.cilog import shown
+    from compiler.core.write import write_all_atomic
 
     # A page or a picture in a file reads as it would on stdout (a file may be printed in a CI
     # log too); JSON and YAML are already free of workflow commands, so they are left as made.
@@ -302,7 +302,7 @@ def _write(files: Mapping[str, Content], inputs: Sequence[str] = ()) -> bool:
 
 
 def _reported(write: Callable[[], None]) -> bool:
-    from compiler.write import WriteError
+    from compiler.core.write import WriteError
 
     try:
         write()
@@ -316,7 +316,7 @@ def _reported(write: Callable[[], None]) -> bool:
 def _echo_report(report: str) -> None:
     """A report to stdout: the tool's own workflow commands (``--format github``) as they are,
     anything else through the guard."""
-    from compiler.cilog import Commands, echo_commands
+    from compiler.core.cilog import Commands, echo_commands
 
     if isinstance(report, Commands):
         echo_commands(report)
@@ -337,8 +337,8 @@ def _output(target: str, text: str, inputs: Sequence[str] = ()) -> int:
 
 def _rewrite(plan: str, text: str, original: str) -> bool:
     """Replace a plan file's text as the file it is, if it still holds ``original``, the text
-    read (see compiler.write.rewrite)."""
-    from compiler.write import rewrite
+    read (see compiler.core.write.rewrite)."""
+    from compiler.core.write import rewrite
 
     return _reported(lambda: rewrite(plan, text, original))
 
@@ -364,7 +364,7 @@ def _summary(name: str, document: dict[str, Any]) -> str:
 def _append_step_summary(fmt: str, context: Context, ordered: Sequence[Diagnostic]) -> None:
     """Under GitHub Actions (the github format), the whole report also goes to the job's summary
     page: GitHub shows only 10 error annotations of a step. Appended: other steps write there too."""
-    from compiler import reporters
+    from compiler.report import reporters
 
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if fmt != "github" or not path:
@@ -402,10 +402,10 @@ def check_command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | No
       evidence-plan check .                   # every plan file of the repository
       evidence-plan check --format sarif plan.yaml > evidence-plan.sarif
     """
-    from compiler import reporters
-    from compiler.compile import compile_plan
-    from compiler.diagnostics import sort_diagnostics
-    from compiler.discover import expand
+    from compiler.compile.pipeline import compile_plan
+    from compiler.core.diagnostics import sort_diagnostics
+    from compiler.repo.discover import expand
+    from compiler.report import reporters
 
     found = expand(plans)
     diagnostics: list[Diagnostic] = list(found.problems)
@@ -463,12 +463,12 @@ def render_command(compiled: str, output: str, html: bool, limits: Limits) -> in
       evidence-plan render build/evidence-plan.json -o docs/plan.md
       evidence-plan render evidence-plan.json --html -o evidence-plan.html
     """
-    from compiler.markdown import link_base, render_markdown
-    from compiler.output_model import read_compiled
+    from compiler.model.output_model import read_compiled
+    from compiler.render.markdown import link_base, render_markdown
 
     document = read_compiled(compiled, limits)
     if html:
-        from compiler.html import render_pieces as html_pieces
+        from compiler.render.html import render_pieces as html_pieces
 
         if output == "-":
             for piece in html_pieces(document):
@@ -509,7 +509,7 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
       evidence-plan convert plan.yaml - --to md | less
       evidence-plan convert --no-verify-evidence plan.yaml /tmp/PLAN.md
     """
-    from compiler.convert import convert, target_for
+    from compiler.api.convert import convert, target_for
 
     kind = cast("Target | None", to) or (None if target == "-" else target_for(target))
     if kind is None:
@@ -537,7 +537,7 @@ def convert_command(source: str, target: str, to: str | None, root: str | None, 
 
 
 def _check_targets(paths: Sequence[str], inputs: Sequence[str]) -> None:
-    from compiler.targets import check_targets
+    from compiler.core.targets import check_targets
 
     check_targets(paths, inputs)
 
@@ -573,8 +573,8 @@ def fix_command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, root: str
       evidence-plan fix --pin plan.yaml
       evidence-plan fix --to-symbols --dry-run plan.yaml
     """
-    from compiler.fix import FixError, fix_document
-    from compiler.load import load_with_text
+    from compiler.api.fix import FixError, fix_document
+    from compiler.load.document import load_with_text
 
     if plan == "-":
         raise click.UsageError("fix edits a file in place: give its path, not -")
@@ -610,7 +610,7 @@ def _diff(before: str, after: str, name: str) -> str:
     is no line break), each line shown escaped like every other output."""
     import difflib
 
-    from compiler.display import escape
+    from compiler.core.display import escape
 
     def lines(text: str) -> list[str]:
         parts = text.split("\n")
@@ -637,7 +637,7 @@ def schema_command(kind: str) -> int:
       evidence-plan schema > plan.schema.json      # for editor completion and validation
       evidence-plan schema output
     """
-    from compiler.json_schema import committed
+    from compiler.model.json_schema import committed
 
     click.echo(committed(kind), nl=False)  # type: ignore[arg-type]
     return EXIT_READY
@@ -655,9 +655,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     thresholds = gc.get_threshold()
     gc.set_threshold(100_000, 50, 100)
     args = list(sys.argv[1:] if argv is None else argv)
-    from compiler.cilog import guarded
+    from compiler.core.cilog import guarded
 
-    # Every line, click's own messages and a traceback too, passes the guard (compiler.cilog).
+    # Every line, click's own messages and a traceback too, passes the guard (compiler.core.cilog).
     with guarded():
         try:
             code = cli.main(args=args, prog_name="evidence-plan", standalone_mode=False)

@@ -6,7 +6,7 @@
 
 - schemas/plan.schema.json and schemas/evidence-plan.schema.json (from the pydantic models);
 - outputs/evidence-plan.json, .md and .html (the ready example, compiled with --html);
-- the tables of diagnostic codes and of fields in README.md (compiler/codes.py, compiler/fields.py);
+- the tables of diagnostic codes and of fields in README.md (compiler/core/codes.py, compiler/model/fields.py);
 - tests/golden/* (rendered output of the test plans in tests/golden/);
 - tests/golden/diff/revised.* (`diff` of the example against that revision, in each format);
 - the hostile-input corpus, tests/hostile/* (written by tests/hostile/make.py);
@@ -26,11 +26,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples/duplicate-email/plan.yaml"
 # README sections made from the code: marker name -> the module whose markdown_table() makes it.
-README_SECTIONS = {"codes": "compiler.codes", "fields": "compiler.fields", "settings": "compiler.config"}
+README_SECTIONS = {"codes": "compiler.core.codes", "fields": "compiler.model.fields",
+                   "settings": "compiler.model.config"}
 
 
 def schemas() -> dict[Path, str]:
-    from compiler.json_schema import FILES, generate
+    from compiler.model.json_schema import FILES, generate
 
     return {REPO / "schemas" / name: generate(kind) for kind, name in FILES.items()}  # type: ignore[arg-type]
 
@@ -39,17 +40,17 @@ def outputs() -> dict[Path, str]:
     """Compile the example exactly as the README's Quick start does (from the repository root)."""
     import os
 
-    from compiler.compile import compile_plan
-    from compiler.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
-    from compiler.history import FIRST, record, revise
-    from compiler.html import HTML_NAME, render_html
-    from compiler.markdown import render_markdown
+    from compiler.compile.emit import JSON_NAME, MARKDOWN_NAME, build_output, dumps
+    from compiler.compile.history import FIRST, record, revise
+    from compiler.compile.pipeline import compile_plan
+    from compiler.render.html import HTML_NAME, render_html
+    from compiler.render.markdown import render_markdown
 
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
         result = compile_plan(EXAMPLE)
-        # As a first compile into outputs/ writes it: revision 1 (compiler/history.py: revise)
+        # As a first compile into outputs/ writes it: revision 1 (compiler/compile/history.py: revise)
         document = record(build_output(result, "outputs"), revise(result.plan, FIRST), result.plan)
     finally:
         os.chdir(cwd)
@@ -88,9 +89,9 @@ def golden() -> dict[Path, str]:
     rendering, so their evidence (files that do not exist) is not verified."""
     import os
 
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output, dumps
-    from compiler.markdown import render_markdown
+    from compiler.compile.emit import build_output, dumps
+    from compiler.compile.pipeline import compile_plan
+    from compiler.render.markdown import render_markdown
 
     out: dict[Path, str] = {}
     folder = REPO / "tests" / "golden"

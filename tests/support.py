@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from compiler.compile import CompileResult, compile_document, compile_plan
-from compiler.diagnostics import Diagnostic
-from compiler.load import parse_text
+from compiler.compile.pipeline import CompileResult, compile_document, compile_plan
+from compiler.core.diagnostics import Diagnostic
+from compiler.load.document import parse_text
 
 Row = tuple[str, str | None, int | None, int | None]
 CASES = Path(__file__).resolve().parent / "cases"

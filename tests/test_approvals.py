@@ -1,4 +1,4 @@
-"""compiler/approvals.py and `evidence-plan approve`: what an approval covers, its digest, the
+"""compiler/analysis/approvals.py and `evidence-plan approve`: what an approval covers, its digest, the
 gate pass (linear, iterative), and the record written into the plan keeping every other byte.
 The rules (EP310, EP111) are tests/checks/test_approvals.py."""
 
@@ -13,14 +13,14 @@ import pytest
 from click.testing import CliRunner
 from support import write_plan
 
-from compiler import approvals
+from compiler.analysis import approvals
 from compiler.cli import cli
-from compiler.emit import build_output
-from compiler.load import parse_text
-from compiler.mermaid import flowchart
-from compiler.validate import build_plan
-from compiler.values import Item
-from compiler.view import plan_view
+from compiler.compile.emit import build_output
+from compiler.load.document import parse_text
+from compiler.model.validate import build_plan
+from compiler.model.values import Item
+from compiler.render.mermaid import flowchart
+from compiler.render.view import plan_view
 
 PLAN = """\
 # Retire the old users table
@@ -122,8 +122,8 @@ def test_the_digest_is_128_bits_of_sha256_over_the_documented_content() -> None:
 
 
 def test_every_item_field_states_whether_an_approval_binds_it() -> None:
-    """A new field is a decision (compiler/fields.py's ``approved``), never a silent hole."""
-    from compiler.fields import ITEM_FIELDS
+    """A new field is a decision (compiler/model/fields.py's ``approved``), never a silent hole."""
+    from compiler.model.fields import ITEM_FIELDS
 
     assert [f.name for f in ITEM_FIELDS if f.approved is None] == []
     assert {f.name for f in ITEM_FIELDS if f.approved} == {
@@ -131,7 +131,7 @@ def test_every_item_field_states_whether_an_approval_binds_it() -> None:
 
 
 def test_the_readme_names_exactly_the_fields_an_approval_binds() -> None:
-    from compiler.fields import ITEM_FIELDS
+    from compiler.model.fields import ITEM_FIELDS
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     start = readme.index("<!-- approval-binds:begin -->")
@@ -189,7 +189,7 @@ def test_rewiring_the_drop_past_the_copy_voids_the_bundled_approval(tmp_path: Pa
     instead of migrate would drop the table before the rows are copied."""
     import shutil
 
-    from compiler.compile import compile_plan
+    from compiler.compile.pipeline import compile_plan
 
     example = Path(__file__).resolve().parent.parent / "examples" / "approval-gate"
     shutil.copytree(example, tmp_path / "ex")
@@ -230,7 +230,7 @@ def test_a_digest_of_the_old_format_is_never_current() -> None:
     approved again (EP111, at the digest), even when it is the old digest of this very content."""
     import hashlib
 
-    from compiler.compile import compile_document
+    from compiler.compile.pipeline import compile_document
 
     text = PLAN.replace("    proof: make show-backup\n", "    proof: make show-backup\n    approved_by: ana\n"
                         "    approved_at: '2026-12-01T15:04:05Z'\n    approval_digest: "
@@ -315,7 +315,7 @@ def test_the_gate_pass_and_a_digest_grow_linearly(shape: object) -> None:
 # --- the compiled plan ---------------------------------------------------------------------------
 
 def _compiled(tmp_path: Path, text: str) -> dict[str, object]:
-    from compiler.compile import compile_document
+    from compiler.compile.pipeline import compile_document
 
     (tmp_path / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
     plan = write_plan(tmp_path, text)
@@ -397,7 +397,7 @@ def test_approve_fills_keys_left_blank(tmp_path: Path) -> None:
 
 
 def test_approve_rewrites_a_json_plan_in_converts_layout(tmp_path: Path) -> None:
-    from compiler.convert import dump_json
+    from compiler.api.convert import dump_json
 
     data = parse_text(PLAN, "plan.yaml", "yaml").data
     code, output, plan = _approve(tmp_path, "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z",
@@ -466,7 +466,7 @@ def test_convert_keeps_the_gate_fields_and_the_approval_stays_current(tmp_path: 
 def test_the_readme_example_is_ready_and_its_approval_current() -> None:
     """examples/approval-gate, the README's example: as committed, ready, with a current approval
     over the five items the README names."""
-    from compiler.compile import compile_plan
+    from compiler.compile.pipeline import compile_plan
 
     result = compile_plan(str(Path(__file__).resolve().parent.parent / "examples" / "approval-gate" / "plan.yaml"))
     assert result.status == "ready" and result.diagnostics == ()

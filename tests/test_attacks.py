@@ -164,12 +164,12 @@ def test_ctrl_c_while_starting_up_exits_130_without_a_traceback(tmp_path: Path) 
 
 def test_ctrl_c_while_working_exits_130(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import compiler.compile
+    import compiler.compile.pipeline
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(compiler.compile, "compile_plan", interrupted)
+    monkeypatch.setattr(compiler.compile.pipeline, "compile_plan", interrupted)
     assert main(["check", str(tmp_path / "plan.yaml")]) == 130
     assert capsys.readouterr().err.strip() == "interrupted"  # after click's own empty line
 

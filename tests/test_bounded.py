@@ -26,10 +26,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import git_repo
 
-from compiler import repository as evidence
-from compiler import suggest, symbols
-from compiler.compile import CompileResult, compile_plan
-from compiler.repository import Repository
+from compiler.compile.pipeline import CompileResult, compile_plan
+from compiler.core import suggest
+from compiler.repo import repository as evidence
+from compiler.repo import symbols
+from compiler.repo.repository import Repository
 
 pytestmark = pytest.mark.performance  # not in the inner loop: see pyproject.toml's markers
 
@@ -220,7 +221,7 @@ def test_top_level_index_finds_what_the_searches_found(text: str) -> None:
 
 _MEASURE = """
 import json, resource, sys, time
-from compiler.compile import compile_plan
+from compiler.compile.pipeline import compile_plan
 started = time.perf_counter()
 result = compile_plan(sys.argv[1])
 seconds = time.perf_counter() - started
@@ -491,7 +492,7 @@ def test_the_walk_lists_what_os_walk_listed_and_stops_at_its_bound(tmp_path: Pat
 
 _SWAP = """
 import json, os, sys, threading, time
-from compiler.compile import compile_plan
+from compiler.compile.pipeline import compile_plan
 
 root, plan, attempts = sys.argv[1], sys.argv[2], int(sys.argv[3])
 target = os.path.join(os.path.realpath(root), "a.txt")

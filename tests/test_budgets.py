@@ -1,6 +1,6 @@
 """Replanning budgets, as a user (or an agent in a plan-execute loop) meets them: EP401 a plan with
 no items, EP402 more items than `budget.max_items`, EP403 a compile past `budget.max_revisions`,
-EP404 a revision that repeats a blocked one (compiler/checks/budget.py, compiler/history.py)."""
+EP404 a revision that repeats a blocked one (compiler/checks/budget.py, compiler/compile/history.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from click.testing import CliRunner, Result
 from support import write_plan
 
 from compiler.cli import cli
-from compiler.compile import compile_plan
-from compiler.emit import JSON_NAME
-from compiler.history import items_digest
-from compiler.load import parse_text
-from compiler.output_model import CompiledPlan
-from compiler.validate import build_plan
+from compiler.compile.emit import JSON_NAME
+from compiler.compile.history import items_digest
+from compiler.compile.pipeline import compile_plan
+from compiler.load.document import parse_text
+from compiler.model.output_model import CompiledPlan
+from compiler.model.validate import build_plan
 
 PLAN = """\
 plan: budgeted

@@ -97,7 +97,7 @@ def _arguments(case: Path, plan: str) -> list[str]:
 
 
 def test_corpus_covers_every_code() -> None:
-    from compiler.codes import CODES
+    from compiler.core.codes import CODES
 
     seen = set()
     for case in case_dirs():
@@ -145,7 +145,7 @@ def test_case_compiles_to_what_render_reads(case: Path, tmp_path: Path, monkeypa
     """compile writes both artifacts (unless the plan cannot be read), its JSON matches the
     output model, and render reads it back to the same Markdown. A case folder may state the
     artifacts it expects, as expected.json and expected.md (written like expected.txt)."""
-    from compiler.output_model import CompiledPlan
+    from compiler.model.output_model import CompiledPlan
 
     name = _plan_name(case)
     copy = tmp_path / case.name  # a copy, so that the artifacts' relative paths are the same anywhere

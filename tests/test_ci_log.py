@@ -8,7 +8,7 @@ format (every choice of its options, every flag) on a workspace built to attack:
 All checks passed``, a syntax error quoting such a line. Its stdout, its stderr and the files it
 writes must hold no command, but for ``--format github``, where every line must be one of the
 tool's own annotations, their data no command either. And the text must read the same: with the
-neutraliser (U+2060, compiler/cilog.py) taken out of where it goes, the original text is there,
+neutraliser (U+2060, compiler/core/cilog.py) taken out of where it goes, the original text is there,
 and no other raw U+2060 is. The same run over the whole hostile corpus is marked ``hostile``.
 """
 
@@ -46,7 +46,7 @@ _SPOTS = re.compile(f"(?:(?<=[\n\r])|\\A)([{BLANK}]*:){N}(?=:)|##{N}(?=\\[)")
 
 
 def guarded(text: str) -> str:
-    """What the guard must make of ``text`` (the specification, independent of compiler.cilog):
+    """What the guard must make of ``text`` (the specification, independent of compiler.core.cilog):
     U+2060 inside each ``::`` that starts a line after white space and inside each ``##[``."""
     return _HASHES.sub("##" + N, _COLONS.sub(lambda m: m.group(1) + N, text))
 
@@ -59,7 +59,7 @@ def unguarded(text: str) -> str:
 # --- the neutraliser ------------------------------------------------------------------------------------
 
 def test_the_neutraliser_is_the_documented_invisible_character() -> None:
-    from compiler import cilog, display
+    from compiler.core import cilog, display
 
     assert cilog.NEUTRALISER == N
     assert unicodedata.category(N) == "Cf" and unicodedata.name(N) == "WORD JOINER"
@@ -69,7 +69,7 @@ def test_the_neutraliser_is_the_documented_invisible_character() -> None:
 
 
 def test_the_guards_white_space_is_dotnets_less_the_line_breaks() -> None:
-    from compiler import cilog
+    from compiler.core import cilog
 
     dotnet = {c for c in map(chr, range(0x3001)) if re.fullmatch(f"[{rc.DOTNET_WHITE_SPACE}]", c)}
     for blank in (cilog._BLANK, BLANK):
@@ -81,7 +81,7 @@ def test_the_guards_white_space_is_dotnets_less_the_line_breaks() -> None:
     "x ##[warning]y", "###[error]", "##[##[", ":::", "a::b", "#", "::",
 ])
 def test_neutralise_puts_the_character_where_the_runner_reads_a_command(text: str) -> None:
-    from compiler.cilog import neutralise
+    from compiler.core.cilog import neutralise
 
     shown = neutralise(text)
     assert shown == guarded(text)
@@ -96,12 +96,12 @@ HOSTILE_ALPHABET = st.sampled_from([":", "::", "#", "##", "[", "]", " ", "\t", "
 @given(st.lists(HOSTILE_ALPHABET, max_size=24), st.lists(st.integers(0, 24), max_size=4))
 @settings(max_examples=400, deadline=None)
 def test_neutralised_text_holds_no_command_whatever_its_pieces(parts: list[str], cuts: list[int]) -> None:
-    from compiler.cilog import Neutraliser, neutralise
+    from compiler.core.cilog import Neutraliser, neutralise
 
     text = "".join(parts)
     whole = neutralise(text)
     assert whole == guarded(text)
-    if N not in text:  # (plan text never holds it raw where text is shown: compiler.display escapes it)
+    if N not in text:  # (plan text never holds it raw where text is shown: compiler.core.display escapes it)
         assert unguarded(whole) == text
     assert not list(rc.command_lines(whole)), repr(whole)
     pieces, at, stream = [], 0, Neutraliser()
@@ -117,8 +117,8 @@ def test_neutralised_text_holds_no_command_whatever_its_pieces(parts: list[str],
                     max_leaves=12))
 @settings(max_examples=150, deadline=None)
 def test_json_and_yaml_hold_no_command_and_the_same_data(data: Any) -> None:
-    from compiler.cilog import json_safe, neutralise
-    from compiler.convert import dump_json, dump_yaml
+    from compiler.api.convert import dump_json, dump_yaml
+    from compiler.core.cilog import json_safe, neutralise
 
     for text in (json_safe(json.dumps(data, ensure_ascii=False, indent=2)), dump_json(data)):
         assert json.loads(text) == data
@@ -132,7 +132,7 @@ def test_json_and_yaml_hold_no_command_and_the_same_data(data: Any) -> None:
 
 
 def test_a_long_yaml_value_folded_before_a_command_is_escaped() -> None:
-    from compiler.convert import dump_yaml
+    from compiler.api.convert import dump_yaml
 
     data = {"proof": "x" * 5000 + " ::error::e", "goal": "##[warning]g", "list": [" ::warning::w", "a::b"]}
     text = dump_yaml(data)
@@ -142,7 +142,7 @@ def test_a_long_yaml_value_folded_before_a_command_is_escaped() -> None:
 
 
 def test_the_tools_own_annotation_is_a_command_whose_data_is_none() -> None:
-    from compiler.cilog import command
+    from compiler.core.cilog import command
 
     line = command("error", [("file", "::warning file=README.md,line=1::x.yaml"), ("line", "3"), ("title", "EP301 x")],
                    "b depends on ##[warning]x\n::error::from a note\n  ::add-mask::y")

@@ -294,8 +294,8 @@ def test_convert_yaml_json_yaml_keeps_every_item_field(example: Path, tmp_path: 
     as_json, back = tmp_path / "plan.json", tmp_path / "back.yaml"
     assert run("convert", str(example), str(as_json)).exit_code == 0
     assert run("convert", str(as_json), str(back)).exit_code == 0
-    from compiler.load import load
-    from compiler.validate import build_plan
+    from compiler.load.document import load
+    from compiler.model.validate import build_plan
 
     original, round_trip = build_plan(load(str(example))), build_plan(load(str(back)))
     assert [i.to_dict() for i in round_trip.items] == [i.to_dict() for i in original.items]
@@ -316,7 +316,7 @@ def test_convert_to_yaml_keeps_characters_that_yaml_reads_as_line_breaks(write: 
                                                      "proof": f"run{char}it"}]}))
     back = tmp_path / "back.yaml"
     assert run("convert", "--no-verify-evidence", str(plan), str(back)).exit_code == 0
-    from compiler.load import load
+    from compiler.load.document import load
 
     assert load(str(back)).data["items"][0]["proof"] == f"run{char}it"
 
@@ -544,12 +544,12 @@ def test_every_command_has_help_with_examples(command: str) -> None:
 def test_internal_error_is_one_line_and_exit_3(
     write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import compiler.compile
+    import compiler.compile.pipeline
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(compiler.compile, "compile_plan", boom)
+    monkeypatch.setattr(compiler.compile.pipeline, "compile_plan", boom)
     plan = write("plan.yaml", READY)
     assert main(["check", str(plan)]) == 3
     err = capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""compiler/codeowners.py: the owners of the paths an item writes, by the repository's CODEOWNERS
+"""compiler/analysis/codeowners.py: the owners of the paths an item writes, by the repository's CODEOWNERS
 file as GitHub reads it (its documented example, line by line), in both artifacts."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from support import make_tree, write_plan
 
-from compiler import globs
-from compiler.codeowners import as_files, find, owners_of, parse, pattern_glob
-from compiler.compile import compile_plan
-from compiler.emit import build_output
-from compiler.repository import Repository
+from compiler.analysis.codeowners import as_files, find, owners_of, parse, pattern_glob
+from compiler.compile.emit import build_output
+from compiler.compile.pipeline import compile_plan
+from compiler.core import globs
+from compiler.repo.repository import Repository
 
 # GitHub's example CODEOWNERS (docs: "About code owners"), with what each line is said to match.
 GITHUB_EXAMPLE = """\
@@ -160,7 +160,7 @@ def test_compile_lists_each_items_owners_in_the_json_and_the_markdown(tmp_path: 
     document = build_output(result, tmp_path)
     assert [item.get("owners") for item in document["items"]] == [["@org/backend"], ["@org/docs", "@org/backend"],
                                                                    None]
-    from compiler.markdown import render_markdown
+    from compiler.render.markdown import render_markdown
 
     page = render_markdown(json.loads(json.dumps(document)))
     assert "- **Owners:** `@org/docs`, `@org/backend`" in page and page.count("**Owners:**") == 2
@@ -192,7 +192,7 @@ def test_patterns_read_as_gitignore_reads_them(pattern: str, segments: tuple[str
 def test_a_path_meets_only_the_lines_whose_literal_folders_can_match_it() -> None:
     """Lines in buckets by their leading literal segments: a path meets the lines whose literal
     part is a prefix of its own (* at any depth has none) or extends it, never /docs/."""
-    from compiler.codeowners import Index
+    from compiler.analysis.codeowners import Index
 
     index = Index(parse("* @all\n/app/ @app\n/app/models/ @data\n/docs/ @docs\n*.md @md\n/app/models/user.py @u\n"
                         "/apps/ @other\n"))
@@ -205,7 +205,7 @@ def test_a_path_meets_only_the_lines_whose_literal_folders_can_match_it() -> Non
 def test_the_lines_a_path_meets_are_steps_too() -> None:
     """A path without a literal folder meets every bucket of lines: each is a step of the plan's,
     so a plan of many such paths and a CODEOWNERS of many folders cannot cost paths x lines."""
-    from compiler.codeowners import Index, Search
+    from compiler.analysis.codeowners import Index, Search
 
     index = Index(parse("".join(f"/dir{k}/ @team{k}\n" for k in range(1_000))))
     search = Search(1_500)
@@ -247,8 +247,8 @@ def test_owners_that_cannot_all_be_decided_are_marked_incomplete_in_the_json_and
     document = build_output(result, tmp_path)
     assert [(item["id"], item.get("owners"), item.get("owners_incomplete")) for item in document["items"]] == [
         ("slow", ["@docs"], True), ("plain", ["@app"], None)]
-    from compiler.html import render_html
-    from compiler.markdown import render_markdown
+    from compiler.render.html import render_html
+    from compiler.render.markdown import render_markdown
 
     page = render_markdown(json.loads(json.dumps(document)))
     assert ("- **Owners:** `@docs` _(incomplete: not every CODEOWNERS line could be decided for these paths)_"
@@ -303,7 +303,7 @@ def test_the_worst_22kb_codeowners_costs_at_most_the_steps_of_a_plan(tmp_path: P
 
 def test_a_plan_without_paths_neither_reads_codeowners_nor_searches(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import codeowners
+    from compiler.analysis import codeowners
 
     def refused(*args: object) -> None:
         raise AssertionError("not for a plan without paths")

@@ -1,5 +1,5 @@
-"""The repository's settings (compiler/config.py) and the complexity tier they judge by
-(compiler/complexity.py)."""
+"""The repository's settings (compiler/model/config.py) and the complexity tier they judge by
+(compiler/analysis/complexity.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from compiler import config
+from compiler.analysis.complexity import assess
 from compiler.cli import cli
-from compiler.complexity import assess
-from compiler.diagnostics import PlanInputError
+from compiler.core.diagnostics import PlanInputError
+from compiler.model import config
 
 PLAN = """\
 items:

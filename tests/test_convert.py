@@ -1,4 +1,4 @@
-"""compiler.convert.convert: the library half of `evidence-plan convert`, called from Python."""
+"""compiler.api.convert.convert: the library half of `evidence-plan convert`, called from Python."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import git_repo, write_plan
 
+from compiler.api.convert import TARGETS, convert, dump_json, dump_yaml, target_for
 from compiler.cli import cli
-from compiler.convert import TARGETS, convert, dump_json, dump_yaml, target_for
-from compiler.diagnostics import PlanInputError
+from compiler.core.diagnostics import PlanInputError
 
 PLAN = """\
 plan: Small
@@ -189,7 +189,7 @@ def read_back(text: str) -> list[object]:
     import yaml
     from ruamel.yaml import YAML
 
-    from compiler.load import parse_text
+    from compiler.load.document import parse_text
 
     return [yaml.safe_load(text)["k"], YAML(typ="safe", pure=True).load(text)["k"],
             parse_text(text, "plan.yaml", "yaml").data["k"]]

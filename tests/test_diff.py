@@ -1,4 +1,4 @@
-"""`evidence-plan diff OLD NEW` and its model (compiler/revisions.py). The example against its
+"""`evidence-plan diff OLD NEW` and its model (compiler/analysis/revisions.py). The example against its
 hand-written revision, in every format, is compared byte for byte by test_generated.py
 (tests/golden/diff/, written by tests/regenerate.py); here, what those files must say."""
 
@@ -15,8 +15,8 @@ from click.testing import CliRunner, Result
 from support import MENTION, shown, write_plan
 from support import TWO_ITEMS as PLAN
 
+from compiler.analysis.revisions import is_revision
 from compiler.cli import cli
-from compiler.revisions import is_revision
 
 EXAMPLE = "examples/duplicate-email/plan.yaml"
 REVISED = "tests/golden/diff/revised.yaml"
@@ -84,8 +84,8 @@ def test_a_plan_against_itself_reports_nothing_and_exits_0(at_top: Path) -> None
 
 
 def test_a_compiled_json_and_standard_input_compare_equal_to_the_plan(at_top: Path, tmp_path: Path) -> None:
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output, dumps
+    from compiler.compile.emit import build_output, dumps
+    from compiler.compile.pipeline import compile_plan
 
     compiled = tmp_path / "evidence-plan.json"
     compiled.write_text(dumps(build_output(compile_plan(EXAMPLE), str(tmp_path))), encoding="utf-8")
@@ -308,9 +308,9 @@ items:
 
 
 def _approved(text: str) -> str:
-    from compiler import approvals
-    from compiler.load import parse_text
-    from compiler.validate import build_plan
+    from compiler.analysis import approvals
+    from compiler.load.document import parse_text
+    from compiler.model.validate import build_plan
 
     digest = approvals.coverage(build_plan(parse_text(text, "p.yaml", "yaml")).items, "sign-off").digest
     return text.replace("    proof: make show\n", "    proof: make show\n    approved_by: ana\n"
@@ -328,7 +328,7 @@ def _approved(text: str) -> str:
 ])
 def test_diff_voids_an_approval_exactly_when_check_calls_it_stale(tmp_path: Path, edit: tuple[str, str],
                                                                   reason: str) -> None:
-    """One judgement (compiler/approvals.py's problems) behind check's EP111 and diff's voided
+    """One judgement (compiler/analysis/approvals.py's problems) behind check's EP111 and diff's voided
     approvals: every way a held record stops holding is listed, with why."""
     old_text = _approved(GATE)
     assert old_text.count(edit[0]) == 1
@@ -379,7 +379,7 @@ def test_a_revision_that_keeps_the_graph_and_estimates_forecasts_once(at_top: Pa
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Only a change's words differ: the schedule and the seeded forecast are the same, so the
     forecast (seconds at 100,000 items) runs once, and NEW's timing is OLD's."""
-    from compiler import forecast
+    from compiler.analysis import forecast
 
     text = (at_top / WORKED).read_text(encoding="utf-8").replace("root: .", "root: ../../examples/worked")
     new = write_plan(tmp_path, text.replace("The API documents the 409", "The API now documents the 409"),
@@ -416,7 +416,7 @@ def test_the_markdown_of_a_large_revision_fits_a_pull_request_comment(tmp_path: 
 def test_github_notices_index_the_items_once_not_once_a_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each notice's line comes from one index of NEW's items: indexing them for every row made
     3,031 rows of a 100,000-item plan take 91 s (6.3 s now)."""
-    from compiler import revisions
+    from compiler.analysis import revisions
 
     rows = [f"  - {{id: i{n}, change: c{n}, evidence: [a.py], proof: p}}\n" for n in range(300)]
     old = write_plan(tmp_path, "items:\n" + "".join(rows), "old.yaml")

@@ -1,4 +1,4 @@
-"""Which files of a folder are plans (compiler/discover.py), and `check DIR`, which checks them."""
+"""Which files of a folder are plans (compiler/repo/discover.py), and `check DIR`, which checks them."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import yaml
 from click.testing import CliRunner
 
 from compiler.cli import cli
-from compiler.diagnostics import Diagnostic
-from compiler.discover import PLAN_FILES, SKIPPED_FOLDERS, expand, find_plans, is_plan_file
+from compiler.core.diagnostics import Diagnostic
+from compiler.repo.discover import PLAN_FILES, SKIPPED_FOLDERS, expand, find_plans, is_plan_file
 
 REPO = Path(__file__).resolve().parent.parent
 

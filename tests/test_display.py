@@ -1,4 +1,4 @@
-"""Plan text made safe to show (compiler/display.py), and the reporters that use it."""
+"""Plan text made safe to show (compiler/core/display.py), and the reporters that use it."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.diagnostics import Diagnostic, Location, Note
-from compiler.display import UNSAFE, clip, escape, escape_lines, names, quoted
-from compiler.reporters import github, text
+from compiler.core.diagnostics import Diagnostic, Location, Note
+from compiler.core.display import UNSAFE, clip, escape, escape_lines, names, quoted
+from compiler.report.reporters import github, text
 
 
 @pytest.mark.parametrize(

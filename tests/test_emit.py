@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler.compile import compile_plan
-from compiler.emit import build_output, dumps
-from compiler.output_model import CompiledPlan
-from compiler.write import WriteError, write_all_atomic, write_atomic
+from compiler.compile.emit import build_output, dumps
+from compiler.compile.pipeline import compile_plan
+from compiler.core.write import WriteError, write_all_atomic, write_atomic
+from compiler.model.output_model import CompiledPlan
 
 
 @pytest.mark.parametrize("plan", ["examples/duplicate-email/plan.yaml", "examples/blocked/plan.yaml"])
@@ -52,7 +52,7 @@ def test_atomic_write_replaces_the_whole_file(tmp_path: Path) -> None:
 
 
 def test_atomic_write_in_slices_writes_every_character(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import write
+    from compiler.core import write
 
     monkeypatch.setattr(write, "WRITE_CHUNK", 3)  # slices that end inside multi-byte characters' runs
     text = "a→é😀\n" * 5 + "tail"
@@ -93,7 +93,7 @@ def test_a_text_that_fails_to_be_made_changes_nothing(tmp_path: Path) -> None:
 
 def test_a_result_for_output_drops_the_parsed_values_and_emits_the_same(repo: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler.markdown import render_markdown
+    from compiler.render.markdown import render_markdown
 
     monkeypatch.chdir(repo)
     for plan in ("examples/duplicate-email/plan.yaml", "examples/blocked/plan.yaml"):
@@ -198,7 +198,7 @@ def test_resolved_lines_go_to_the_right_item_when_an_earlier_item_is_invalid(
     ]
 
 
-# --- what a write may reach: the file meant, never another (compiler/targets.py) --------------
+# --- what a write may reach: the file meant, never another (compiler/core/targets.py) --------------
 # CI runs the compiler, often as root, on plans from untrusted pull requests, which may plant a
 # link, a folder or a FIFO under an output's name. None of these tests writes to a real /dev entry
 # other than through a link made here to /dev/null or /dev/full, which writing into cannot harm;

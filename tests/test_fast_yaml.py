@@ -1,4 +1,4 @@
-"""The fast YAML path (libyaml through PyYAML, compiler.fastyaml) must read every file exactly as
+"""The fast YAML path (libyaml through PyYAML, compiler.load.fastyaml) must read every file exactly as
 ruamel.yaml, the reference, does: the same data and the same positions, or the same input error
 (it defers to ruamel on any doubt)."""
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import compiler.fastyaml as fastyaml
-from compiler.diagnostics import PlanInputError
-from compiler.load import DEFAULT_LIMITS, Document, Limits, parse_text
+import compiler.load.fastyaml as fastyaml
+from compiler.core.diagnostics import PlanInputError
+from compiler.load.document import DEFAULT_LIMITS, Document, Limits, parse_text
 
 pytest.importorskip("yaml._yaml")
 

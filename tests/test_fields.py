@@ -1,4 +1,4 @@
-"""The field declarations (compiler/fields.py) and everything derived from them.
+"""The field declarations (compiler/model/fields.py) and everything derived from them.
 
 - every kind is handled by the input model, the output model and the fast path;
 - the fast path is held to the input model by a differential property test, with keys and
@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import fields, input_model, output_model, validate
-from compiler.diagnostics import Diagnostic
-from compiler.load import parse_text
-from compiler.validate import PLAIN_KEYS, build_plan, plain_item
+from compiler.core.diagnostics import Diagnostic
+from compiler.load.document import parse_text
+from compiler.model import fields, input_model, output_model, validate
+from compiler.model.validate import PLAIN_KEYS, build_plan, plain_item
 
 REPO = Path(__file__).resolve().parent.parent
 # pydantic's own words, which must never reach a user.
@@ -189,7 +189,7 @@ def test_every_budget_the_fast_path_accepts_the_input_model_accepts_alike(budget
     input model (whose errors are EP010/EP011); where the fast path accepts, the model agrees."""
     from pydantic import TypeAdapter, ValidationError
 
-    from compiler.input_model import Budget
+    from compiler.model.input_model import Budget
 
     plan = build_plan(parse_text(json.dumps({"budget": budget, "items": []}), "plan.json", "json"))
     try:
@@ -342,7 +342,7 @@ def test_a_missing_field_beyond_the_id_is_ep017_at_its_object() -> None:
 
 NEWCOMER = textwrap.dedent("""
     import json, sys
-    from compiler import fields
+    from compiler.model import fields
     fields.ITEM_FIELDS = (*fields.ITEM_FIELDS, fields.Field("owner", "optional-text", "who does it", default=None))
     from compiler.cli import main
     sys.exit(main(sys.argv[1:]))
@@ -351,7 +351,7 @@ NEWCOMER = textwrap.dedent("""
 
 def _newcomer(tmp_path: Path, *argv: str, forced: bool = False) -> subprocess.CompletedProcess[str]:
     script = NEWCOMER if not forced else NEWCOMER.replace(
-        "from compiler.cli import main", "import compiler.fastyaml as f; f.parse = lambda *a, **k: None\n"
+        "from compiler.cli import main", "import compiler.load.fastyaml as f; f.parse = lambda *a, **k: None\n"
         "from compiler.cli import main")
     return subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, cwd=tmp_path,
                           env={"PYTHONPATH": str(REPO), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}, check=False)
@@ -372,7 +372,7 @@ def test_a_field_declared_once_is_validated_written_and_read_back(tmp_path: Path
     # `schema` prints the committed files: the schemas made from the declarations say it too.
     generated = subprocess.run(
         [sys.executable, "-c", NEWCOMER.split("from compiler.cli")[0]
-         + "from compiler.json_schema import generate\nprint(generate('input'))\nprint(generate('output'))"],
+         + "from compiler.model.json_schema import generate\nprint(generate('input'))\nprint(generate('output'))"],
         capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(REPO)}, check=True).stdout
     # The plan's item, its twin in a compiled evidence-plan.json read as a plan, the output's item.
     assert generated.count('"owner"') == 3 and "who does it" in generated
@@ -383,7 +383,7 @@ def test_a_field_declared_once_is_validated_written_and_read_back(tmp_path: Path
         assert "plan.yaml:6:12: error EP011 a: owner must be text, not the number 12" in wrong.stdout, wrong.stdout
 
 
-# --- a choice field: status (compiler/progress.py) ------------------------------------------------------
+# --- a choice field: status (compiler/analysis/progress.py) ------------------------------------------------------
 
 _ITEM = {"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p"}
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compiler.api.fix import moved_range
 from compiler.cli import cli
-from compiler.fix import moved_range
 
 SOURCE = "".join(f"# filler line {n}\n" for n in range(1, 11)) + "def create_account(email):\n    return email\n"
 
@@ -293,8 +293,8 @@ def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: st
     """Names (a Markdown heading is any text) and ranges replace plain, single- and double-quoted
     scalars in block and flow context, and read back as themselves, never as a number or syntax;
     a block scalar becomes a quoted one."""
-    from compiler.fix import apply_to_yaml
-    from compiler.load import parse_text
+    from compiler.api.fix import apply_to_yaml
+    from compiler.load.document import parse_text
 
     flow = context.startswith(("- [", "- {{"))
     text = context.format("'old'" if flow and old[0] in "|>" else old)
@@ -389,8 +389,8 @@ def test_to_symbols_is_off_by_default(lines_plan: Path) -> None:
 
 
 def test_to_symbols_gives_a_ready_plan_whose_symbols_resolve_to_the_old_lines(lines_plan: Path) -> None:
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output
+    from compiler.compile.emit import build_output
+    from compiler.compile.pipeline import compile_plan
 
     before = build_output(compile_plan(str(lines_plan)))["items"][0]["evidence"]
     assert run("fix", "--to-symbols", str(lines_plan)).exit_code == 0
@@ -548,7 +548,7 @@ def test_to_symbols_leaves_evidence_shared_through_an_alias(write: Callable[...,
     (["A", "AB.x"], None),  # a prefix of the text is no parent
 ])
 def test_outermost_is_the_name_all_others_are_nested_in(names: list[str], expected: str | None) -> None:
-    from compiler.fix_symbols import outermost
+    from compiler.api.fix_symbols import outermost
 
     assert outermost(names) == expected
 
@@ -559,8 +559,8 @@ def test_outermost_is_the_name_all_others_are_nested_in(names: list[str], expect
     ("- path: a\n  line: 1\n", "- path: a\n  symbol: f\n"),
 ])
 def test_a_renamed_key_is_replaced_in_place_with_its_value(text: str, expected: str) -> None:
-    from compiler.fix import Rename, apply_to_data, apply_to_yaml
-    from compiler.load import parse_text
+    from compiler.api.fix import Rename, apply_to_data, apply_to_yaml
+    from compiler.load.document import parse_text
 
     key = "line" if "line:" in text else "lines"
     edits = [((0, key), Rename("symbol", "f"))]
@@ -572,15 +572,15 @@ def test_a_renamed_key_is_replaced_in_place_with_its_value(text: str, expected: 
 
 
 def test_the_read_back_check_compares_key_order_where_a_key_was_renamed() -> None:
-    from compiler.fix import same_key_order
+    from compiler.api.fix import same_key_order
 
     assert same_key_order([{"a": 1, "b": [{"c": 1, "d": 2}]}], [{"a": 1, "b": [{"c": 1, "d": 2}]}])
     assert not same_key_order([{"a": 1, "b": [{"c": 1, "d": 2}]}], [{"a": 1, "b": [{"d": 2, "c": 1}]}])
 
 
 def test_dry_run_positions_of_a_renamed_key_are_those_of_the_old_key() -> None:
-    from compiler.fix import Rename, _OnDisk
-    from compiler.load import parse_text
+    from compiler.api.fix import Rename, _OnDisk
+    from compiler.load.document import parse_text
 
     doc = parse_text("items:\n  - evidence:\n      - {path: a, lines: 1-2}\n", "p.yaml", "yaml")
     entry = ("items", 0, "evidence", 0)
@@ -590,10 +590,10 @@ def test_dry_run_positions_of_a_renamed_key_are_those_of_the_old_key() -> None:
 
 
 def test_symbol_edits_are_edits_of_the_document_with_one_note_each(write: Callable[..., Path]) -> None:
-    from compiler.compile import compile_plan
-    from compiler.fix import Rename
-    from compiler.fix_symbols import symbol_edits
-    from compiler.repository import Repository
+    from compiler.api.fix import Rename
+    from compiler.api.fix_symbols import symbol_edits
+    from compiler.compile.pipeline import compile_plan
+    from compiler.repo.repository import Repository
 
     write("app/x.py", ACCOUNTS)
     plan = write("plan.yaml", """\

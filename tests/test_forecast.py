@@ -1,4 +1,4 @@
-"""compiler/forecast.py: the critical path by median estimate (tests/checks/test_estimates.py
+"""compiler/analysis/forecast.py: the critical path by median estimate (tests/checks/test_estimates.py
 holds it through compile) and the seeded Monte Carlo forecast, held here to closed forms.
 
 Tolerances come from the runs: the p-quantile of n draws has a standard error of
@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from compiler import forecast
-from compiler.forecast import monte_carlo
-from compiler.values import Item
+from compiler.analysis import forecast
+from compiler.analysis.forecast import monte_carlo
+from compiler.model.values import Item
 
 RUNS = 20_000
 Z = NormalDist()
@@ -162,7 +162,8 @@ def test_compile_of_a_plan_without_estimates_imports_no_forecast(tmp_path: Any) 
                                                       "").replace("    estimate: {low: 2, high: 8, unit: hours,"
                                                                   " evidence: PR 13}\n", ""), encoding="utf-8")
     script = ("import sys\nfrom compiler.cli import main\ncode = main(['compile', sys.argv[1], '-o', sys.argv[2]])\n"
-              "print(sorted(m for m in sys.modules if m in ('compiler.forecast', 'compiler.estimates')))\n"
+              "print(sorted(m for m in sys.modules if m in ('compiler.analysis.forecast',"
+              " 'compiler.analysis.estimates')))\n"
               "sys.exit(code)")
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "plan.yaml"), str(tmp_path / "out")],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent, check=False)

@@ -40,7 +40,7 @@ def test_outputs_hold_the_ready_example() -> None:
 
 
 def test_every_code_is_documented_once_in_the_readme() -> None:
-    from compiler.codes import CODES
+    from compiler.core.codes import CODES
 
     readme = (regenerate.REPO / "README.md").read_text(encoding="utf-8")
     for code in CODES:
@@ -51,7 +51,7 @@ def test_every_emitted_code_is_registered() -> None:
     """A code used in the source but missing from the registry would crash at report time."""
     import re
 
-    from compiler.codes import CODES
+    from compiler.core.codes import CODES
 
     used = set()
     for path in (regenerate.REPO / "compiler").rglob("*.py"):

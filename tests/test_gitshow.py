@@ -1,5 +1,5 @@
-"""How `diff` and `graph` read a plan of git history (compiler/gitshow.py, and
-compiler/revisions.py's ``load_plan_argument``): what the user meant (a name that is a file and a
+"""How `diff` and `graph` read a plan of git history (compiler/load/gitshow.py, and
+compiler/analysis/revisions.py's ``load_plan_argument``): what the user meant (a name that is a file and a
 ``REV:path`` too is refused; ``--base`` and ``--rev`` are forms no file can take over), never more
 than ``--max-bytes`` read, never the network, never a command of the repository's settings.
 
@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner, Result
 from support import TWO_ITEMS as V1
 
-from compiler import revisions
+from compiler.analysis import revisions
 from compiler.cli import cli
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

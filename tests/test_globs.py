@@ -1,4 +1,4 @@
-"""compiler/globs.py: the grammar of `paths:` entries, and overlap decided exactly.
+"""compiler/core/globs.py: the grammar of `paths:` entries, and overlap decided exactly.
 
 The decision is held to an independent matcher written differently (each glob translated to a
 regular expression over the whole path): every witness matches both globs, and when two globs
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import globs
-from compiler.globs import parse, problem, witness
-from compiler.load import parse_text
-from compiler.validate import _Collector, _item, build_plan, plain_item
+from compiler.core import globs
+from compiler.core.globs import parse, problem, witness
+from compiler.load.document import parse_text
+from compiler.model.validate import _Collector, _item, build_plan, plain_item
 
 # --- an independent matcher: a glob as one regular expression -----------------------------------
 
@@ -298,11 +298,11 @@ def test_a_plain_pair_takes_tens_of_steps(a: str, b: str, used: int) -> None:
 ])
 def test_overlaps_answers_the_shapes_codeowners_asks_most_in_one_step(a: str, b: str, expected: bool,
                                                                       steps: int | None) -> None:
-    from compiler import codeowners
+    from compiler.analysis import codeowners
 
     rule = codeowners.pattern_glob(a) if a.startswith("**") else parse(a)
     path = parse(b)
-    if not b.endswith("/") and globs.ANY not in b:  # a file, as compiler/codeowners.py's as_files reads one
+    if not b.endswith("/") and globs.ANY not in b:  # a file, as compiler/analysis/codeowners.py's as_files reads one
         path = path._replace(segments=path.segments[:-1]) if path.segments[-1] == globs.ANY else path
     assert rule is not None
     counted = globs.Steps()

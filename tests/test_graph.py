@@ -1,4 +1,4 @@
-"""Stage 4: compiler.graph: building the dependency graph, waves, cycles, the plain-Python
+"""Stage 4: compiler.analysis.graph: building the dependency graph, waves, cycles, the plain-Python
 acyclic check, the critical path, and a compiled plan's waves (examples and a property: any DAG
 compiles to a ready plan with consistent waves).
 
@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import compile_yaml
 
-from compiler.compile import CompileResult, compile_document
-from compiler.graph import acyclic, build_graph, critical_path, find_cycles, waves
-from compiler.load import parse_text
-from compiler.values import Item
+from compiler.analysis.graph import acyclic, build_graph, critical_path, find_cycles, waves
+from compiler.compile.pipeline import CompileResult, compile_document
+from compiler.load.document import parse_text
+from compiler.model.values import Item
 
 
 def item(ident: str, *deps: str, index: int = 0) -> Item:
@@ -188,7 +188,7 @@ def test_acyclic_agrees_with_networkx(spec: dict[str, list[str]]) -> None:
 
 
 def test_acyclic_decides_a_plan_written_in_order_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import graph
+    from compiler.analysis import graph
 
     assert graph._in_order(items(DUPLICATE_EMAIL))
     out_of_order = items({"integration": ["implementation"], "implementation": ["contract"], "contract": []})

@@ -156,7 +156,7 @@ def assert_clean(output: str) -> None:
 
 
 # What may not reach a terminal or a CI log raw: controls (but the line breaks we write), DEL and
-# C1, line and paragraph separators, bidirectional controls (see compiler/display.py).
+# C1, line and paragraph separators, bidirectional controls (see compiler/core/display.py).
 _RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 SCREEN = 1500  # characters: the longest line a message may take (a message is cut at 1,000)
 
@@ -545,12 +545,12 @@ def test_default_max_bytes_is_checked_before_reading(tmp_path: Path, capsys: pyt
     path = tmp_path / "huge.yaml"
     with path.open("wb") as handle:
         handle.truncate(300 * 1024 * 1024)
-    import compiler.load
+    import compiler.load.document
 
     def no_open(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError(f"opened {args!r}")
 
-    monkeypatch.setattr(compiler.load, "open", no_open, raising=False)
+    monkeypatch.setattr(compiler.load.document, "open", no_open, raising=False)
     code, out, _err, seconds = run(capsys, *CHECK, str(path))
     assert code == 2 and "EP007 larger than 268,435,456 bytes" in out
     assert "--max-bytes" in out
@@ -918,10 +918,11 @@ def test_an_interrupted_fix_keeps_the_original(fixable: Path, capsys: pytest.Cap
 def test_fix_that_would_change_the_meaning_writes_nothing(fixable: Path, capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """fix's safety net: when the edited text does not read back as intended, nothing is written."""
-    import compiler.fix
+    import compiler.api.fix
 
-    real = compiler.fix.apply_to_yaml
-    monkeypatch.setattr(compiler.fix, "apply_to_yaml", lambda text, edits: real(text, edits).replace("Do a", "Do z"))
+    real = compiler.api.fix.apply_to_yaml
+    monkeypatch.setattr(compiler.api.fix, "apply_to_yaml",
+                        lambda text, edits: real(text, edits).replace("Do a", "Do z"))
     code, out, err, _ = run(capsys, "fix", str(fixable))
     assert code == 1 and "nothing was written" in err
     assert_clean(out + err)
@@ -992,9 +993,9 @@ def test_a_long_plan_past_max_items_is_ep008_on_the_strict_path_too(tmp_path: Pa
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """Found by fuzzing the reference path: asking libyaml why it was not sure of a long file
     (a tab) must say EP008 when the item list is too long, not fail on it."""
-    import compiler.fastyaml
+    import compiler.load.fastyaml
 
-    monkeypatch.setattr(compiler.fastyaml, "parse", lambda *a, **k: None)
+    monkeypatch.setattr(compiler.load.fastyaml, "parse", lambda *a, **k: None)
     path = tmp_path / "long.yaml"
     path.write_text(_long_yaml_plan(3_000) + "x:\ty\n", encoding="utf-8")
     code, out, err, _ = run(capsys, *CHECK, "--max-items", "10", str(path))

@@ -1,4 +1,4 @@
-"""The HTML page (compiler/html.py, templates/plan.html.j2), `compile --html` and `render --html`:
+"""The HTML page (compiler/render/html.py, templates/plan.html.j2), `compile --html` and `render --html`:
 what the page holds, and that no plan text can become markup. In a real browser:
 tests/test_html_browser.py."""
 
@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.cli import cli
-from compiler.html import render_html, render_pieces
+from compiler.render.html import render_html, render_pieces
 
 HOSTILE = ['</script><script>alert(1)</script>', '<svg onload=alert(1)>', '"><img src=x onerror=alert(2)>',
            "' onmouseover='alert(3)", "]]><!--", "&amp;&lt;", "\x1b[31mred\u202e"]
@@ -161,7 +161,7 @@ def test_render_html_writes_the_page_instead_of_markdown(repo: Path, tmp_path: P
 
 def test_compile_html_writes_the_three_files_as_one_set(tmp_path: Path, repo: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import write
+    from compiler.core import write
 
     monkeypatch.chdir(repo)
     written: list[list[str]] = []
@@ -209,7 +209,7 @@ def test_the_browser_tests_say_what_to_install_when_chromium_is_missing(monkeypa
 
 
 def test_the_revision_line_and_the_forecast_are_escaped_like_the_rest(tmp_path: Path) -> None:
-    """The page says what the Markdown says of the revision and the estimates (compiler/markdown.py
+    """The page says what the Markdown says of the revision and the estimates (compiler/render/markdown.py
     makes the sentences for both), each id and text escaped: a hostile id in `changes` stays text."""
     estimate = {"low": 1, "high": 2, "unit": "hours", "evidence": HOSTILE[0]}
     plan: dict[str, Any] = {"items": [

@@ -30,17 +30,18 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from support import compile_yaml, only
 
-from compiler import ids, references
 from compiler.checks import CheckContext
 from compiler.checks import budget as budget_checks
 from compiler.checks import items as item_checks
 from compiler.checks import status as status_checks
-from compiler.compile import compile_plan
-from compiler.diagnostics import PlanInputError
-from compiler.emit import build_output, dumps
-from compiler.load import load, parse_text, plan_shape
-from compiler.output_model import read_compiled
-from compiler.validate import build_plan
+from compiler.compile.emit import build_output, dumps
+from compiler.compile.pipeline import compile_plan
+from compiler.core import ids
+from compiler.core.diagnostics import PlanInputError
+from compiler.load.document import load, parse_text, plan_shape
+from compiler.model import references
+from compiler.model.output_model import read_compiled
+from compiler.model.validate import build_plan
 
 REPO = Path(__file__).resolve().parent.parent
 # The codes of a plan's form: the shape of the document, of an item and of its fields, and the
@@ -492,7 +493,7 @@ def test_every_document_compile_writes_is_valid_by_the_output_schema(plan: Path,
 
 def test_the_output_schema_accepts_an_issue_with_a_hint() -> None:
     doc = parse_text("items:\n  - id: аdd\n    change: c\n    evidence: [a.py]\n    proof: p\n", "plan.yaml", "yaml")
-    from compiler.compile import compile_document
+    from compiler.compile.pipeline import compile_document
 
     document = build_output(compile_document(doc, "plan.yaml", verify_evidence=False), ".")
     assert any(issue.get("hint") for issue in document["issues"]), document["issues"]
@@ -592,7 +593,7 @@ def test_what_a_schema_cannot_say_the_tool_still_refuses(name: str) -> None:
 
         data = json.loads(text) if fmt == "json" else yaml.safe_load(text)  # what a validator would see
     else:
-        from compiler.compile import compile_document
+        from compiler.compile.pipeline import compile_document
 
         data = doc.data
         assert code in {d.code for d in compile_document(doc, "plan.json", verify_evidence=False).diagnostics}

@@ -1,4 +1,4 @@
-"""The picture's layout (compiler/layout.py): properties that hold for every plan, tested on
+"""The picture's layout (compiler/render/layout.py): properties that hold for every plan, tested on
 generated graphs without a browser (tests/test_html_browser.py checks the page in Chromium)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import layout as L
-from compiler.graph import plain_waves
-from compiler.layout import Layout, crossings, layout, to_data
-from compiler.view import Graph
+from compiler.analysis.graph import plain_waves
+from compiler.render import layout as L
+from compiler.render.layout import Layout, crossings, layout, to_data
+from compiler.render.view import Graph
 
 
 class Node:

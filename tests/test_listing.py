@@ -1,4 +1,4 @@
-"""compiler.listing and compiler.where, and the commands over them: `evidence-plan symbols` (what
+"""compiler.repo.listing and compiler.api.where, and the commands over them: `evidence-plan symbols` (what
 path::Name resolves in a file, as check finds it) and `evidence-plan where` (a text's places, as
 evidence)."""
 
@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 from support import SEARCH_CORPUS, SEARCH_NEEDLES, git_repo
 
+from compiler.api.where import where
 from compiler.cli import cli
-from compiler.diagnostics import PlanInputError
-from compiler.listing import Symbol, list_symbols
-from compiler.repository import Repository
-from compiler.where import where
+from compiler.core.diagnostics import PlanInputError
+from compiler.repo.listing import Symbol, list_symbols
+from compiler.repo.repository import Repository
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "click-floatrange-nan"

@@ -1,8 +1,8 @@
-"""Stage 1: compiler.load and compiler.sourcemap.
+"""Stage 1: compiler.load.document and compiler.load.sourcemap.
 
 Loading YAML and JSON into plain data, the position (1-based line, column) of every value and
 key, format detection, and every way a file is refused as input (EP001..EP005, exit 2; EP004, a
-document that is no plan, as compiler.validate.build_plan meets it through load.plan_shape).
+document that is no plan, as compiler.model.validate.build_plan meets it through load.plan_shape).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from compiler.diagnostics import Diagnostic, PlanInputError
-from compiler.load import DEFAULT_LIMITS, Document, load, parse_text
-from compiler.validate import build_plan
+from compiler.core.diagnostics import Diagnostic, PlanInputError
+from compiler.load.document import DEFAULT_LIMITS, Document, load, parse_text
+from compiler.model.validate import build_plan
 
 
 def yaml(text: str) -> Document:

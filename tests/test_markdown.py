@@ -1,4 +1,4 @@
-"""Markdown rendering (compiler/markdown.py) and the Mermaid graph (compiler/mermaid.py): plan text
+"""Markdown rendering (compiler/render/markdown.py) and the Mermaid graph (compiler/render/mermaid.py): plan text
 can never break the page, the tables or the graph."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from support import MENTION, compile_in, one_item_plan
 from support import shown as as_shown
 
-from compiler import markdown as render
-from compiler import mermaid as graphs
-from compiler.display import UNSAFE
-from compiler.emit import build_output
-from compiler.markdown import (
+from compiler.compile.emit import build_output
+from compiler.core.display import UNSAFE
+from compiler.render import markdown as render
+from compiler.render import mermaid as graphs
+from compiler.render.markdown import (
     cell,
     code,
     evidence_line,
@@ -29,7 +29,7 @@ from compiler.markdown import (
     render_markdown,
     repository_link,
 )
-from compiler.mermaid import label as mermaid
+from compiler.render.mermaid import label as mermaid
 
 
 @pytest.mark.parametrize(
@@ -400,7 +400,7 @@ def test_a_graph_past_mermaids_limits_is_folded_into_one_that_it_draws() -> None
 def test_the_template_unpacks_a_row_by_its_field_names() -> None:
     """The template unpacks each row (attribute lookups cost 1.4x the page): by the names of
     markdown.Row's fields, in their order, so that a field added to Row cannot shift another."""
-    from compiler.resources import read_text
+    from compiler.core.resources import read_text
 
     template = read_text("templates", render.TEMPLATE)
     loop = re.search(r"\{% for ([\w, ]+) in section %\}", template)
@@ -517,7 +517,7 @@ def test_a_multi_line_proof_block_cannot_be_closed_early(text: str) -> None:
         assert UNSAFE.search(line) is None
 
 
-# --- progress (compiler/progress.py) --------------------------------------------------------------------
+# --- progress (compiler/analysis/progress.py) --------------------------------------------------------------------
 
 
 def _tracked() -> dict[str, object]:

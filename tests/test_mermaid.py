@@ -1,4 +1,4 @@
-"""The Mermaid graph (compiler/mermaid.py) past Mermaid's limits and the page's width: folded, so
+"""The Mermaid graph (compiler/render/mermaid.py) past Mermaid's limits and the page's width: folded, so
 that what GitHub shows always renders and stays legible. Labels' escaping is in test_markdown.py."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import mermaid
-from compiler.mermaid import flowchart
-from compiler.view import Graph
+from compiler.render import mermaid
+from compiler.render.mermaid import flowchart
+from compiler.render.view import Graph
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -234,7 +234,7 @@ def test_the_densest_plan_folds_within_mermaids_edge_limit() -> None:
     assert 400 < len(parts(text)[1]) <= 500
 
 
-# --- progress: done items marked (compiler/progress.py) -----------------------------------------------
+# --- progress: done items marked (compiler/analysis/progress.py) -----------------------------------------------
 
 
 def test_done_items_are_marked_with_a_class_and_a_check_mark() -> None:

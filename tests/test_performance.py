@@ -91,7 +91,7 @@ def write_json(folder: Path, shape: str, n: int) -> Path:
 def small_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The benchmark's 20-item YAML plan, evidence all present in its own small repository, and
     its JSON twin beside it."""
-    from compiler.load import load
+    from compiler.load.document import load
 
     plan = Path(bench.small_repository(tmp_path_factory.mktemp("startup")))
     (plan.parent / "plan.json").write_text(json.dumps(load(str(plan)).data), encoding="utf-8")
@@ -175,8 +175,8 @@ items:
 
 @pytest.fixture(scope="module")
 def every_field_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from compiler import fields
-    from compiler.load import load
+    from compiler.load.document import load
+    from compiler.model import fields
 
     root = tmp_path_factory.mktemp("every-field")
     (root / "app.py").write_text("def main():\n    return 1\n", encoding="utf-8")
@@ -237,7 +237,7 @@ def test_a_blocked_check_costs_about_a_ready_one(small_plan: Path) -> None:
 
 @pytest.mark.parametrize("shape", ["chain", "wide", "layered"])
 def test_compile_grows_linearly(tmp_path: Path, shape: str) -> None:
-    from compiler.compile import compile_plan
+    from compiler.compile.pipeline import compile_plan
 
     paths = {n: str(write_json(tmp_path, shape, n)) for n in (2_000, 20_000)}
     a, b, ratio = growth(lambda n: compile_plan(paths[n], verify_evidence=False), 2_000)
@@ -247,9 +247,9 @@ def test_compile_grows_linearly(tmp_path: Path, shape: str) -> None:
 
 @pytest.mark.parametrize("shape", ["chain", "wide", "layered"])
 def test_emit_and_markdown_grow_linearly(tmp_path: Path, shape: str) -> None:
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output, dumps
-    from compiler.markdown import render_markdown
+    from compiler.compile.emit import build_output, dumps
+    from compiler.compile.pipeline import compile_plan
+    from compiler.render.markdown import render_markdown
 
     documents = {}
     for n in (1_000, 10_000):
@@ -267,9 +267,9 @@ def test_emit_and_markdown_grow_linearly(tmp_path: Path, shape: str) -> None:
 
 @pytest.mark.parametrize("shape", ["chain", "wide", "layered"])
 def test_the_html_page_and_its_layout_grow_linearly(tmp_path: Path, shape: str) -> None:
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output
-    from compiler.html import render_pieces
+    from compiler.compile.emit import build_output
+    from compiler.compile.pipeline import compile_plan
+    from compiler.render.html import render_pieces
 
     documents = {n: build_output(compile_plan(str(write_json(tmp_path, shape, n)), verify_evidence=False), tmp_path)
                  for n in (1_000, 10_000)}
@@ -281,7 +281,7 @@ def test_the_html_page_and_its_layout_grow_linearly(tmp_path: Path, shape: str) 
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", ["chain", "wide"])
 def test_yaml_load_grows_linearly(tmp_path: Path, shape: str) -> None:
-    from compiler.load import parse_text
+    from compiler.load.document import parse_text
 
     texts = {n: bench.write_plan(tmp_path, shape, n, "yaml").read_text(encoding="utf-8") for n in (200, 2_000)}
     a, b, ratio = growth(lambda n: parse_text(texts[n], "plan.yaml", "yaml"), 200)
@@ -292,9 +292,9 @@ def test_yaml_load_grows_linearly(tmp_path: Path, shape: str) -> None:
 @pytest.mark.slow
 def test_a_chain_of_100000_items_compiles_and_renders_without_recursion(tmp_path: Path) -> None:
     """No stage recurses along the chain: every wave, the critical path, the JSON and the Markdown."""
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output, dumps
-    from compiler.markdown import render_markdown
+    from compiler.compile.emit import build_output, dumps
+    from compiler.compile.pipeline import compile_plan
+    from compiler.render.markdown import render_markdown
 
     n = 100_000
     assert n > sys.getrecursionlimit() * 10
@@ -305,7 +305,7 @@ def test_a_chain_of_100000_items_compiles_and_renders_without_recursion(tmp_path
     assert json.loads(dumps(document))["summary"]["waves"] == n
     markdown = render_markdown(document, base=document["root"])
     assert markdown.count("\n## Wave ") == n
-    from compiler.html import render_html
+    from compiler.render.html import render_html
 
     assert render_html(document).count('<div class="entry ') == n  # the page, its layout folded
 
@@ -354,7 +354,7 @@ def test_where_stays_within_a_ratio_of_reading_every_file(tmp_path: Path) -> Non
     side by side, each the fastest of 5 in CPU time (other processes' load on a shared core does
     not count; reading from the page cache does). Decoding and splitting every file, as where did
     before it looked at the bytes first, measures 3.4-3.5x."""
-    from compiler.where import where
+    from compiler.api.where import where
 
     planted = bench.make_search_tree(tmp_path, files=3_000, total=24_000_000, planted=6)
     code = compile(bench.READ_FLOOR.format(needle=bench.WHERE_NEEDLE, root=str(tmp_path)), "read floor", "exec")

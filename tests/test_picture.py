@@ -1,5 +1,5 @@
 """`evidence-plan graph PLAN --format mermaid|dot|svg|json` (compiler/commands/graph.py over
-compiler/picture.py, compiler/dot.py, compiler/svg.py), as a user runs it."""
+compiler/render/picture.py, compiler/render/dot.py, compiler/render/svg.py), as a user runs it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from test_html import HOSTILE, hostile_plan
 
 from compiler.cli import cli
-from compiler.dot import quote
+from compiler.render.dot import quote
 
 EXAMPLE = "examples/duplicate-email/plan.yaml"
 

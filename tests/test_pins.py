@@ -1,4 +1,4 @@
-"""Pinned evidence: a hash of the cited lines (compiler/pins.py), checked as EP211, written by
+"""Pinned evidence: a hash of the cited lines (compiler/core/pins.py), checked as EP211, written by
 `fix --pin`, and followed by `fix` when the pinned lines moved whole."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compiler import pins
 from compiler.cli import cli
-from compiler.pins import pin_of
+from compiler.core import pins
+from compiler.core.pins import pin_of
 
 SOURCE = ("import os\n\n\ndef create_account(email):\n    return email\n\n\n"
           "class Accounts:\n    def find(self):\n        return 1\n")
@@ -84,7 +84,7 @@ def test_find_finds_the_window_a_pin_was_taken_from(lines: list[str], data: st.D
 
 
 def test_the_repository_searches_each_file_and_length_once_under_one_budget(write: Callable[..., Path]) -> None:
-    from compiler.repository import Repository
+    from compiler.repo.repository import Repository
 
     write("a.py", "x\ny\n" * 50)
     write("b.py", "x\ny\n" * 50)
@@ -326,7 +326,7 @@ def test_lines_found_twice_stay_when_the_files_other_pins_disagree(write: Callab
 def test_a_pin_is_written_plain_only_when_it_reads_back_as_text(pin: str, written: str) -> None:
     from ruamel.yaml import YAML
 
-    from compiler.fix import _scalar_text
+    from compiler.api.fix import _scalar_text
 
     assert _scalar_text("", pin) == written
     assert YAML(typ="safe", pure=True).load(f"{{pin: {written}}}") == {"pin": pin}
@@ -355,7 +355,7 @@ def test_fix_pin_pins_an_entry_where_the_same_run_moved_it(write: Callable[..., 
 def test_past_the_search_budget_the_message_says_the_pinned_lines_were_not_looked_for(
     write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from compiler import repository
+    from compiler.repo import repository
 
     monkeypatch.setattr(repository, "MAX_PIN_SEARCH_BYTES", 10)
     old = lines_pin(4, 5)

@@ -1,5 +1,5 @@
-"""compiler/progress.py and `evidence-plan next` (compiler/commands/next.py): statuses, the waves
-of the live items (the same as compiler/graph.py's, without networkx), and the next items of a
+"""compiler/analysis/progress.py and `evidence-plan next` (compiler/commands/next.py): statuses, the waves
+of the live items (the same as compiler/analysis/graph.py's, without networkx), and the next items of a
 plan, doing ones first, in wave order, with their proofs; exit 0 with next items or when all is
 done, 1 when blocked, 2 on an input error."""
 
@@ -20,10 +20,10 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler import progress
+from compiler.analysis import progress
+from compiler.analysis.graph import build_graph, waves
 from compiler.cli import cli
-from compiler.graph import build_graph, waves
-from compiler.values import Item
+from compiler.model.values import Item
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "progress" / "plan.yaml"
@@ -263,7 +263,7 @@ def test_ordering_and_picking_the_next_items_is_linear(listed: str) -> None:
 
 @pytest.mark.performance
 def test_next_costs_little_more_than_check(tmp_path: Path) -> None:
-    from compiler.compile import compile_plan
+    from compiler.compile.pipeline import compile_plan
 
     n = 20_000
     items = [{"id": f"i{k}", "change": "c", "evidence": ["a.py"], "proof": "p",

@@ -1,4 +1,4 @@
-"""compiler.proofs: what a proof runs, read with the shell's grammar (never run): the repository
+"""compiler.analysis.proofs: what a proof runs, read with the shell's grammar (never run): the repository
 scripts it names (EP209), the tests it selects (EP210), and whether it is a command at all (EP110).
 The checks themselves are asserted here too, with their code, item, line and column."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from support import git_repo, rows, write_plan
 
-from compiler.compile import compile_plan
-from compiler.proofs import Target, reads_as_prose, scripts, targets_of
+from compiler.analysis.proofs import Target, reads_as_prose, scripts, targets_of
+from compiler.compile.pipeline import compile_plan
 
 DATA = Path(__file__).parent / "proofs"
 
@@ -217,7 +217,7 @@ def test_no_real_command_reads_as_prose() -> None:
 def test_no_proof_of_this_repository_reads_as_prose() -> None:
     """Every proof of every plan the repository holds (cases, examples, golden files) is a
     command, except those of the case that shows EP110."""
-    from compiler.load import load
+    from compiler.load.document import load
 
     top = Path(__file__).parent.parent
     plans = [p for folder in ("tests/cases", "tests/golden", "examples") for p in sorted((top / folder).rglob("*"))
@@ -287,7 +287,7 @@ def test_a_command_without_quotes_is_split_as_shlex_splits_it() -> None:
     most plans): the same words as shlex, on every such line of the real commands."""
     import shlex
 
-    from compiler.proofs import words
+    from compiler.analysis.proofs import words
 
     plain = [c for c in _lines("commands.txt") if not any(q in c for q in "'\"\\")]
     assert len(plain) > 500

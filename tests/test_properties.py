@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compiler.cli import main
-from compiler.compile import compile_plan
-from compiler.emit import build_output, dumps
-from compiler.output_model import CompiledPlan
+from compiler.compile.emit import build_output, dumps
+from compiler.compile.pipeline import compile_plan
+from compiler.model.output_model import CompiledPlan
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,6 +1,6 @@
-"""compiler/references.py: evidence references, in the string form (``path``, ``path:LINE``,
+"""compiler/model/references.py: evidence references, in the string form (``path``, ``path:LINE``,
 ``path:START-END``, ``path::symbol``, a URL) and the object form, parse into ``Evidence`` values
-(compiler/values.py) that write back (``to_input``) to what reads back the same.
+(compiler/model/values.py) that write back (``to_input``) to what reads back the same.
 
 A reference that cannot be parsed is EP014, asserted with its messages in tests/test_validate.py.
 """
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from compiler.load import parse_text
-from compiler.references import parse_reference
-from compiler.validate import build_plan
-from compiler.values import Evidence
+from compiler.load.document import parse_text
+from compiler.model.references import parse_reference
+from compiler.model.validate import build_plan
+from compiler.model.values import Evidence
 
 STRING_FORMS = [
     ("app/x.py", Evidence(path="app/x.py"), "app/x.py"),

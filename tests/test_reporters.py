@@ -14,10 +14,11 @@ import jsonschema
 import pytest
 from support import MENTION, case_dirs, shown
 
-from compiler import __version__, reporters
+from compiler import __version__
 from compiler.cli import main
-from compiler.codes import CODES
-from compiler.diagnostics import Diagnostic, Location, Note
+from compiler.core.codes import CODES
+from compiler.core.diagnostics import Diagnostic, Location, Note
+from compiler.report import reporters
 
 TESTS = Path(__file__).resolve().parent
 SARIF_SCHEMA = json.loads((TESTS / "sarif" / "sarif-2.1.0-rtm.5.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""compiler/repository.py: reading the files that evidence cites, seen through compiled plans and
+"""compiler/repo/repository.py: reading the files that evidence cites, seen through compiled plans and
 ``Repository.facts``: each file is read once however many items cite it; line counts (empty
 files, CRLF, no final newline, bad UTF-8), in memory and streamed (files over a lowered
 ``MAX_TEXT_BYTES``, opened once too); binary files, valid only as a whole (EP207); FIFOs never
@@ -37,10 +37,10 @@ from support import (
     write_plan,
 )
 
-import compiler.repository as repository_module
-from compiler.compile import compile_plan
-from compiler.emit import build_output
-from compiler.repository import Repository
+import compiler.repo.repository as repository_module
+from compiler.compile.emit import build_output
+from compiler.compile.pipeline import compile_plan
+from compiler.repo.repository import Repository
 
 Within = Callable[[float, Callable[[], Any]], Any]  # the conftest fixture
 
@@ -71,7 +71,7 @@ def test_each_file_is_read_once(std_repo: Path, monkeypatch: pytest.MonkeyPatch)
     result = compile_plan(str(plan))
     monkeypatch.undo()
     assert result.diagnostics == ()
-    assert reads == [*SETTINGS_FILES, "app/accounts.py"]  # the settings are looked for once (compiler/config.py)
+    assert reads == [*SETTINGS_FILES, "app/accounts.py"]  # the settings are looked for once (compiler/model/config.py)
     target = os.path.realpath(std_repo / "app" / "accounts.py")
     assert recorder.paths.count(target) == 1
 

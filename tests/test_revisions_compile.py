@@ -1,5 +1,5 @@
 """`compile` records revisions: the evidence-plan.json it replaces gives the revision and the
-changes (compiler/history.py: record), as a user runs it."""
+changes (compiler/compile/history.py: record), as a user runs it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from support import TWO_ITEMS as PLAN
 from support import write_plan
 
 from compiler.cli import cli
-from compiler.output_model import CompiledPlan
+from compiler.model.output_model import CompiledPlan
 
 NO_CHANGES = {"added": [], "removed": [], "revised": [], "renamed": [], "edges": {"added": [], "removed": []},
               "waves": {"direct": [], "indirect": []}}
@@ -168,11 +168,11 @@ def test_a_fifo_at_the_output_path_is_written_not_read(tmp_path: Path) -> None:
     assert json.loads(got[0])["revision"] == 1
 
 
-# --- the recompile's fast path (compiler/history.py: same_items), held to its slow path --------
+# --- the recompile's fast path (compiler/compile/history.py: same_items), held to its slow path --------
 
 def _compiled_and_plan(text: str, folder: Path) -> tuple[dict, object]:
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output
+    from compiler.compile.emit import build_output
+    from compiler.compile.pipeline import compile_plan
 
     path = write_plan(folder, text)
     result = compile_plan(str(path), verify_evidence=False)
@@ -181,19 +181,19 @@ def _compiled_and_plan(text: str, folder: Path) -> tuple[dict, object]:
 
 
 def _slow_changes(document: dict, plan: object) -> dict:
-    from compiler.history import changes
-    from compiler.load import parse_text
-    from compiler.revisions import Side, compare
-    from compiler.validate import build_plan
+    from compiler.analysis.revisions import Side, compare
+    from compiler.compile.history import changes
+    from compiler.load.document import parse_text
+    from compiler.model.validate import build_plan
 
     previous = build_plan(parse_text(json.dumps(document), "evidence-plan.json", "json"))
     return changes(compare(Side("old", previous, None, "", ()), Side("new", plan, None, "", ())))  # type: ignore[arg-type]
 
 
 def test_an_unchanged_recompile_takes_the_fast_path_for_every_bundled_plan(repo: Path, tmp_path: Path) -> None:
-    from compiler.compile import compile_plan
-    from compiler.emit import build_output
-    from compiler.history import plan_changed, same_items
+    from compiler.compile.emit import build_output
+    from compiler.compile.history import plan_changed, same_items
+    from compiler.compile.pipeline import compile_plan
 
     plans = sorted([*repo.glob("examples/*/plan.yaml"), *repo.glob("tests/cases/*/plan.yaml"),
                     *repo.glob("tests/cases/*/plan.json")])
@@ -234,7 +234,7 @@ VARIANTS = [
 def test_the_fast_path_says_same_only_where_the_slow_path_finds_no_change(old: int, tmp_path: Path) -> None:
     """Every pair of variants of a plan: where same_items says the compiled file holds the new
     items, compare finds no change; an unchanged plan always takes the fast path."""
-    from compiler.history import plan_changed, same_items
+    from compiler.compile.history import plan_changed, same_items
 
     document, _ = _compiled_and_plan("items:\n" + VARIANTS[old] + VARIANTS[-1], tmp_path)
     for new, variant in enumerate(VARIANTS):
@@ -248,7 +248,7 @@ def test_the_fast_path_says_same_only_where_the_slow_path_finds_no_change(old: i
 
 def test_an_unchanged_recompile_does_not_build_the_previous_plan(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import validate
+    from compiler.model import validate
 
     compile_(tmp_path, PLAN)
     built = []
@@ -262,8 +262,8 @@ def test_an_unchanged_recompile_does_not_build_the_previous_plan(tmp_path: Path,
 
 def test_what_compile_records_leaves_out_the_consequences_diff_shows(repo: Path) -> None:
     """compile records the items' change only: diff's timing (a forecast of each side) and voided
-    approvals are not worked out for it (compiler/history.py asks compare without them)."""
-    from compiler.revisions import compare, read_side
+    approvals are not worked out for it (compiler/compile/history.py asks compare without them)."""
+    from compiler.analysis.revisions import compare, read_side
 
     old = read_side(str(repo / "examples/worked/plan.yaml"))
     new = read_side(str(repo / "tests/golden/diff/voided.yaml"))

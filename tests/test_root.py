@@ -1,5 +1,5 @@
-"""Where the repository root is, and how far a plan may move it (compiler.compile.find_root, with
-compiler/paths.py).
+"""Where the repository root is, and how far a plan may move it (compiler.compile.pipeline.find_root, with
+compiler/core/paths.py).
 
 Where: by a fixed order, --root, then the plan's ``root:``, then the git work tree holding the
 plan (a ``.git`` folder, or a ``.git`` file in a worktree; git is never run), then the plan's
@@ -25,10 +25,10 @@ import pytest
 from support import codes, git_repo, make_tree, write_plan
 
 from compiler.cli import main
-from compiler.compile import compile_plan, find_root
-from compiler.diagnostics import Location, PlanInputError
-from compiler.emit import build_output
-from compiler.paths import inside, work_tree
+from compiler.compile.emit import build_output
+from compiler.compile.pipeline import compile_plan, find_root
+from compiler.core.diagnostics import Location, PlanInputError
+from compiler.core.paths import inside, work_tree
 
 # --- where the root is found ----------------------------------------------------------------------
 

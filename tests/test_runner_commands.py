@@ -10,7 +10,7 @@ import unicodedata
 import pytest
 import runner_commands as rc
 
-N = "\u2060"  # compiler/cilog.py's neutraliser, U+2060 WORD JOINER
+N = "\u2060"  # compiler/core/cilog.py's neutraliser, U+2060 WORD JOINER
 
 
 # --- the oracle: the runner's own rules ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""compiler/sections.py: ``path::Name`` in TOML (tables, arrays of tables, dotted keys, read by
+"""compiler/repo/sections.py: ``path::Name`` in TOML (tables, arrays of tables, dotted keys, read by
 ``tomllib`` and located by a scan of the file) and in Markdown (a heading's section), seen through
 the compiled JSON's ``resolved_lines`` and the diagnostics of what is not there (EP206) or cannot
 be searched (EP207).
@@ -12,7 +12,7 @@ import pytest
 from support import compile_in, git_repo, one_item_plan, rows
 from test_symbols import symbol_lines
 
-from compiler import sections, symbols
+from compiler.repo import sections, symbols
 
 PYPROJECT = '''\
 [build-system]

@@ -1,5 +1,5 @@
 """The source map: where every node came from. The ordered form (positions in document order,
-found from the data; compiler.sourcemap.OrderedSourceMap) must answer every question exactly as
+found from the data; compiler.load.sourcemap.OrderedSourceMap) must answer every question exactly as
 the dict form (a position per path), its reference, does: for JSON against scan_json, for YAML
 (in tests/test_fast_yaml.py) against ruamel.yaml's composed nodes."""
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.sourcemap import OrderedSourceMap, SourceMap, scan_json, scan_json_ordered
+from compiler.load.sourcemap import OrderedSourceMap, SourceMap, scan_json, scan_json_ordered
 
 REPO = Path(__file__).resolve().parent.parent
 FILES = sorted(p for folder in ("examples", "tests/cases", "tests/golden", "tests/hostile", "outputs")

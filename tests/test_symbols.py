@@ -1,4 +1,4 @@
-"""compiler/symbols.py: where a file defines ``path::Symbol``, seen through the compiled JSON's
+"""compiler/repo/symbols.py: where a file defines ``path::Symbol``, seen through the compiled JSON's
 ``resolved_lines``: Python through its ``ast`` (decorators included, methods and nested functions
 named with what holds them, definitions in if/try/with blocks, overloads, re-exports, a module that
 does not parse read statement by statement), other files through definition-looking lines, and
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from support import PY_SOURCE, codes, compile_in, git_repo, one_item_plan, only
 
-from compiler.emit import build_output
-from compiler.repository import Repository
-from compiler.symbols import python_symbols
+from compiler.compile.emit import build_output
+from compiler.repo.repository import Repository
+from compiler.repo.symbols import python_symbols
 
 
 def symbol_lines(root: Path, path: str, symbol: str) -> str | None:
@@ -440,7 +440,7 @@ def test_heuristic_did_you_mean(tmp_path: Path) -> None:
 
 
 def test_every_entry_records_its_resolved_lines_and_their_hash_only_when_verified(std_repo: Path) -> None:
-    from compiler.pins import pin_of
+    from compiler.core.pins import pin_of
 
     plan = one_item_plan(
         "      - app/accounts.py::Accounts.create\n"

@@ -1,11 +1,11 @@
-"""Stage 2: compiler.validate.build_plan on loaded documents: the field validation codes
+"""Stage 2: compiler.model.validate.build_plan on loaded documents: the field validation codes
 EP010-EP014 (unknown fields, wrong types, missing ids, conflicting fields, bad evidence), the
 items it makes (``to_input``, ``to_dict``), the shapes of plan files, and one bad item never
 hiding the others.
 
 Every diagnostic is asserted with its exact code, item and line (and column where the place is
 unambiguous). Elsewhere: how evidence references parse into ``Evidence`` values is
-tests/test_references.py; a document that is no plan at all (EP004, compiler.load.plan_shape)
+tests/test_references.py; a document that is no plan at all (EP004, compiler.load.document.plan_shape)
 tests/test_load.py; the checks that run on validated items tests/checks/.
 """
 
@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from support import rows
 
-from compiler.compile import compile_document, compile_plan
-from compiler.diagnostics import Diagnostic
-from compiler.emit import build_output
-from compiler.load import Document, parse_text
-from compiler.markdown import render_markdown
-from compiler.output_model import CompiledPlan
-from compiler.validate import build_plan
-from compiler.values import Evidence, Item, Plan
+from compiler.compile.emit import build_output
+from compiler.compile.pipeline import compile_document, compile_plan
+from compiler.core.diagnostics import Diagnostic
+from compiler.load.document import Document, parse_text
+from compiler.model.output_model import CompiledPlan
+from compiler.model.validate import build_plan
+from compiler.model.values import Evidence, Item, Plan
+from compiler.render.markdown import render_markdown
 
 
 def doc(text: str, name: str = "plan.yaml") -> Document:

@@ -1,7 +1,7 @@
 """Writes that cannot be turned against the user (issue 20): an output folder reached through a
 planted symlink, a command writing over its own input under another name, and `fix` or `approve`
 replacing a plan that changed after they read it. The rules for the output file itself are in
-test_emit.py; compiler/targets.py and compiler/write.py hold them all."""
+test_emit.py; compiler/core/targets.py and compiler/core/write.py hold them all."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner, Result
 from support import TWO_ITEMS, git_repo
 
-from compiler import write
 from compiler.cli import cli
-from compiler.write import WriteError, rewrite, write_all_atomic, write_atomic
+from compiler.core import write
+from compiler.core.write import WriteError, rewrite, write_all_atomic, write_atomic
 
 FOLLOW = ("nothing was written; a symlink is followed only within the git work tree that holds it (else its own "
           "folder), never into .git: remove the link, or write to the file itself")
@@ -224,14 +224,14 @@ def _edit_during(monkeypatch: pytest.MonkeyPatch, plan: Path, when: str) -> None
     """Someone saves the plan between the command's read and its write: while the command works
     out its edit (``fix_document``, ``approve_document``), or while it writes the new text beside
     the file, just before the rename."""
-    import compiler.approvals
-    import compiler.fix
+    import compiler.analysis.approvals
+    import compiler.api.fix
 
     def save() -> None:
         plan.write_text(plan.read_text(encoding="utf-8") + MEANWHILE, encoding="utf-8")
 
-    module, name = {"writing": (write, "_write_temporary"), "fixing": (compiler.fix, "fix_document"),
-                    "approving": (compiler.approvals, "approve_document")}[when]
+    module, name = {"writing": (write, "_write_temporary"), "fixing": (compiler.api.fix, "fix_document"),
+                    "approving": (compiler.analysis.approvals, "approve_document")}[when]
     original = getattr(module, name)
 
     def meanwhile(*args: object, **kwargs: object) -> object:

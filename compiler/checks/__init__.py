@@ -1,7 +1,7 @@
 """Stage 3: checks over validated items. Each rule yields diagnostics; none stops the others.
 
 A check is a function ``(ctx) -> Iterable[Diagnostic]`` registered in ``CHECKS``; the codes it
-may emit are declared in ``compiler.codes`` and documented there (the README table is generated).
+may emit are declared in ``compiler.core.codes`` and documented there (the README table is generated).
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from compiler.diagnostics import Diagnostic, Location
-from compiler.fields import MAX_SPREAD
+from compiler.core.diagnostics import Diagnostic, Location
+from compiler.model.fields import MAX_SPREAD
 
 if TYPE_CHECKING:
-    from compiler.load import Document
-    from compiler.repository import Repository
-    from compiler.values import Item, Plan
+    from compiler.load.document import Document
+    from compiler.model.values import Item, Plan
+    from compiler.repo.repository import Repository
 
 
 class CheckContext(NamedTuple):

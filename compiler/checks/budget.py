@@ -1,14 +1,14 @@
 """The plan's budgets: EP401 (no items) and EP402 (more items than ``budget.max_items``), which
 the plan alone decides (``CHECKS``); EP403 (a revision past ``budget.max_revisions``) and EP404 (a
 revision that repeats a blocked one), which need the evidence-plan.json a compile replaces, so
-`compile` asks them (``revision_checks``, with compiler/history.py's ``Revision``)."""
+`compile` asks them (``revision_checks``, with compiler/compile/history.py's ``Revision``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, Location
+from compiler.core.diagnostics import Diagnostic, Location
 
 
 def at_plan(ctx: CheckContext, *path: str, key: bool = False) -> Location:

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import TYPE_CHECKING, NamedTuple
 
+from compiler.analysis.graph import acyclic, build_graph, find_cycles
+from compiler.analysis.progress import live
 from compiler.checks import CheckContext, repeated
-from compiler.diagnostics import Diagnostic, Note
-from compiler.display import clip
-from compiler.display import names as shown_names
-from compiler.graph import acyclic, build_graph, find_cycles
-from compiler.progress import live
-from compiler.values import Item
+from compiler.core.diagnostics import Diagnostic, Note
+from compiler.core.display import clip
+from compiler.core.display import names as shown_names
+from compiler.model.values import Item
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP301: every dependency names an item of the plan; close misspellings get a did-you-mean
-    (from one bounded suggester over the plan's ids: see compiler/suggest.py)."""
+    (from one bounded suggester over the plan's ids: see compiler/core/suggest.py)."""
     known = ctx.plan.known_ids
     suggester = None
     for item in ctx.plan.items:
@@ -29,7 +29,7 @@ def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
         if not unknown:
             continue
         if suggester is None:
-            from compiler.suggest import Suggester
+            from compiler.core.suggest import Suggester
 
             suggester = Suggester(known)
         names = list(dict.fromkeys(d for _, d in unknown))
@@ -82,7 +82,7 @@ def _waves(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | 
     waves (only then can one be implied through another); None when there is a cycle (EP303's).
     A plan written in order (each item after its dependencies, the common case) is ordered as
     written, in one pass, which also tells ``mixed`` (the EP306 pass's cost on a layered plan);
-    any other by compiler/graph.py's plain_waves. Only the first item of an id counts."""
+    any other by compiler/analysis/graph.py's plain_waves. Only the first item of an id counts."""
     known = {item.id for item in items}
     wave: dict[str, int] = {}
     get = wave.get
@@ -117,9 +117,9 @@ def _waves(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | 
 
 
 def _waves_not_in_order(items: tuple[Item, ...]) -> tuple[dict[str, int], list[str], bool] | None:
-    """``_waves`` for a plan not written in order: compiler/graph.py's plain_waves, and whether some
+    """``_waves`` for a plan not written in order: compiler/analysis/graph.py's plain_waves, and whether some
     item may have dependencies in different waves; None when there is a cycle (EP303's)."""
-    from compiler.graph import plain_waves
+    from compiler.analysis.graph import plain_waves
 
     first: dict[str, Item] = {}
     for item in items:
@@ -260,7 +260,7 @@ def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagn
     Without one, a plain topological sort decides first, and only a plan with a cycle builds the
     graph: `check` of a plan without cycles never imports networkx."""
     if graph is None:
-        items = live(ctx.plan.items)  # dropped items have left the graph (compiler/progress.py)
+        items = live(ctx.plan.items)  # dropped items have left the graph (compiler/analysis/progress.py)
         if acyclic(items):  # the common case, decided without networkx (and its import)
             return
         graph = build_graph(items)

@@ -1,4 +1,4 @@
-"""EP112: estimates and claims that are not grounded (compiler/estimates.py says the rule).
+"""EP112: estimates and claims that are not grounded (compiler/analysis/estimates.py says the rule).
 
 A plan without estimates or claims pays one look at each item's options, and imports nothing."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, Location
-from compiler.display import clip
+from compiler.core.diagnostics import Diagnostic, Location
+from compiler.core.display import clip
 
 _HINTS = {
     "low": "a 90% interval of a duration or a quantity starts above 0: give the least it could be",
@@ -23,7 +23,7 @@ def ungrounded(ctx: CheckContext) -> Iterator[Diagnostic]:
     given = [item for item in ctx.plan.items if item.options and item.option("estimate") is not None]
     if not given and not ctx.plan.claims:
         return
-    from compiler.estimates import flags
+    from compiler.analysis.estimates import flags
 
     for item in given:
         for flag in flags(item.option("estimate"), ctx.max_spread):

@@ -1,6 +1,6 @@
 """Rules about evidence against the repository: each cited fact must be there, as cited.
 
-Verification is offline and read-only (see compiler/repository.py for the safety rules). Every
+Verification is offline and read-only (see compiler/repo/repository.py for the safety rules). Every
 finding points at the evidence entry in the plan (or at its ``lines``/``contains``/``symbol``
 field), and names the item.
 """
@@ -12,16 +12,16 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from compiler import repository, symbols
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic
-from compiler.display import clip, quoted
-from compiler.paths import leaves_root
-from compiler.repository import Repository
-from compiler.values import Evidence, Item
+from compiler.core.diagnostics import Diagnostic
+from compiler.core.display import clip, quoted
+from compiler.core.paths import leaves_root
+from compiler.model.values import Evidence, Item
+from compiler.repo import repository, symbols
+from compiler.repo.repository import Repository
 
 if TYPE_CHECKING:
-    from compiler.proofs import Target
+    from compiler.analysis.proofs import Target
 
 
 class Finding(NamedTuple):
@@ -65,7 +65,7 @@ def resolve(items: Iterable[Item], repo: Repository) -> dict[tuple[int, int], tu
     """(item position, evidence index) -> the lines each entry covers and their pin: what the
     compiled JSON records, so that a later compile or a CI job can tell which evidence changed.
     Each range is hashed once, however many entries cite it."""
-    from compiler.pins import pin_of
+    from compiler.core.pins import pin_of
 
     out: dict[tuple[int, int], tuple[int, int, str]] = {}
     pinned: dict[tuple[str, int, int], str] = {}
@@ -87,7 +87,7 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     if ev.path is None:  # a URL: external, not verified
         return None
     facts = repo.facts(ev.path)
-    # What messages show of the plan's own text, cut to one screen (compiler/display.py).
+    # What messages show of the plan's own text, cut to one screen (compiler/core/display.py).
     label, ref, path = clip(label), clip(ev.ref()), clip(ev.path)
     if facts.kind == "unsafe":
         return Finding("EP204", f"{label} cites {ref}, which {facts.problem}; it was not read", ("path",))
@@ -157,7 +157,7 @@ def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int)
     """EP211: the cited lines no longer hash to the entry's pin. Where lines cited by number
     moved whole, the message says where (and `fix` moves the entry there); a symbol moves with
     its name, so a changed symbol has changed."""
-    from compiler import pins
+    from compiler.core import pins
 
     path = ev.path or ""
     now = pins.pin_of(repo.text(path, start, end) or "")
@@ -233,11 +233,11 @@ def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP209: a script a proof runs (``./tools/check.sh``, ``python3 scripts/links.py``) is in the
-    repository. Read from the proof's words, never run (compiler/proofs.py); checked against the
+    repository. Read from the proof's words, never run (compiler/analysis/proofs.py); checked against the
     repository like evidence, so skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return
-    from compiler.proofs import scripts
+    from compiler.analysis.proofs import scripts
 
     for item in ctx.plan.items:
         for script in scripts(item.proof):
@@ -335,7 +335,7 @@ def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
     --no-verify-evidence."""
     if ctx.repo is None:
         return
-    from compiler.proofs import targets_of
+    from compiler.analysis.proofs import targets_of
 
     for item in ctx.plan.items:
         for target in targets_of(item.proof):

@@ -1,4 +1,4 @@
-"""Rules about approval gates (compiler/approvals.py): an irreversible item needs an approval
+"""Rules about approval gates (compiler/analysis/approvals.py): an irreversible item needs an approval
 before it (EP310), and a recorded approval must still hold (EP111)."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, Note
-from compiler.display import clip
-from compiler.values import Item
+from compiler.core.diagnostics import Diagnostic, Note
+from compiler.core.display import clip
+from compiler.model.values import Item
 
 
 def _uses_gates(ctx: CheckContext) -> bool:
@@ -22,7 +22,7 @@ def unapproved_irreversible(ctx: CheckContext) -> Iterator[Diagnostic]:
     the note names one, so that the reader sees the dependency that is missing."""
     if not _uses_gates(ctx):
         return
-    from compiler import approvals  # on first use: most plans have no gate
+    from compiler.analysis import approvals  # on first use: most plans have no gate
 
     elsewhere = next((item for item in ctx.plan.items if approvals.is_approval(item)), None)
     for item in approvals.ungated(ctx.plan.items):
@@ -39,13 +39,13 @@ def unapproved_irreversible(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def approval_records(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP111: a recorded approval that does not hold (compiler/approvals.py's ``problems``, the
+    """EP111: a recorded approval that does not hold (compiler/analysis/approvals.py's ``problems``, the
     one judgement that the compiled JSON and ``diff`` share): on an item that is no approval,
     incomplete, with an approved_at that is no ISO 8601 date-time, with a digest of the old
     format, or stale (its digest no longer matches what it covers)."""
     if not _uses_gates(ctx):
         return
-    from compiler import approvals
+    from compiler.analysis import approvals
 
     graph: approvals.Graph | None = None
     firsts: dict[str, Item] | None = None

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from compiler import ids
 from compiler.checks import CheckContext, repeated
-from compiler.diagnostics import Diagnostic, Note
-from compiler.display import clip, quoted
-from compiler.paths import leaves_root
+from compiler.core import ids
+from compiler.core.diagnostics import Diagnostic, Note
+from compiler.core.display import clip, quoted
+from compiler.core.paths import leaves_root
 
 
 def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -53,7 +53,7 @@ def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 def id_grammar(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP015: ids follow the id grammar (compiler/ids.py): letters and digits of any script and
+    """EP015: ids follow the id grammar (compiler/core/ids.py): letters and digits of any script and
     ``- _ . / :``, starting with a letter or a digit, at most 128 characters."""
     for ident, index in ctx.plan.id_indexes:
         problem = ids.grammar_problem(ident)
@@ -179,8 +179,8 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def prose_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP110 (warning): a proof is a command, not a sentence ("run the tests and make sure they
-    pass", "Does the page load?"), judged from the shell's grammar (compiler/proofs.py)."""
-    from compiler.proofs import reads_as_prose
+    pass", "Does the page load?"), judged from the shell's grammar (compiler/analysis/proofs.py)."""
+    from compiler.analysis.proofs import reads_as_prose
 
     for item in ctx.plan.items:
         if item.proof_parts <= 1 and reads_as_prose(item.proof):

@@ -3,7 +3,7 @@ not both write one file (EP305); the comparisons are bounded, in number and in t
 takes, and what the bounds leave undecided is said (EP309). The grammar of a path is the
 validator's (EP018).
 
-Overlap is decided exactly (compiler/globs.py). The pairs that are asked are few: paths are put in
+Overlap is decided exactly (compiler/core/globs.py). The pairs that are asked are few: paths are put in
 buckets by their leading literal segments, and two paths can overlap only when the prefix of one
 is a prefix (by segments) of the other's, so each path is compared only with the paths whose
 prefix is one of its own prefixes (a handful of buckets); and an item that has been found to
@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from compiler import globs
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, Location, Note
-from compiler.display import clip, quoted
-from compiler.values import Item
+from compiler.core import globs
+from compiler.core.diagnostics import Diagnostic, Location, Note
+from compiler.core.display import clip, quoted
+from compiler.model.values import Item
 
 
 class _Entry(NamedTuple):
@@ -108,14 +108,14 @@ def _conflicts(entries: list[_Entry], budget: _Budget, n: int) -> Iterator[_Pair
 
 def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP305: two items of one wave whose paths can overlap, named with a path both may write.
-    Dropped items have left the graph (compiler/progress.py): they write nothing."""
-    from compiler.progress import live
+    Dropped items have left the graph (compiler/analysis/progress.py): they write nothing."""
+    from compiler.analysis.progress import live
 
     items = live(ctx.plan.items)
     owning = [item for item in items if item.options and item.option("paths") and "paths" not in item.broken]
     if len(owning) < 2:
         return
-    from compiler.graph import plain_waves
+    from compiler.analysis.graph import plain_waves
 
     wave = plain_waves(items)
     first_of: dict[str, int] = {}

@@ -1,4 +1,4 @@
-"""Rules about progress (compiler/progress.py): a dropped item says why, no live item depends on
+"""Rules about progress (compiler/analysis/progress.py): a dropped item says why, no live item depends on
 a dropped one, and a done item's dependencies are done. A plan that gives no status pays one
 scan of its items' options."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from compiler.analysis.progress import DONE, DROPPED, status, tracked
 from compiler.checks import CheckContext
-from compiler.diagnostics import Diagnostic, Note
-from compiler.display import clip
-from compiler.progress import DONE, DROPPED, status, tracked
-from compiler.values import Item
+from compiler.core.diagnostics import Diagnostic, Note
+from compiler.core.display import clip
+from compiler.model.values import Item
 
 
 def missing_reason(ctx: CheckContext) -> Iterator[Diagnostic]:

@@ -26,9 +26,9 @@ def command(plan: str, ident: str, by: str, at: str | None, root: str | None) ->
       evidence-plan approve plan.yaml sign-off --by "Ana Lima"
       evidence-plan approve plan.yaml sign-off --by ana --at 2026-12-01T15:04:05Z
     """
-    from compiler import approvals
+    from compiler.analysis import approvals
     from compiler.cli import _err, _rewrite, _show_diagnostics
-    from compiler.load import load_with_text
+    from compiler.load.document import load_with_text
 
     if plan == "-":
         raise click.UsageError("approve edits a file in place: give its path, not -")

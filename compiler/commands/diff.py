@@ -1,4 +1,4 @@
-"""`evidence-plan diff OLD NEW`: what a revision did to a plan (compiler/revisions.py's model)."""
+"""`evidence-plan diff OLD NEW`: what a revision did to a plan (compiler/analysis/revisions.py's model)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import click
 from compiler.cli import _limit_options
 
 if TYPE_CHECKING:
-    from compiler.cilog import Commands
-    from compiler.load import Limits
-    from compiler.revisions import Side
+    from compiler.analysis.revisions import Side
+    from compiler.core.cilog import Commands
+    from compiler.load.document import Limits
 
 FORMATS = ("text", "json", "markdown", "github")
 
 
 def revision_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A ``--base`` / ``--rev`` revision, refused before git sees it when it cannot be one."""
-    from compiler.gitshow import revision_problem
+    from compiler.load.gitshow import revision_problem
 
     problem = None if value is None else revision_problem(value)
     if problem is not None:
@@ -61,7 +61,7 @@ def command(plans: tuple[str, ...], base: str | None, fmt: str, root: str | None
       evidence-plan diff main:plans/plan.yaml plans/plan.yaml
       evidence-plan diff evidence-plan.json plan.yaml --format json | jq '.revised[].id'
     """
-    from compiler.revisions import compare, read_side
+    from compiler.analysis.revisions import compare, read_side
 
     if base is None and len(plans) != 2:
         raise click.UsageError(f"diff compares two plans, OLD and NEW; {len(plans)} given "
@@ -78,13 +78,13 @@ def command(plans: tuple[str, ...], base: str | None, fmt: str, root: str | None
     after = read_side(new, root=root, verify_evidence=verify, limits=limits)
     change = compare(before, after)
     if fmt == "json":
-        from compiler.cilog import json_safe
+        from compiler.core.cilog import json_safe
 
         click.echo(json_safe(json.dumps(change, indent=2, ensure_ascii=False)))
     elif fmt == "markdown":
         click.echo(markdown(change), nl=False)
     elif fmt == "github":
-        from compiler.cilog import echo_commands
+        from compiler.core.cilog import echo_commands
 
         echo_commands(github(change, after))
     else:
@@ -186,7 +186,7 @@ def _counts(change: dict[str, Any]) -> str:
 
 
 def text(change: dict[str, Any]) -> str:
-    from compiler.display import escape
+    from compiler.core.display import escape
 
     rev = change["revision"]
     head = f"{escape(rev['old'])} -> {escape(rev['new'])}: "
@@ -207,7 +207,7 @@ MAX_CELL = 1_000
 
 
 def markdown(change: dict[str, Any], budget: int = MAX_MARKDOWN) -> str:
-    from compiler.markdown import cell, md
+    from compiler.render.markdown import cell, md
 
     rev = change["revision"]
     out = [f"### Plan revision: {md(rev['old'])} → {md(rev['new'])}", ""]
@@ -235,10 +235,10 @@ def github(change: dict[str, Any], new: Side) -> Commands:
     a removed item, or NEW read from standard input or git history, has no line."""
     import os
 
-    from compiler.cilog import Commands, command
-    from compiler.display import escape
-    from compiler.reporters import base_folder, working_folder, workspace_path
-    from compiler.revisions import item_lines
+    from compiler.analysis.revisions import item_lines
+    from compiler.core.cilog import Commands, command
+    from compiler.core.display import escape
+    from compiler.report.reporters import base_folder, working_folder, workspace_path
 
     on_disk = os.path.isfile(new.name)
     cwd = working_folder()

@@ -1,4 +1,4 @@
-"""`evidence-plan graph PLAN`: the plan's graph alone (compiler/picture.py)."""
+"""`evidence-plan graph PLAN`: the plan's graph alone (compiler/render/picture.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import click
 
 from compiler.cli import _evidence_options, _limit_options
 from compiler.commands.diff import revision_option
-from compiler.picture import FORMATS
+from compiler.render.picture import FORMATS
 
 if TYPE_CHECKING:
-    from compiler.load import Limits
+    from compiler.load.document import Limits
 
 
 @click.command("graph")
@@ -47,7 +47,7 @@ def command(plan: str, fmt: str, rev: str | None, output: str, root: str | None,
       evidence-plan graph --rev main plan.yaml            # the plan as the main branch has it
     """
     from compiler.cli import EXIT_INPUT, EXIT_READY, _err, _write
-    from compiler.picture import pieces, read_document
+    from compiler.render.picture import pieces, read_document
 
     document = read_document(plan, root=root, verify_evidence=not no_verify, limits=limits, rev=rev)
     if output == "-":

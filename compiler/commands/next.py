@@ -10,8 +10,8 @@ import click
 from compiler.cli import _evidence_options, _limit_options
 
 if TYPE_CHECKING:
-    from compiler.load import Limits
-    from compiler.progress import Next
+    from compiler.analysis.progress import Next
+    from compiler.load.document import Limits
 
 # Widest change text shown on a line of the text format (the JSON has it whole).
 CHANGE_WIDTH = 72
@@ -39,11 +39,11 @@ def command(plan: str, fmt: str, root: str | None, no_verify: bool, limits: Limi
       evidence-plan next plan.yaml --format json | jq -r '.next[0].proof'
       evidence-plan next --no-verify-evidence plan.yaml
     """
-    from compiler.progress import plan_next
+    from compiler.analysis.progress import plan_next
 
     found = plan_next(plan, root=root, verify_evidence=not no_verify, limits=limits)
     if fmt == "json":
-        from compiler.cilog import json_safe
+        from compiler.core.cilog import json_safe
 
         click.echo(json_safe(json.dumps(as_json(found), indent=2, ensure_ascii=False)))
     else:
@@ -68,8 +68,8 @@ def as_json(found: Next) -> dict[str, Any]:
 
 def _text(found: Next) -> None:
     from compiler.cli import _plural, _show_diagnostics
-    from compiler.display import clip, escape
-    from compiler.reporters import text
+    from compiler.core.display import clip, escape
+    from compiler.report.reporters import text
 
     name = escape(found.name)
     if found.status == "blocked":

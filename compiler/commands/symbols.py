@@ -26,14 +26,14 @@ def command(paths: tuple[str, ...], root: str | None, fmt: str) -> int:
       evidence-plan symbols pyproject.toml README.md
       evidence-plan symbols --format json src/app/accounts.py | jq -r '.[].evidence'
     """
-    from compiler.display import escape
-    from compiler.listing import list_symbols
+    from compiler.core.display import escape
+    from compiler.repo.listing import list_symbols
 
     listings = [list_symbols(path, root) for path in paths]  # an unreadable file: exit 2 (the group)
     if fmt == "json":
         rows = [{"evidence": listing.evidence(s), "path": listing.path, "symbol": s.name,
                  "lines": f"{s.first}-{s.last}"} for listing in listings for s in listing.symbols]
-        from compiler.cilog import json_safe
+        from compiler.core.cilog import json_safe
 
         click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
     else:

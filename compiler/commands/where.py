@@ -28,8 +28,8 @@ def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int,
       evidence-plan where "def create_account"
       evidence-plan where "EMAIL_RE" --in src/app --format json
     """
-    from compiler.display import escape
-    from compiler.where import where
+    from compiler.api.where import where
+    from compiler.core.display import escape
 
     found = where(text, root, within, max_hits)
     rows: list[dict[str, Any]] = []
@@ -44,7 +44,7 @@ def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int,
                 "evidence": f"{hit.path}::{hit.definition.name}", "lines": f"{span[0]}-{span[1]}"},
             "contains": {"path": hit.path, "lines": lines, "contains": text},
         })
-    from compiler.cilog import json_safe
+    from compiler.core.cilog import json_safe
 
     if fmt == "json":
         click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))

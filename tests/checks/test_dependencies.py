@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from support import compile_yaml, rows
 
 from compiler.checks import dependencies
-from compiler.compile import compile_document
-from compiler.load import parse_text
+from compiler.compile.pipeline import compile_document
+from compiler.load.document import parse_text
 
 BASE = """
 items:
@@ -293,7 +293,7 @@ def test_redundant_edges_are_exactly_those_a_transitive_reduction_removes(raw: l
     written in order or shuffled (the other way of ordering them)."""
     import networkx as nx
 
-    from compiler.values import Item
+    from compiler.model.values import Item
 
     made = [(f"n{i}", tuple(f"n{d % i}" for d in deps) if i else ()) for i, deps in enumerate(raw)]
     if rnd.random() < 0.5:
@@ -315,7 +315,7 @@ def _shaped(shape: str, n: int) -> tuple[object, ...]:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from run import dependencies as shaped  # type: ignore[import-not-found]
 
-    from compiler.values import Item
+    from compiler.model.values import Item
 
     return tuple(Item(f"i{k}", "c", (), tuple(f"i{d}" for d in deps), "p", k)
                  for k, deps in enumerate(shaped(shape, n)))

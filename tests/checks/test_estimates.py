@@ -1,4 +1,4 @@
-"""compiler/checks/estimates.py and compiler/estimates.py: grounded estimates (EP112), on items'
+"""compiler/checks/estimates.py and compiler/analysis/estimates.py: grounded estimates (EP112), on items'
 estimates and the plan's claims, in both artifacts; the field's wrong values (EP011, EP010, EP017)
 on both validation paths are in tests/test_fields.py and the case ep011-estimate-wrong-type."""
 
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from support import compile_in, compile_yaml, rows
 
-from compiler import fields
+from compiler.analysis.estimates import flags, number
+from compiler.api.convert import convert
 from compiler.cli import main
-from compiler.convert import convert
-from compiler.emit import build_output
-from compiler.estimates import flags, number
+from compiler.compile.emit import build_output
+from compiler.model import fields
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -137,14 +137,14 @@ def test_check_of_a_plan_without_estimates_imports_no_estimate_code(tmp_path: Pa
     (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
     (tmp_path / "plan.yaml").write_text(_plan("").replace("    estimate: \n", ""), encoding="utf-8")
     script = ("import sys\nfrom compiler.cli import main\ncode = main(['check', sys.argv[1]])\n"
-              "print(sorted(m for m in sys.modules if m == 'compiler.estimates'))\nsys.exit(code)")
+              "print(sorted(m for m in sys.modules if m == 'compiler.analysis.estimates'))\nsys.exit(code)")
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "plan.yaml")], capture_output=True, text=True,
                           cwd=REPO, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
 
-# --- the critical path by median estimate (compiler/forecast.py) ----------------------------------
+# --- the critical path by median estimate (compiler/analysis/forecast.py) ----------------------------------
 
 CHAIN = """\
 items:
@@ -184,7 +184,7 @@ def test_the_critical_path_by_median_converts_units(tmp_path: Path) -> None:
     document = build_output(result, str(tmp_path))
     assert document["schedule"] == result.schedule
     assert document["critical_path"] == ["design", "build", "release"]  # the count-based key keeps its meaning
-    from compiler.markdown import render_markdown
+    from compiler.render.markdown import render_markdown
 
     page = render_markdown(document)
     assert ("Critical path by median estimate (3 items, marked in the graph): `design` → `build` → `release`:"

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from support import OpenRecorder, compile_in, git_repo, one_item_plan, only, rows, write_plan
 
-from compiler.compile import CompileResult, compile_plan
-from compiler.repository import Repository
+from compiler.compile.pipeline import CompileResult, compile_plan
+from compiler.repo.repository import Repository
 
 
 def position_of(text: str, needle: str) -> tuple[int, int]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from support import compile_yaml, rows
 
-from compiler import approvals
-from compiler.load import parse_text
-from compiler.validate import build_plan
+from compiler.analysis import approvals
+from compiler.load.document import parse_text
+from compiler.model.validate import build_plan
 
 GATED = """
 items:

@@ -17,10 +17,10 @@ import pytest
 from support import compile_in, compile_yaml, one_item_plan, rows
 
 from compiler.checks.items import split_commands
-from compiler.compile import compile_document
-from compiler.emit import build_output
-from compiler.load import parse_text
-from compiler.validate import build_plan
+from compiler.compile.emit import build_output
+from compiler.compile.pipeline import compile_document
+from compiler.load.document import parse_text
+from compiler.model.validate import build_plan
 
 # --- evidence, proof, change, id (EP101-EP104) ------------------------------------------------------
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from support import compile_yaml, rows
 
+from compiler.analysis.graph import build_graph, plain_waves, waves
 from compiler.checks import CheckContext
 from compiler.checks.paths import path_conflicts
-from compiler.graph import build_graph, plain_waves, waves
-from compiler.load import parse_text
-from compiler.validate import build_plan
+from compiler.load.document import parse_text
+from compiler.model.validate import build_plan
 
 
 def _plan(*items: tuple[str, list[str], list[str]]) -> str:
@@ -123,7 +123,7 @@ def test_a_wave_of_10000_items_is_checked_without_comparing_every_pair() -> None
 
 
 def test_convert_keeps_paths_both_ways(tmp_path: Path) -> None:
-    from compiler.convert import convert
+    from compiler.api.convert import convert
 
     plan = tmp_path / "plan.yaml"
     plan.write_text(_plan(("a", [], ["app/", "docs/**/*.md"])), encoding="utf-8")
@@ -211,7 +211,7 @@ def test_a_pair_found_to_conflict_is_ep305_not_ep309() -> None:
 def test_the_worst_4kb_plan_costs_the_steps_of_one_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two items, one path each of 8 names of 253 characters: 18-30 s of CPU before the bound.
     Each pair of entries left undecided is not asked again from the other side."""
-    from compiler import globs
+    from compiler.core import globs
 
     spent = []
     spend = globs.Steps.spend
@@ -228,7 +228,7 @@ def test_the_worst_4kb_plan_costs_the_steps_of_one_pair(monkeypatch: pytest.Monk
 
 
 def test_the_steps_of_all_comparisons_are_bounded_and_ep309_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from compiler import globs
+    from compiler.core import globs
 
     monkeypatch.setattr(globs, "MAX_SEARCH", 100)
     text = _plan(*((f"i{k}", [], [f"**/*.m{k}"]) for k in range(20)))  # 190 pairs, all disjoint, 18 steps each

@@ -9,8 +9,8 @@ import textwrap
 
 from support import compile_yaml, only, rows
 
-from compiler.compile import compile_document
-from compiler.load import parse_text
+from compiler.compile.pipeline import compile_document
+from compiler.load.document import parse_text
 
 ITEMS = """
 items:

@@ -30,8 +30,8 @@ values); and tree level (the seed parsed, a node replaced, re-emitted as YAML in
 as JSON).
 
 Runs: for each mutant, ``check --format text``, ``check --format json`` and ``compile -o DIR``, on
-the default YAML path (libyaml, compiler/fastyaml.py) and, for YAML files, on the reference path
-(``compiler.fastyaml.parse`` replaced by a function returning None, so that compiler/load.py's
+the default YAML path (libyaml, compiler/load/fastyaml.py) and, for YAML files, on the reference path
+(``compiler.load.fastyaml.parse`` replaced by a function returning None, so that compiler/load/document.py's
 ``_parse_yaml`` always falls back to ruamel.yaml; ``--selftest`` verifies this by instrumenting
 ``_parse_yaml_reference``). Some mutants add ``--no-verify-evidence`` runs, a second compile
 (determinism), ``--format github`` and ``sarif``, and standard input.
@@ -71,7 +71,7 @@ and its status is ready <-> exit 0 and its own invariants hold; check text, chec
 compile agree on the exit code; the two YAML paths agree on exit code, diagnostics (code, line)
 and artifacts; two compiles give byte-identical artifacts; text outputs hold no workflow command
 (``::`` starting a line after white space, ``##[`` anywhere) and no raw U+2060 but inside those
-(compiler/cilog.py's guard), no raw ESC, CR or other unsafe control character, no line over 2,000
+(compiler/core/cilog.py's guard), no raw ESC, CR or other unsafe control character, no line over 2,000
 characters;
 nothing read outside the repository copy (and the output a run is given), nothing written
 outside the output folder or what the run is told to write (fix, approve: the plan; convert: OUT;
@@ -134,7 +134,7 @@ STALE_JSON, STALE_MD = b'{"stale": true}\n', b"# stale\n"
 MEMORY_LIMIT_KB = 500 * 1024
 YAML_EXTS = (".yaml", ".yml")
 
-REF_BOOTSTRAP = ("import compiler.fastyaml as f; f.parse = lambda *a, **k: None; "
+REF_BOOTSTRAP = ("import compiler.load.fastyaml as f; f.parse = lambda *a, **k: None; "
                  "from compiler.cli import main; raise SystemExit(main())")
 
 
@@ -1456,7 +1456,7 @@ def _drive_render(d: Drive) -> None:
     # stdout, and as HTML (often: it runs only when compile wrote the JSON, about 4 mutants in 10)
     if not d.chance(0.7):
         return
-    from compiler.emit import JSON_NAME as json_name
+    from compiler.compile.emit import JSON_NAME as json_name
 
     args, dropped = d.args("render")
     art = p_art("compile-fast", json_name)
@@ -1487,7 +1487,7 @@ def _drive_diff(d: Drive) -> None:
     r = d.rng.random()
     shapes = (["sm", "ms", "mm", "am"] if d.full else ["sm", "ms"] if r < 0.4 else [d.rng.choice(["sm", "ms"])]
               if r < 0.65 else ["mm"] if r < 0.8 else ["am"])
-    from compiler.emit import JSON_NAME as json_name
+    from compiler.compile.emit import JSON_NAME as json_name
 
     sides = {"sm": (seed, P_PLAN), "ms": (P_PLAN, seed), "mm": (P_PLAN, P_PLAN),
              "am": (p_art("compile-fast", json_name), P_PLAN)}
@@ -1944,7 +1944,7 @@ def worker_main(workdir: str, slow: float, timeout: float = 20.0) -> None:
     hang_dump = max(slow, timeout - 1.5)
     if not os.environ.get("EPFUZZ_X_NOAUDIT"):
         sys.addaudithook(AUDIT.hook)
-    import compiler.fastyaml as fastyaml
+    import compiler.load.fastyaml as fastyaml
     from compiler.cli import main as cli_main
 
     original_parse = fastyaml.parse
@@ -1956,7 +1956,7 @@ def worker_main(workdir: str, slow: float, timeout: float = 20.0) -> None:
     try:
         import ruamel.yaml  # noqa: F401
 
-        import compiler.compile  # noqa: F401
+        import compiler.compile.pipeline  # noqa: F401
     except Exception:  # noqa: BLE001 - warm-up only: the measured runs report any import failure themselves
         pass
     limit = sys.getrecursionlimit()
@@ -2219,7 +2219,7 @@ def child_main(argv: list[str]) -> None:
     mode, audit_file = argv[0], argv[1]
     args = argv[3:]
     sys.addaudithook(AUDIT.hook)
-    import compiler.fastyaml as fastyaml
+    import compiler.load.fastyaml as fastyaml
     from compiler.cli import main as cli_main
 
     if mode == "ref":
@@ -2352,14 +2352,14 @@ _BAD_TEXT = [
 
 
 def known_code(code: Any) -> bool:
-    """A code of compiler/codes.py; read again when unknown (others add codes while the campaign runs)."""
+    """A code of compiler/core/codes.py; read again when unknown (others add codes while the campaign runs)."""
     if code in CODES:
         return True
     import importlib
 
-    import compiler.codes
+    import compiler.core.codes
 
-    CODES.update(importlib.reload(compiler.codes).CODES)
+    CODES.update(importlib.reload(compiler.core.codes).CODES)
     INPUT_CODES.update(c for c, v in CODES.items() if v.input_error)
     return code in CODES
 
@@ -2405,7 +2405,7 @@ def _line_class(line: str, last: str) -> str:
 
 
 # GitHub Actions' runner: "::" after .NET white space at a line start, "##[" anywhere; the guard's
-# U+2060 (compiler/cilog.py) is allowed inside those two and nowhere else.
+# U+2060 (compiler/core/cilog.py) is allowed inside those two and nowhere else.
 _BLANK = "\t\x0b\x0c \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _NEUTRALISED = re.compile(f"^([{_BLANK}]*:)\u2060(?=:)|##\u2060(?=\\[)")
 _GH_COMMAND = re.compile(f"[{_BLANK}]*::")
@@ -2911,7 +2911,7 @@ def md_findings(md: bytes) -> list[Finding]:
 # --------------------------------------------------------------------------------------------
 
 def _is_temporary_of(path: str, targets: list[str]) -> bool:
-    """compiler/write.py's temporary file or backup of one of ``targets`` (.NAME.PID.XXXX.tmp|bak, beside it)."""
+    """compiler/core/write.py's temporary file or backup of one of ``targets`` (.NAME.PID.XXXX.tmp|bak, beside it)."""
     folder, name = os.path.split(path)
     for t in targets:
         tf, tn = os.path.split(t)
@@ -3868,8 +3868,8 @@ def _selftest_commands() -> bool:
 
 def _selftest_reference_path() -> bool:
     """Verify that the reference path really is forced (in-process and in a fresh child)."""
-    import compiler.fastyaml as fastyaml
-    import compiler.load as load
+    import compiler.load.document as load
+    import compiler.load.fastyaml as fastyaml
 
     calls = {"ref": 0}
     original_ref = load._parse_yaml_reference
@@ -3888,7 +3888,7 @@ def _selftest_reference_path() -> bool:
     fastyaml.parse = original
     forced_calls = calls["ref"] - default_calls
     print(f"in-process: reference reader calls: default path {default_calls}, forced {forced_calls}")
-    probe = ("import compiler.load as L; o = L._parse_yaml_reference; n = [0]\n"
+    probe = ("import compiler.load.document as L; o = L._parse_yaml_reference; n = [0]\n"
              "def c(*a, **k):\n    n[0] += 1\n    return o(*a, **k)\n"
              "L._parse_yaml_reference = c\n"
              "import atexit; atexit.register(lambda: print('REFCALLS', n[0]))\n")
@@ -3958,7 +3958,7 @@ def replay(run_dir: Path, timeout: float, slow: float) -> int:
 
 def _init_globals() -> None:
     global ALLOWED_READ, ALLOWED_SPECIAL
-    from compiler.codes import CODES as codes
+    from compiler.core.codes import CODES as codes
 
     CODES.update(codes)
     INPUT_CODES.update(c for c, v in codes.items() if v.input_error)

@@ -1,0 +1,1 @@
+"""Pure facts over a valid plan: its graph, progress, approvals, estimates, forecast, revisions, proofs."""

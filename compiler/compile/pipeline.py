@@ -1,0 +1,259 @@
+"""The pipeline in one call: load -> model -> checks (evidence too) -> graph. No printing, no exiting."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from compiler.analysis.complexity import Complexity, above_max_tier, assess, measure
+from compiler.core.codes import Severity
+from compiler.core.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
+from compiler.core.display import clip
+from compiler.core.paths import inside, work_tree
+from compiler.load.document import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
+from compiler.model.config import DEFAULTS, TIERS, Settings
+from compiler.model.fields import MAX_SPREAD
+from compiler.model.validate import build_plan
+from compiler.model.values import Plan
+
+if TYPE_CHECKING:
+    from compiler.analysis.forecast import Deadline
+    from compiler.checks import CheckContext
+    from compiler.compile.history import Revision
+
+
+@dataclass(frozen=True, slots=True)
+class CompileResult:
+    path: str  # the plan path as given ("-" for standard input)
+    document: Document
+    plan: Plan
+    diagnostics: tuple[Diagnostic, ...]  # sorted by file, line, column, code
+    waves: tuple[tuple[str, ...], ...]  # empty when blocked
+    critical_path: tuple[str, ...]  # empty when blocked
+    root: str = "."  # the repository root that evidence is resolved against (absolute)
+    evidence_verified: bool = False
+    # (item position, evidence index) -> the lines the entry covers and their pin (compiler/core/pins.py),
+    # where evidence was verified and the plan was ordered (`check` writes no JSON that needs them)
+    resolved: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
+    settings: Settings = DEFAULTS  # the repository's (compiler/model/config.py)
+    complexity: Complexity | None = None  # its tier and why (compiler/analysis/complexity.py)
+    max_spread: float = MAX_SPREAD  # the estimates' spread limit the checks used (EP112)
+    # The critical path by median estimate (compiler/analysis/forecast.py), when the plan is ready and gives one
+    schedule: dict[str, Any] | None = None
+    # The seeded Monte Carlo forecast of the same plan (compiler/analysis/forecast.py: monte_carlo)
+    forecast: dict[str, Any] | None = None
+    # item position -> the CODEOWNERS owners of its paths (compiler/analysis/codeowners.py), where the
+    # repository was read, the plan was ordered and it has a CODEOWNERS file
+    owners: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # Its place among the revisions compiled to the output folder (compiler/compile/history.py), when
+    # compiled with ``previous``
+    revision: Revision | None = None
+    # the positions of the items whose owners could not all be decided within the bound on work
+    # (compiler/analysis/codeowners.py): what ``owners`` lists for them may miss some
+    owners_incomplete: frozenset[int] = frozenset()
+
+    @property
+    def status(self) -> str:
+        return "blocked" if self.count("error") else "ready"
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == severity)
+
+    def wave_of(self) -> dict[str, int]:
+        return {ident: n for n, wave in enumerate(self.waves, 1) for ident in wave}
+
+    def for_output(self) -> CompileResult:
+        """The same result without what only the compile itself needed: the parsed values (kept
+        for `fix`), the source map and the text. Emitting and rendering need the items, the
+        diagnostics and the file's name; for a large plan, what is dropped is the largest part
+        of its memory (a dict or list per parsed node)."""
+        from compiler.load.sourcemap import SourceMap
+
+        document = self.document._replace(data=None, source_map=SourceMap({}, {}), text="")
+        return replace(self, document=document)
+
+
+def plan_folder(path: str) -> str:
+    """The folder a plan's relative paths start from (the working folder for stdin)."""
+    return os.path.abspath("." if path == STDIN else os.path.dirname(os.path.abspath(path)))
+
+
+class Root(NamedTuple):
+    """The repository root evidence is resolved against, and how it was found."""
+
+    path: str  # absolute
+    # Why the plan's own root: was refused (it leaves the work tree that holds the plan): the
+    # plan is then checked without its evidence, and blocked.
+    refused: str | None = None
+
+
+def find_root(path: str, plan_root: str | None, root: str | None, where: Location) -> Root:
+    """The repository root: ``root`` (--root: the user's choice, relative to the working
+    folder); else the plan's ``root:`` (relative to the plan file), which may not leave the git
+    work tree that holds the plan, or the plan's folder when there is none; else that work tree;
+    else the plan's folder. A root that is not a folder is an input error (EP006)."""
+    folder = plan_folder(path)
+    tree = None if root is not None else work_tree(folder)
+    refused = None
+    if "\x00" in (root or "") + (plan_root or ""):  # no file system call takes a NUL
+        given = root if root is not None else plan_root
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(str(given))} holds a NUL character",
+                                        None, where, hint="fix --root or the plan's root: key"))
+    if root is not None:
+        chosen = os.path.abspath(root)
+    elif plan_root is not None:
+        chosen = os.path.abspath(os.path.join(folder, plan_root))
+        # A plan may come from anyone (a pull request, an agent): its root: must not make the
+        # compiler read, or answer questions about, files outside the repository. Judged on
+        # real paths, so that a symlinked folder cannot lead out either.
+        boundary = tree if tree is not None else folder
+        if not inside(os.path.realpath(chosen), os.path.realpath(boundary)):
+            refused = f"the plan's root {clip(plan_root)} leads outside the repository that holds the plan"
+    else:
+        chosen = tree if tree is not None else folder
+    if refused is None and not os.path.isdir(chosen):
+        given = root if root is not None else plan_root
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(str(given))} is not a folder", None,
+                                        where, hint="fix --root or the plan's root: key"))
+    return Root(chosen, refused)
+
+
+def compile_document(doc: Document, path: str, *, root: str | None = None,
+                     verify_evidence: bool = True, order: bool = True,
+                     max_spread: float | None = None, deadline: Deadline | None = None,
+                     previous: str | None = None, limits: Limits = DEFAULT_LIMITS) -> CompileResult:
+    """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
+    ``order`` (the default; `check` has no use for it), group a ready plan into waves.
+    ``max_spread`` (EP112) is the caller's (an option), else the repository's setting.
+    ``previous``: the path of the evidence-plan.json this compile replaces (it need not exist):
+    the result's ``revision`` is counted from it, and the revision budget checked (EP403, EP404)."""
+    from compiler.checks import CheckContext, run_checks
+
+    plan = build_plan(doc)
+    revision = None
+    if previous is not None:
+        from compiler.compile.history import read_previous, revise
+
+        revision = revise(plan, read_previous(previous, limits, plan),  # the previous plan is dropped here
+                          None if path == STDIN else path)
+
+    def at_root_key() -> Location:
+        # Asked only on a problem: a YAML plan's positions are read on the first question, and
+        # a plan that compiles asks none.
+        pos = doc.source_map.value(("root",)) if root is None and plan.root is not None else None
+        return Location(doc.name, *pos) if pos is not None else Location(doc.name)
+
+    try:
+        chosen = find_root(path, plan.root, root, Location(doc.name))
+    except PlanInputError as err:
+        where = at_root_key()
+        if where.line is None:
+            raise
+        raise with_excerpt(PlanInputError(err.diagnostic._replace(location=where)), doc.text) from None
+    first: list[Diagnostic] = list(plan.diagnostics)
+    if chosen.refused is not None and verify_evidence:  # without verification, the root is never read
+        first.append(Diagnostic("EP208", f"{chosen.refused}: its evidence was not checked", None, at_root_key(),
+                                hint="a plan's root: stays inside the git work tree that holds the plan (or its"
+                                     " folder, outside git); to check against another folder, give --root"))
+        verify_evidence = False
+    repo_root = chosen.path
+    settings = DEFAULTS
+    # The settings are the repository's: read with it (never for a refused root, nor with
+    # --no-verify-evidence, which reads nothing of the repository).
+    if chosen.refused is None and verify_evidence:
+        from compiler.model.config import load as load_settings
+
+        settings = load_settings(repo_root)
+        # A policy on complexity needs the waves, which only ordering finds: check orders too.
+        order = order or settings.get("max_tier") != TIERS[-1]
+    if max_spread is None:
+        max_spread = settings.get("max_spread")
+    repo = None
+    if verify_evidence:
+        from compiler.repo.repository import Repository
+
+        repo = Repository(repo_root)
+    guessed = repo is not None and path == STDIN and root is None and plan.root is None and work_tree(repo_root) is None
+    ctx = CheckContext(plan, doc, repo, root_hint=(
+        f"standard input is in no repository: evidence was looked for under the working folder"
+        f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread)
+    resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
+    owners: dict[int, tuple[str, ...]] = {}
+    owners_incomplete: frozenset[int] = frozenset()
+    try:
+        diagnostics = [*first, *run_checks(ctx)]
+        if revision is not None:
+            from compiler.checks.budget import revision_checks
+
+            diagnostics.extend(revision_checks(ctx, revision.number, revision.repeats))
+        if repo is not None and order:
+            from compiler.analysis.codeowners import item_owners
+            from compiler.checks.evidence import resolve
+
+            resolved = resolve(plan.items, repo)
+            owners, owners_incomplete = item_owners(plan.items, repo)
+    finally:
+        if repo is not None:
+            repo.close()
+    ordered: tuple[tuple[str, ...], ...] = ()
+    longest: tuple[str, ...] = ()
+    planned = forecast = None
+    if order and not any(d.severity == "error" for d in diagnostics):
+        ordered, longest = _order(ctx, diagnostics)
+        if ordered and any(item.options and item.option("estimate") is not None for item in plan.items):
+            from compiler.analysis.forecast import monte_carlo, schedule
+
+            planned = schedule(plan.items, ordered)
+            forecast = monte_carlo(plan.items, ordered, deadline=deadline)
+    else:  # `check`, or a plan blocked already: its cycles are found without ordering it
+        from compiler.checks.dependencies import cycles
+
+        diagnostics.extend(cycles(ctx))
+    complexity = assess(measure(plan.items, ordered), settings)
+    if (warning := above_max_tier(complexity, settings)) is not None:
+        pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
+        diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
+    return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
+                         repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast,
+                         owners, revision, owners_incomplete=owners_incomplete)
+
+
+def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """The waves and critical path of a plan that is ready so far, or ``((), ())`` with its
+    cycles added to ``diagnostics``. One networkx graph serves both: ordering the waves is what
+    finds a cycle, so no separate cycle check runs first."""
+    from networkx import NetworkXUnfeasible
+
+    from compiler.analysis.graph import build_graph, critical_path, waves
+    from compiler.analysis.progress import live
+    from compiler.checks.dependencies import cycles
+
+    graph = build_graph(live(ctx.plan.items))  # dropped items leave the graph
+    try:
+        generations = waves(graph)
+    except NetworkXUnfeasible:
+        diagnostics.extend(cycles(ctx, graph))
+        generations = []
+    ordered = tuple(map(tuple, generations))
+    longest = tuple(critical_path(graph, generations))
+    # A DiGraph refers to itself (through its views): left alone, its two dicts per item wait
+    # for the cyclic collector; clearing it frees them now.
+    graph.clear()
+    return ordered, longest
+
+
+def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
+                 stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True,
+                 max_spread: float | None = None, deadline: Deadline | None = None,
+                 previous: str | None = None) -> CompileResult:
+    """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin); ``previous``
+    as for ``compile_document``.
+
+    Evidence is checked against the repository root (see ``find_root``) unless
+    ``verify_evidence`` is False. Raises ``compiler.core.diagnostics.PlanInputError`` when the file
+    cannot be read, is not a plan, or passes one of the ``limits``.
+    """
+    doc = load(path, stdin=stdin, limits=limits)
+    return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order,
+                            max_spread=max_spread, deadline=deadline, previous=previous, limits=limits)

@@ -1,0 +1,111 @@
+"""One diagnostic model for every problem: code, severity, item, message, location.
+
+The value types here (and the project's other small records) are NamedTuples rather than frozen
+dataclasses: each frozen dataclass costs about 1 ms to define at import, and `check` of a small
+plan, run by pre-commit on every commit, defined a dozen of them (a tenth of its run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from compiler.core.codes import CODES, Severity
+
+
+class Location(NamedTuple):
+    """A place in a file; line and column are 1-based, None when unknown."""
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        return ":".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column}
+
+
+class Note(NamedTuple):
+    """A secondary place that explains a diagnostic (e.g. each edge of a cycle)."""
+
+    message: str
+    location: Location | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "location": self.location.to_dict() if self.location else None,
+        }
+
+
+class Diagnostic(NamedTuple):
+    code: str
+    message: str
+    item: str | None = None
+    location: Location | None = None
+    notes: tuple[Note, ...] = ()
+    hint: str | None = None  # how to fix it, when that is not obvious from the message
+    excerpt: str | None = None  # the source line, for input errors (shown with a caret)
+
+    @property
+    def severity(self) -> Severity:
+        return CODES[self.code].severity
+
+    @property
+    def input_error(self) -> bool:
+        return CODES[self.code].input_error
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        loc = self.location
+        if loc is None:
+            return ("", 0, 0, self.code, self.message)
+        return (loc.file, loc.line or 0, loc.column or 0, self.code, self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "item": self.item,
+            "location": self.location.to_dict() if self.location else None,
+        }
+        if self.notes:
+            out["related"] = [n.to_dict() for n in self.notes]
+        if self.hint:
+            out["hint"] = self.hint
+        if self.excerpt is not None:
+            out["excerpt"] = self.excerpt
+        return out
+
+
+def sort_diagnostics(diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+    return tuple(sorted(diagnostics, key=Diagnostic.sort_key))
+
+
+class PlanInputError(Exception):
+    """The input is not a usable plan (exit 2). Carries the diagnostic that says why and where."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(str(diagnostic.location) + ": " + diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def closest(word: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to ``word``, if one is close enough to be a likely typo. For many
+    words against the same candidates, build one ``compiler.core.suggest.Suggester`` instead."""
+    from compiler.core.suggest import Suggester
+
+    return Suggester(candidates).closest(word)
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """' (did you mean X?)' for the closest candidate, or ''."""
+    match = closest(word, candidates)
+    return f" (did you mean {match}?)" if match else ""

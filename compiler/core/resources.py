@@ -1,0 +1,19 @@
+"""Runtime data (templates, schemas) shipped inside the package.
+
+In a built wheel, templates/ and schemas/ sit inside the ``compiler`` package (see
+pyproject.toml); in a source checkout or an editable install they sit beside it, at the top of
+the repository. Both are looked up here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+
+def read_text(folder: str, name: str) -> str:
+    packaged = files("compiler").joinpath(folder, name)
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    source_tree = Path(__file__).resolve().parents[2] / folder / name  # compiler/core/ -> the top
+    return source_tree.read_text(encoding="utf-8")

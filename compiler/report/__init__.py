@@ -1,0 +1,1 @@
+"""Diagnostics in every format: text, JSON, GitHub annotations, SARIF."""
