@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-INTERRUPTED = 130  # 128 + SIGINT, as shells expect
+from compiler.core.exits import INTERRUPTED
 
 
 def main() -> int:

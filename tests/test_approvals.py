@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from support import write_plan
 
 from compiler.analysis import approvals
+from compiler.api import approve
 from compiler.cli import cli
 from compiler.compile.emit import build_output
 from compiler.load.document import parse_text
@@ -410,11 +411,11 @@ def test_approve_rewrites_a_json_plan_in_converts_layout(tmp_path: Path) -> None
 
 
 def test_approve_at_defaults_to_now_in_utc_to_the_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(approvals, "now", lambda: "2030-01-02T03:04:05Z")
+    monkeypatch.setattr(approve, "now", lambda: "2030-01-02T03:04:05Z")
     code, _, plan = _approve(tmp_path, "sign-off", "--by", "ana")
     assert code == 0 and "approved_at: '2030-01-02T03:04:05Z'" in plan.read_text(encoding="utf-8")
     monkeypatch.undo()
-    assert approvals.valid_date_time(approvals.now()) and approvals.now().endswith("Z")
+    assert approvals.valid_date_time(approve.now()) and approve.now().endswith("Z")
 
 
 def test_approve_an_unknown_id_is_exit_2_with_a_did_you_mean(tmp_path: Path) -> None:

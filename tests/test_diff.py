@@ -15,8 +15,8 @@ from click.testing import CliRunner, Result
 from support import MENTION, shown, write_plan
 from support import TWO_ITEMS as PLAN
 
-from compiler.analysis.revisions import is_revision
 from compiler.cli import cli
+from compiler.load.arguments import is_revision
 
 EXAMPLE = "examples/duplicate-email/plan.yaml"
 REVISED = "tests/golden/diff/revised.yaml"

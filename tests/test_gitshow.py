@@ -1,5 +1,5 @@
 """How `diff` and `graph` read a plan of git history (compiler/load/gitshow.py, and
-compiler/analysis/revisions.py's ``load_plan_argument``): what the user meant (a name that is a file and a
+compiler/load/arguments.py's ``load_plan_argument``): what the user meant (a name that is a file and a
 ``REV:path`` too is refused; ``--base`` and ``--rev`` are forms no file can take over), never more
 than ``--max-bytes`` read, never the network, never a command of the repository's settings.
 
@@ -22,8 +22,8 @@ import pytest
 from click.testing import CliRunner, Result
 from support import TWO_ITEMS as V1
 
-from compiler.analysis import revisions
 from compiler.cli import cli
+from compiler.load import arguments
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -155,7 +155,7 @@ def test_a_name_git_cannot_read_is_the_file_of_that_name(history: Path) -> None:
 
 
 def test_a_name_from_here_or_from_the_root_is_always_a_file(history: Path) -> None:
-    form = revisions.revision_form
+    form = arguments.revision_form
     assert not form("./HEAD:plan.yaml") and not form("../HEAD:plan.yaml")
     assert not form(f"{history}/HEAD:plan.yaml") and form("HEAD:plan.yaml")
     result = run("diff", "./HEAD:plan.yaml", "plan.yaml")

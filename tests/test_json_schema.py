@@ -30,10 +30,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from support import compile_yaml, only
 
-from compiler.checks import CheckContext
 from compiler.checks import budget as budget_checks
 from compiler.checks import items as item_checks
 from compiler.checks import status as status_checks
+from compiler.checks.context import CheckContext
 from compiler.compile.emit import build_output, dumps
 from compiler.compile.pipeline import compile_plan
 from compiler.core import ids

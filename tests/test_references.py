@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from compiler.load.document import parse_text
-from compiler.model.references import parse_reference
+from compiler.model.references import evidence_input, parse_reference
 from compiler.model.validate import build_plan
 from compiler.model.values import Evidence
 
@@ -34,8 +34,8 @@ STRING_FORMS = [
 def test_string_evidence(text: str, evidence: Evidence, ref: str) -> None:
     assert parse_reference(text) == (evidence, None)
     assert evidence.ref() == ref
-    assert evidence.to_input() == ref
-    assert parse_reference(evidence.to_input())[0] == evidence  # type: ignore[arg-type]
+    assert evidence_input(evidence) == ref
+    assert parse_reference(evidence_input(evidence))[0] == evidence  # type: ignore[arg-type]
 
 
 OBJECT_FORMS = [
@@ -71,7 +71,7 @@ def test_object_evidence(entry: dict[str, Any], evidence: Evidence, as_input: An
     p = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [entry]}]}), "plan.json", "json"))
     assert p.diagnostics == ()
     assert p.items[0].evidence == (evidence,)
-    assert evidence.to_input() == as_input
+    assert evidence_input(evidence) == as_input
     # round trip: what to_input writes reads back to the same evidence
     again = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [as_input]}]}), "plan.json", "json"))
     assert again.items[0].evidence == (evidence,)
@@ -82,4 +82,4 @@ def test_url_evidence_with_contains_round_trips() -> None:
     p = build_plan(parse_text(json.dumps({"items": [{"id": "a", "evidence": [entry]}]}), "plan.json", "json"))
     evidence = p.items[0].evidence[0]
     assert evidence == Evidence(url="https://example.org/spec", contains="409")
-    assert evidence.to_input() == entry
+    assert evidence_input(evidence) == entry

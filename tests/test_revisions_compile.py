@@ -263,7 +263,8 @@ def test_an_unchanged_recompile_does_not_build_the_previous_plan(tmp_path: Path,
 def test_what_compile_records_leaves_out_the_consequences_diff_shows(repo: Path) -> None:
     """compile records the items' change only: diff's timing (a forecast of each side) and voided
     approvals are not worked out for it (compiler/compile/history.py asks compare without them)."""
-    from compiler.analysis.revisions import compare, read_side
+    from compiler.analysis.revisions import compare
+    from compiler.api.plans import read_side
 
     old = read_side(str(repo / "examples/worked/plan.yaml"))
     new = read_side(str(repo / "tests/golden/diff/voided.yaml"))

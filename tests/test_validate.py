@@ -23,6 +23,7 @@ from compiler.compile.pipeline import compile_document, compile_plan
 from compiler.core.diagnostics import Diagnostic
 from compiler.load.document import Document, parse_text
 from compiler.model.output_model import CompiledPlan
+from compiler.model.references import item_input
 from compiler.model.validate import build_plan
 from compiler.model.values import Evidence, Item, Plan
 from compiler.render.markdown import render_markdown
@@ -301,7 +302,7 @@ def test_item_to_input_and_to_dict() -> None:
         "depends_on": ["contract"],
         "proof": "python -m pytest",
     }
-    assert plan(GOOD).items[0].to_input()["evidence"] == ["tests/test_x.py:44"]
+    assert item_input(plan(GOOD).items[0])["evidence"] == ["tests/test_x.py:44"]
 
 
 # --- Shapes of plan files -------------------------------------------------------------------------

@@ -224,14 +224,14 @@ def _edit_during(monkeypatch: pytest.MonkeyPatch, plan: Path, when: str) -> None
     """Someone saves the plan between the command's read and its write: while the command works
     out its edit (``fix_document``, ``approve_document``), or while it writes the new text beside
     the file, just before the rename."""
-    import compiler.analysis.approvals
+    import compiler.api.approve
     import compiler.api.fix
 
     def save() -> None:
         plan.write_text(plan.read_text(encoding="utf-8") + MEANWHILE, encoding="utf-8")
 
     module, name = {"writing": (write, "_write_temporary"), "fixing": (compiler.api.fix, "fix_document"),
-                    "approving": (compiler.analysis.approvals, "approve_document")}[when]
+                    "approving": (compiler.api.approve, "approve_document")}[when]
     original = getattr(module, name)
 
     def meanwhile(*args: object, **kwargs: object) -> object:

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from compiler.model import fields
 
 if TYPE_CHECKING:
-    from compiler.core.diagnostics import Diagnostic
-    from compiler.load.document import Limits
     from compiler.model.values import Item
 
 STATUS_FIELD = fields.by_name(fields.ITEM_FIELDS)["status"]
@@ -91,33 +89,3 @@ def next_items(items: tuple[Item, ...], wave_of: dict[str, int]) -> list[NextIte
             found.append(NextItem(item.id, item.change, item.proof, state, wave_of[item.id], item.depends_on))
     found.sort(key=lambda n: (n.status != DOING, n.wave, n.id))
     return found
-
-
-class Next(NamedTuple):
-    """What `next` answers for a plan."""
-
-    name: str  # the plan file, as diagnostics name it
-    plan: str | None  # the plan's own name
-    status: str  # ready or blocked (as `check` says)
-    progress: dict[str, int]  # items per status
-    remaining: int  # live items not done
-    items: list[NextItem]  # empty when blocked, or when nothing is left
-    diagnostics: tuple[Diagnostic, ...]
-
-
-def plan_next(path: str, *, root: str | None = None, verify_evidence: bool = True,
-              limits: Limits | None = None) -> Next:
-    """Check the plan at ``path`` as `check` does, then, when it is ready, its next items. Raises
-    ``PlanInputError`` when the file cannot be read or is not a plan."""
-    from compiler.compile.pipeline import compile_plan
-    from compiler.load.document import DEFAULT_LIMITS
-
-    result = compile_plan(path, root=root, verify_evidence=verify_evidence, limits=limits or DEFAULT_LIMITS,
-                          order=False)
-    items = result.plan.items
-    statuses = [status(item) for item in items] if tracked(items) else [DEFAULT] * len(items)
-    progress = counts(statuses)
-    remaining = progress[DEFAULT] + progress[DOING]
-    found = next_items(items, wave_numbers(items)) if result.status == "ready" else []
-    return Next(result.document.name, result.plan.name, result.status, progress, remaining, found,
-                result.diagnostics)

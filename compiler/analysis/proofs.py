@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from compiler.checks.items import split_commands
+from compiler.analysis.shell import may_split, split_commands
 from compiler.core.paths import is_absolute
 
 INTERPRETERS = frozenset({"python", "python3", "py", "bash", "sh", "zsh", "node", "ruby", "perl", "pwsh"})
@@ -32,7 +32,6 @@ INTERPRETERS = frozenset({"python", "python3", "py", "bash", "sh", "zsh", "node"
 # methods, and the patterns of the others are compiled on first use (_re).
 # Most proofs name no script (`pytest ...`, `make test`): these settle them.
 _SCRIPT_HINTS = ("./", ".py", ".sh", ".bash", ".js", ".mjs", ".rb", ".pl", ".ps1")
-_SEPARATOR_CHARS = frozenset(";&|\n")  # what split_commands may split at (outside quotes and parentheses)
 _CHANGES_FOLDER = frozenset({"cd", "pushd", "popd"})
 # `uv run pytest ...`: a runner of the project's environment, then the command.
 _RUN_PREFIXES = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye"})
@@ -131,7 +130,7 @@ def _commands(proof: str) -> Iterator[tuple[tuple[str, ...], list[str]]]:
     proof's own working folder: a ``cd`` (or ``pushd``) moves the rest of the chain elsewhere, so the
     commands after it are not read."""
     # Without a separator a proof is one command (most are): no need to walk it character by character.
-    for command in [proof] if _SEPARATOR_CHARS.isdisjoint(proof) else split_commands(proof):
+    for command in split_commands(proof) if may_split(proof) else [proof]:
         said = words(command)
         if said is None:  # an unclosed quote: not a command we can read, so nothing to check
             continue

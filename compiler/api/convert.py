@@ -113,6 +113,8 @@ def output_root(doc: Document, plan: Plan, source: str, out_dir: str, *, root: s
 
 def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
     """The canonical plan file for a validated plan. ``root`` overrides the plan's own root."""
+    from compiler.model.references import item_input
+
     data: dict[str, Any] = {}
     if plan.name is not None:
         data["plan"] = plan.name
@@ -125,7 +127,7 @@ def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
         data["claims"] = [dict(claim) for _, claim in plan.claims]
     if plan.budget is not None:
         data["budget"] = dict(plan.budget)
-    data["items"] = [item.to_input() for item in plan.items]
+    data["items"] = [item_input(item) for item in plan.items]
     return data
 
 

@@ -78,7 +78,7 @@ def plan_edits(result: CompileResult, *, pin: bool = False,
 
 def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[list[Edit], list[str]]:
     from compiler.analysis.progress import live
-    from compiler.checks import repeated
+    from compiler.checks.context import repeated
     from compiler.checks.dependencies import redundant
     from compiler.checks.evidence import covered_lines, verify
     from compiler.core.pins import pin_of

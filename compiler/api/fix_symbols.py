@@ -46,7 +46,7 @@ def outermost(names: list[str]) -> str | None:
 def symbol_edits(result: CompileResult, repo: Repository) -> tuple[list[Edit], list[str], list[str]]:
     """The rewrites of line evidence into symbol evidence that a compiled plan allows: (edits,
     one description per edit, the entries that cover a definition but were left, and why)."""
-    from compiler.checks import repeated
+    from compiler.checks.context import repeated
     from compiler.checks.evidence import verify
     from compiler.model.references import parse_reference
 

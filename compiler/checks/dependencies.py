@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from compiler.analysis.graph import acyclic, build_graph, find_cycles
 from compiler.analysis.progress import live
-from compiler.checks import CheckContext, repeated
+from compiler.checks.context import CheckContext, repeated
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip
 from compiler.core.display import names as shown_names

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler.checks import CheckContext
+from compiler.checks.context import CheckContext
 from compiler.core.diagnostics import Diagnostic, Location
 from compiler.core.display import clip
 

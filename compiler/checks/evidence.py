@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from compiler.checks import CheckContext
+from compiler.checks.context import CheckContext
 from compiler.core.diagnostics import Diagnostic
 from compiler.core.display import clip, quoted
 from compiler.core.paths import leaves_root

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
-from compiler.checks import CheckContext, repeated
+from compiler.analysis.shell import may_split, split_commands
+from compiler.checks.context import CheckContext, repeated
 from compiler.core import ids
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip, quoted
@@ -125,45 +125,6 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
                              ctx.loc(item, "evidence", j))
 
 
-_SEPARATOR = re.compile(r"[;&|\n]")
-
-
-def split_commands(proof: str) -> list[str]:
-    """The commands of a shell line, split at top-level ``&&``, ``||``, ``;`` and newlines.
-
-    Separators inside quotes, after a backslash, or inside ``$(...)``, ``(...)`` or backticks
-    do not count; a pipeline (``a | b``) is one command."""
-    parts: list[str] = []
-    current: list[str] = []
-    quote: str | None = None
-    depth = 0
-    i, n = 0, len(proof)
-    while i < n:
-        ch = proof[i]
-        if ch == "\\" and quote != "'":
-            current.append(proof[i:i + 2])
-            i += 2
-            continue
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif depth == 0 and (proof.startswith(("&&", "||"), i) or ch in ";\n"):
-            parts.append("".join(current))
-            current = []
-            i += 1 if ch in ";\n" else 2
-            continue
-        current.append(ch)
-        i += 1
-    parts.append("".join(current))
-    return [p.strip() for p in parts if p.strip()]
-
-
 def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP107 (warning): a proof is one exact check; several commands mean several items."""
     for item in ctx.plan.items:
@@ -171,7 +132,7 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
             yield Diagnostic("EP107", f"{clip(item.id)} proof is a list of {item.proof_parts} commands, read as"
                              f" {quoted(item.proof)}: split the item, one proof each", item.id, ctx.loc(item, "proof"))
         # Most proofs hold no separator at all: one C-speed search settles them.
-        elif _SEPARATOR.search(item.proof) and len(commands := split_commands(item.proof)) > 1:
+        elif may_split(item.proof) and len(commands := split_commands(item.proof)) > 1:
             shown = clip(item.proof.strip().replace("\n", "\\n"))  # one diagnostic, one line
             yield Diagnostic("EP107", f"{clip(item.id)} proof runs {len(commands)} commands ({shown}):"
                              " split the item, one proof each", item.id, ctx.loc(item, "proof"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from compiler.checks import CheckContext
+from compiler.checks.context import CheckContext
 from compiler.core import globs
 from compiler.core.diagnostics import Diagnostic, Location, Note
 from compiler.core.display import clip, quoted

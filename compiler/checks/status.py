@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.analysis.progress import DONE, DROPPED, status, tracked
-from compiler.checks import CheckContext
+from compiler.checks.context import CheckContext
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip
 from compiler.model.values import Item

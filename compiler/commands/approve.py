@@ -27,7 +27,8 @@ def command(plan: str, ident: str, by: str, at: str | None, root: str | None) ->
       evidence-plan approve plan.yaml sign-off --by ana --at 2026-12-01T15:04:05Z
     """
     from compiler.analysis import approvals
-    from compiler.cli import _err, _rewrite, _show_diagnostics
+    from compiler.api import approve
+    from compiler.commands._output import err, rewrite_plan, show_diagnostics
     from compiler.load.document import load_with_text
 
     if plan == "-":
@@ -35,24 +36,24 @@ def command(plan: str, ident: str, by: str, at: str | None, root: str | None) ->
     if not by.strip():
         raise click.BadParameter("give the name of who approves", param_hint="--by")
     if at is None:
-        at = approvals.now()
+        at = approve.now()
     elif not approvals.valid_date_time(at):
         raise click.BadParameter(f"{at!r} is not an ISO 8601 date-time with its offset (2026-12-01T15:04:05Z)",
                                  param_hint="--at")
     doc, text = load_with_text(plan)
     try:
-        done = approvals.approve_document(doc, text, plan, ident, by, at, root=root)
-    except approvals.Refused as err:
-        location = err.location if err.location is not None else plan
-        _err(f"{location}: error: {err}")
-        if err.blocking:
-            _show_diagnostics(err.blocking)
+        done = approve.approve_document(doc, text, plan, ident, by, at, root=root)
+    except approve.Refused as error:
+        location = error.location if error.location is not None else plan
+        err(f"{location}: error: {error}")
+        if error.blocking:
+            show_diagnostics(error.blocking)
             return 1
         return 2
-    if not _rewrite(plan, done.fixed, text):
+    if not rewrite_plan(plan, done.fixed, text):
         return 2
     covers = done.coverage.covers
-    _err(f"{plan}: approved {ident} by {by} at {at}, digest {done.coverage.digest}")
-    _err(f"  covers {len(covers)} item{'' if len(covers) == 1 else 's'}: {', '.join(covers) or 'none'}"
+    err(f"{plan}: approved {ident} by {by} at {at}, digest {done.coverage.digest}")
+    err(f"  covers {len(covers)} item{'' if len(covers) == 1 else 's'}: {', '.join(covers) or 'none'}"
          + ("" if done.coverage.gates else " (no irreversible item depends on it yet)"))
     return 0

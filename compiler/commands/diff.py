@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 
-from compiler.cli import _limit_options
+from compiler.commands._options import limit_options
 
 if TYPE_CHECKING:
     from compiler.analysis.revisions import Side
@@ -37,7 +37,7 @@ def revision_option(ctx: click.Context, param: click.Parameter, value: str | Non
                    "$GITHUB_STEP_SUMMARY; github: ::notice annotations on NEW's changed items' lines.")
 @click.option("--root", metavar="DIR", default=None,
               help="Also check both plans' evidence against this repository root (default: not checked).")
-@_limit_options
+@limit_options
 def command(plans: tuple[str, ...], base: str | None, fmt: str, root: str | None, limits: Limits) -> int:
     """Compare two plans by item id: items added, removed, revised (each field, old and new
     value) and renamed (same content under a new id), dependency edges added and removed, items
@@ -61,7 +61,8 @@ def command(plans: tuple[str, ...], base: str | None, fmt: str, root: str | None
       evidence-plan diff main:plans/plan.yaml plans/plan.yaml
       evidence-plan diff evidence-plan.json plan.yaml --format json | jq '.revised[].id'
     """
-    from compiler.analysis.revisions import compare, read_side
+    from compiler.analysis.revisions import compare
+    from compiler.api.plans import read_side
 
     if base is None and len(plans) != 2:
         raise click.UsageError(f"diff compares two plans, OLD and NEW; {len(plans)} given "

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from compiler.cli import _evidence_options, _limit_options
+from compiler.commands._options import evidence_options, limit_options
 from compiler.commands.diff import revision_option
 from compiler.render.picture import FORMATS
 
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 @click.option("--rev", metavar="REV", default=None, callback=revision_option,
               help="Read PLAN as it was at git revision REV (PLAN from the working folder: REV:./PLAN).")
 @click.option("-o", "--output", metavar="FILE", default="-", show_default=True, help="Where to write it; - is stdout.")
-@_evidence_options
-@_limit_options
+@evidence_options
+@limit_options
 def command(plan: str, fmt: str, rev: str | None, output: str, root: str | None, no_verify: bool,
             limits: Limits) -> int:
     """Print the graph of PLAN: a column (or rank) per wave, a box per item, an arrow from each
@@ -46,15 +46,17 @@ def command(plan: str, fmt: str, rev: str | None, output: str, root: str | None,
       evidence-plan graph evidence-plan.json --format json | jq '.boxes[] | {id, x, y}'
       evidence-plan graph --rev main plan.yaml            # the plan as the main branch has it
     """
-    from compiler.cli import EXIT_INPUT, EXIT_READY, _err, _write
-    from compiler.render.picture import pieces, read_document
+    from compiler.api.plans import read_document
+    from compiler.commands._output import err, write_files
+    from compiler.core.exits import EXIT_INPUT, EXIT_READY
+    from compiler.render.picture import pieces
 
     document = read_document(plan, root=root, verify_evidence=not no_verify, limits=limits, rev=rev)
     if output == "-":
         for piece in pieces(document, fmt):
             click.echo(piece, nl=False)
         return EXIT_READY
-    if not _write({output: lambda: pieces(document, fmt)}, inputs=[plan]):
+    if not write_files({output: lambda: pieces(document, fmt)}, inputs=[plan]):
         return EXIT_INPUT
-    _err(f"wrote {output}")
+    err(f"wrote {output}")
     return EXIT_READY

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler.cli import _evidence_options, _limit_options
+from compiler.commands._options import evidence_options, limit_options
 
 if TYPE_CHECKING:
-    from compiler.analysis.progress import Next
+    from compiler.api.next import Next
     from compiler.load.document import Limits
 
 # Widest change text shown on a line of the text format (the JSON has it whole).
@@ -22,8 +22,8 @@ CHANGE_WIDTH = 72
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: each next item and its proof, for people; json: one object with stable keys, for "
                    "scripts and agents.")
-@_evidence_options
-@_limit_options
+@evidence_options
+@limit_options
 def command(plan: str, fmt: str, root: str | None, no_verify: bool, limits: Limits) -> int:
     """Print what can be done now: the items whose dependencies are all done and that are not
     done or dropped themselves, in wave order, each with its proof command. Items already
@@ -39,7 +39,7 @@ def command(plan: str, fmt: str, root: str | None, no_verify: bool, limits: Limi
       evidence-plan next plan.yaml --format json | jq -r '.next[0].proof'
       evidence-plan next --no-verify-evidence plan.yaml
     """
-    from compiler.analysis.progress import plan_next
+    from compiler.api.next import plan_next
 
     found = plan_next(plan, root=root, verify_evidence=not no_verify, limits=limits)
     if fmt == "json":
@@ -67,7 +67,7 @@ def as_json(found: Next) -> dict[str, Any]:
 
 
 def _text(found: Next) -> None:
-    from compiler.cli import _plural, _show_diagnostics
+    from compiler.commands._output import plural, show_diagnostics
     from compiler.core.display import clip, escape
     from compiler.report.reporters import text
 
@@ -75,21 +75,21 @@ def _text(found: Next) -> None:
     if found.status == "blocked":
         click.echo(text(found.diagnostics), nl=False)  # as `check` reports them
         errors = sum(1 for d in found.diagnostics if d.severity == "error")
-        click.echo(f"{name}: blocked: {_plural(errors, 'error')}: fix them first, then ask again", err=True)
+        click.echo(f"{name}: blocked: {plural(errors, 'error')}: fix them first, then ask again", err=True)
         return
     if found.diagnostics:
-        _show_diagnostics(found.diagnostics)
+        show_diagnostics(found.diagnostics)
     p = found.progress
     live = found.remaining + p["done"]
     dropped = f", {p['dropped']:,} dropped" if p["dropped"] else ""
     if not found.items:
-        click.echo(f"all {_plural(live, 'item')} done{dropped}" if live else
-                   f"nothing to do: {_plural(p['dropped'], 'item')} dropped")
+        click.echo(f"all {plural(live, 'item')} done{dropped}" if live else
+                   f"nothing to do: {plural(p['dropped'], 'item')} dropped")
         return
     width = max(len(n.status) for n in found.items)
     for n in found.items:
         change = f": {escape(clip(n.change, CHANGE_WIDTH))}" if n.change.strip() else ""
         click.echo(f"{n.status.ljust(width)}  wave {n.wave}  {escape(n.id)}{change}")
         click.echo(f"{' ' * width}  proof: {escape(n.proof)}")
-    click.echo(f"{name}: {_plural(len(found.items), 'next item')}; {p['done']:,} of {live:,} done{dropped}",
+    click.echo(f"{name}: {plural(len(found.items), 'next item')}; {p['done']:,} of {live:,} done{dropped}",
                err=True)

@@ -19,7 +19,7 @@ from compiler.model.values import Plan
 
 if TYPE_CHECKING:
     from compiler.analysis.forecast import Deadline
-    from compiler.checks import CheckContext
+    from compiler.checks.context import CheckContext
     from compiler.compile.history import Revision
 
 
@@ -128,7 +128,8 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     ``max_spread`` (EP112) is the caller's (an option), else the repository's setting.
     ``previous``: the path of the evidence-plan.json this compile replaces (it need not exist):
     the result's ``revision`` is counted from it, and the revision budget checked (EP403, EP404)."""
-    from compiler.checks import CheckContext, run_checks
+    from compiler.checks.context import CheckContext
+    from compiler.checks.registry import run_checks
 
     plan = build_plan(doc)
     revision = None

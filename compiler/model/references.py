@@ -5,11 +5,11 @@ one cannot be."""
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import Any, Protocol
 
 from compiler.core import pins
 from compiler.core.display import quoted
-from compiler.model.values import Evidence
+from compiler.model.values import Evidence, Item
 
 
 class EvidenceFields(Protocol):
@@ -182,3 +182,18 @@ def parse_object(obj: EvidenceFields) -> tuple[Evidence | None, str | None, str 
                           " `evidence-plan fix --pin` write it"), "pin"
     return Evidence(path=obj.path.strip(), start=start, end=end, symbol=obj.symbol, contains=obj.contains,
                     pin=obj.pin), None, None
+
+
+def evidence_input(evidence: Evidence) -> str | dict[str, Any]:
+    """An entry as a plan file writes it: the compact string when it reads back to the same
+    evidence, else the object form."""
+    if evidence.contains is None and evidence.pin is None and parse_reference(evidence.ref())[0] == evidence:
+        return evidence.ref()
+    return evidence.to_dict()
+
+
+def item_input(item: Item) -> dict[str, Any]:
+    """An item as a plan file writes it (``convert``): its evidence compact where it can be."""
+    out = item.to_dict()
+    out["evidence"] = [evidence_input(e) for e in item.evidence]
+    return out

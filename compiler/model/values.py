@@ -49,14 +49,6 @@ class Evidence(NamedTuple):
             out["pin"] = self.pin
         return out
 
-    def to_input(self) -> str | dict[str, Any]:
-        """Compact string when it reads back to the same evidence, else the object form."""
-        from compiler.model.references import parse_reference
-
-        if self.contains is None and self.pin is None and parse_reference(self.ref())[0] == self:
-            return self.ref()
-        return self.to_dict()
-
 
 class Item(NamedTuple):
     """One validated work item (a NamedTuple, for the same reason as Evidence)."""
@@ -101,11 +93,6 @@ class Item(NamedTuple):
         }
         if self.options:
             out.update(self.options)
-        return out
-
-    def to_input(self) -> dict[str, Any]:
-        out = self.to_dict()
-        out["evidence"] = [e.to_input() for e in self.evidence]
         return out
 
 

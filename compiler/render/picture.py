@@ -12,7 +12,7 @@ from compiler.render.layout import Layout, layout
 from compiler.render.view import Graph, plan_view
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    pass
 
 FORMATS = ("mermaid", "dot", "svg", "json")
 GRAPH_FORMAT = "evidence-plan-graph/1"  # the JSON's version
@@ -45,23 +45,6 @@ def flagged_ids(document: dict[str, Any]) -> frozenset[str]:
 def picture(document: dict[str, Any]) -> Picture:
     graph = marked_graph(plan_view(document).graph, document)
     return Picture(graph, layout(graph, flagged_ids(document)), document.get("items", []))
-
-
-def read_document(arg: str, *, root: str | None = None, verify_evidence: bool = True,
-                  limits: Limits | None = None, rev: str | None = None) -> dict[str, Any]:
-    """A plan file, a compiled evidence-plan.json (its items read back), ``-``, ``REV:path`` or,
-    with ``rev``, the file ``arg`` as it was at that revision (git history, as `diff` reads it;
-    its evidence is not checked: today's files are not its),
-    compiled as `compile` would, without writing anything. Raises PlanInputError."""
-    from compiler.analysis.revisions import is_revision, load_plan_argument
-    from compiler.compile.emit import build_output
-    from compiler.compile.pipeline import compile_document
-    from compiler.load.document import DEFAULT_LIMITS
-
-    doc, path = load_plan_argument(arg, limits=limits or DEFAULT_LIMITS, rev=rev)
-    verify_evidence = verify_evidence and rev is None and not is_revision(arg)
-    result = compile_document(doc, path, root=root, verify_evidence=verify_evidence).for_output()
-    return build_output(result, ".")
 
 
 def pieces(document: dict[str, Any], fmt: str) -> Iterator[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support import compile_in, compile_yaml, one_item_plan, rows
 
-from compiler.checks.items import split_commands
+from compiler.analysis.shell import split_commands
 from compiler.compile.emit import build_output
 from compiler.compile.pipeline import compile_document
 from compiler.load.document import parse_text

@@ -12,7 +12,7 @@ import pytest
 from support import compile_yaml, rows
 
 from compiler.analysis.graph import build_graph, plain_waves, waves
-from compiler.checks import CheckContext
+from compiler.checks.context import CheckContext
 from compiler.checks.paths import path_conflicts
 from compiler.load.document import parse_text
 from compiler.model.validate import build_plan

@@ -1,0 +1,49 @@
+"""What every rule is given: the plan, its document (for locations), the repository (None when
+evidence is not verified) and the options that change a rule; and the helpers rules share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from compiler.core.diagnostics import Diagnostic, Location
+from compiler.model.fields import MAX_SPREAD
+
+if TYPE_CHECKING:
+    from compiler.load.document import Document
+    from compiler.model.values import Item, Plan
+    from compiler.repo.repository import Repository
+
+
+class CheckContext(NamedTuple):
+    plan: Plan
+    doc: Document
+    repo: Repository | None = None  # None: evidence is not verified against the repository
+    # Said with every missing file when the root was only a guess (standard input, no repository).
+    root_hint: str | None = None
+    max_spread: float = MAX_SPREAD  # the estimates' spread limit (EP112), or --max-spread
+
+    def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
+        if item.evidence_at and len(rest) > 1 and rest[0] == "evidence":
+            rest = ("evidence", item.evidence_index(rest[1]), *rest[2:])
+        return self.at(item.position, *rest, key=key)
+
+    def at(self, index: int, *rest: Any, key: bool = False) -> Location:
+        """Where the item at ``index`` in the plan's list (valid or not), or a part of it, is."""
+        path = (*self.plan.items_path, index, *rest)
+        smap = self.doc.source_map
+        pos = smap.key(path) if key else smap.value(path)
+        return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
+
+
+Check = Callable[[CheckContext], Iterable[Diagnostic]]
+
+
+def repeated(values: Iterable[Hashable]) -> Iterator[int]:
+    """Indexes of the entries that repeat an earlier one (EP105 and EP304 report them, and fix
+    removes them)."""
+    seen: set[Hashable] = set()
+    for index, value in enumerate(values):
+        if value in seen:
+            yield index
+        seen.add(value)
