@@ -9,7 +9,8 @@ anything. The count is the same on every run and under every ``PYTHONHASHSEED``
 (tests/test_work.py holds both), provided that
 
 - the cyclic garbage collector is paused while counting (it would run finalizers at moments set
-  by earlier allocations); ``count`` pauses it;
+  by earlier allocations); ``count`` pauses it (and collects nothing first: a full collection of
+  a test run's heap costs more than most counts);
 - first-call work is done before counting: lazy imports and caches filled on a first call (a
   growth test warms up at the small size; a budget on a first call says so).
 
@@ -79,7 +80,6 @@ class Work(Generic[T]):
 def count(fn: Callable[[], T]) -> Work[T]:
     """Run ``fn()`` and count the calls it makes (Python and C), with the garbage collector paused."""
     collecting = gc.isenabled()
-    gc.collect()
     gc.disable()
     profiler = _lsprof.Profiler(builtins=True)
     profiler.enable()
