@@ -143,7 +143,7 @@ items:
     proof: pytest
     approved_by: ana
     approved_at: "2026-12-01T15:04:05Z"
-    approval_digest: cc8d8e8e720e
+    approval_digest: b5f98c5242bed5601b6e1d224b102b21
   - id: release
     kind: task
     change: Release
