@@ -19,10 +19,11 @@ What it does not see: the work inside one C call (a regular expression's backtra
 regression of that kind is held by the benchmark (benchmarks/run.py, ratios of time side by
 side), or, where it would be a hang, by a generous timeout that kills it.
 
-Growth: the calls at 10x the input over the calls at the input are about 10 for linear work,
-about 100 for quadratic work. ``GROWTH_LIMIT`` sits between (measured ratios are 10.0-11); since
-the counts are exact, a limit of 15 also trips on a quadratic part that costs a few percent at
-the small size, which a timing could not tell from noise.
+Growth: the calls at 10x the input over the calls at the input are about 10 for linear work (less
+where a fixed part weighs at the small size: 5.2-10.1 measured), about 100 for quadratic work.
+``GROWTH_LIMIT`` sits between; since the counts are exact, a limit of 15 also trips on a quadratic
+part that costs a tenth of the work at the small size (any above about 6%), which a timing could
+not tell from noise.
 
 ``command(COUNT_FILE, "-m", MODULE, ARGS...)`` is the argv of a process that runs a module (or
 ``"-c", CODE``) as ``python`` would, counting from its first line to its exit, and writes the count
