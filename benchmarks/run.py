@@ -44,6 +44,11 @@ html     the HTML page and the picture: `compile --html -o DIR` and `graph --for
          --no-verify-evidence, against the floor `compile -o DIR` of the same plan (the JSON and the
          Markdown: what the page adds is the ratio). Prints the page's size, and the page alone
          rendered in-process from the compiled JSON beside the Markdown page.
+hostile  `check` of every input of the hostile corpus (tests/hostile/MANIFEST.tsv), in-process,
+         against the floor of `check` of the startup case's 20-item plan (in-process, without
+         verification): the slowest inputs, as ratios over the floor, with the calls each makes
+         (the tests hold those calls; tests/work.py) and the time per call, which shows where the
+         work hides inside C code that the calls cannot see.
 all      startup, scale, verify and where, then the targets.
 
 Every timing is the median of --runs (default 3); a case whose first run takes longer than
@@ -952,6 +957,63 @@ def bench_reduction(runs: int, results: dict[str, Any]) -> None:
 
 
 
+# --- hostile -----------------------------------------------------------------------------------------
+
+HOSTILE_CHECK = ["check", "--format", "text", "--no-verify-evidence"]
+
+
+def bench_hostile(runs: int, results: dict[str, Any]) -> None:
+    """The time of `check` on each input of the hostile corpus, in-process, beside the calls it
+    makes: tests/test_hostile.py holds each input's calls (not its time, which a loaded machine
+    doubles), so an input whose time per call stands out is one whose work the tests cannot see."""
+    import contextlib
+    import gc
+
+    from compiler.cli import main
+
+    corpus = REPO / "tests" / "hostile"
+    entries = []
+    for line in (corpus / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            file, _code, _where, args, *_ = line.split("\t")
+            entries.append((file, [] if args == "-" else args.split()))
+
+    def check(argv: list[str]) -> None:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(argv)
+
+    def calls(argv: list[str]) -> int:
+        profiler = cProfile.Profile(builtins=True)
+        gc.disable()
+        profiler.enable()
+        try:
+            check(argv)
+        finally:
+            profiler.disable()
+            gc.enable()
+        return int(pstats.Stats(profiler).total_calls)  # type: ignore[attr-defined]  # not in typeshed
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = small_repository(Path(tmp))
+        floor_argv = [*HOSTILE_CHECK, str(plan)]
+        check(floor_argv)  # the imports, not timed
+        floor = _median_seconds(lambda: check(floor_argv), runs)
+        rows = []
+        for file, args in entries:
+            argv = [*HOSTILE_CHECK, *args, str(corpus / file)]
+            check(argv)
+            seconds = _median_seconds(lambda argv=argv: check(argv), runs)  # type: ignore[misc]
+            rows.append({"file": file, "seconds": seconds, "ratio": seconds / floor, "calls": calls(argv)})
+    rows.sort(key=lambda r: -r["seconds"])
+    per_call = statistics.median(r["seconds"] / r["calls"] for r in rows)
+    print(f"\nhostile: check of each of the {len(rows)} corpus inputs, in-process, median of {runs} runs; floor: check "
+          f"of the 20-item plan {floor * 1000:.1f} ms; the median input takes {per_call * 1e9:.0f} ns a call")
+    for r in rows[:15]:
+        print(f"  {r['file']:44} {r['seconds'] * 1000:8.1f} ms  {r['ratio']:7.1f}x the floor  {r['calls']:>11,} calls"
+              f"  {r['seconds'] / r['calls'] * 1e9 / (per_call * 1e9):5.1f}x the median time a call")
+    results["hostile"] = {"floor": floor, "rows": rows}
+
+
 # --- diff --------------------------------------------------------------------------------------------
 
 DIFF_SIZES = (5_000, 100_000)
@@ -1459,8 +1521,8 @@ def bench_forecast(runs: int, results: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
-                                                                      "forecast", "reduction", "diff", "html", "all",
-                                                                      "report"])
+                                                                      "forecast", "reduction", "diff", "html",
+                                                                      "hostile", "all", "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
@@ -1529,10 +1591,12 @@ def main() -> int:
         bench_diff(args.runs, args.repeat_under, results)
     if args.case in ("html", "all"):
         bench_html(args.runs, args.repeat_under, results)
+    if args.case in ("hostile", "all"):
+        bench_hostile(args.runs, results)
     if args.case == "profile":
         bench_profile(args)
         return 0
-    if args.case not in ("verify", "where", "forecast", "reduction", "diff", "html") or args.markdown:
+    if args.case not in ("verify", "where", "forecast", "reduction", "diff", "html", "hostile") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)

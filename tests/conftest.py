@@ -8,10 +8,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from hypothesis import HealthCheck, settings
 from support import STANDARD_FILES, git_repo
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "hostile"
+
+# Hypothesis reads the clock twice by default: an example slower than 200 ms fails (its deadline),
+# and so does drawing examples slowly (the too_slow health check). Both fail on a loaded machine
+# for no fault of the code: off for every property test (a test's own settings add to these).
+settings.register_profile("no-clock", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("no-clock")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -59,14 +66,19 @@ def write(tmp_path: Path) -> Callable[..., Path]:
     return _write
 
 
+# How long a test may block before a hang guard fails it: a guard against a hang (an open of a
+# FIFO, a read of /proc/kmsg), not a budget of speed; the guarded work takes well under a second.
+HANG_SECONDS = 60
+
+
 @pytest.fixture
 def deadline() -> Iterator[None]:
-    """Fail (not hang) if the test blocks for 10 s, e.g. opening a FIFO that has no reader."""
+    """Fail (not hang) if the test blocks for HANG_SECONDS, e.g. opening a FIFO that has no reader."""
     def expired(signum: int, frame: object) -> None:
-        raise TimeoutError("blocked for 10 s")
+        raise TimeoutError(f"blocked for {HANG_SECONDS} s")
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(10)
+    signal.alarm(HANG_SECONDS)
     try:
         yield
     finally:
@@ -77,8 +89,8 @@ def deadline() -> Iterator[None]:
 T = TypeVar("T")
 
 
-def _within(seconds: float, work: Callable[[], T]) -> T:
-    """``work()`` in a daemon thread: its result, its exception, or a failure once ``seconds``
+def _within(work: Callable[[], T]) -> T:
+    """``work()`` in a daemon thread: its result, its exception, or a failure once HANG_SECONDS
     have passed, so that a call that blocks (an open of a FIFO) fails the test, not hangs it."""
     box: dict[str, Any] = {}
 
@@ -90,8 +102,8 @@ def _within(seconds: float, work: Callable[[], T]) -> T:
 
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), f"still running after {seconds} s: it blocked"
+    worker.join(HANG_SECONDS)
+    assert not worker.is_alive(), f"still running after {HANG_SECONDS} s: it blocked"
     if "error" in box:
         raise box["error"]
     result: T = box["result"]
@@ -99,6 +111,6 @@ def _within(seconds: float, work: Callable[[], T]) -> T:
 
 
 @pytest.fixture
-def within() -> Callable[[float, Callable[[], Any]], Any]:
-    """within(seconds, work) -> work(), failing the test when it has not returned in time."""
+def within() -> Callable[[Callable[[], Any]], Any]:
+    """within(work) -> work(), failing the test when it has not returned within HANG_SECONDS."""
     return _within

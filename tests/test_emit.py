@@ -600,7 +600,8 @@ def test_temporary_files_are_named_by_their_writers_pid(tmp_path: Path) -> None:
 def test_a_write_removes_what_dead_writers_left_and_keeps_live_ones(tmp_path: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()  # reaped: its pid runs nothing now
-    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    live = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],  # alive until killed
+                            stdin=subprocess.PIPE)
     try:
         stale = [tmp_path / f".evidence-plan.json.{dead.pid}.k3x9_q2a.tmp",
                  tmp_path / f".evidence-plan.json.{dead.pid}.0a1b2c3d.bak"]
@@ -613,4 +614,4 @@ def test_a_write_removes_what_dead_writers_left_and_keeps_live_ones(tmp_path: Pa
         assert _hidden(tmp_path) == sorted(p.name for p in kept)
     finally:
         live.kill()
-        live.wait()
+        live.communicate()  # reaped, its stdin closed

@@ -5,13 +5,13 @@ tests/test_html_browser.py."""
 from __future__ import annotations
 
 import json
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from work import count
 
 from compiler.cli import cli
 from compiler.render.html import render_html, render_pieces
@@ -187,14 +187,15 @@ def test_a_large_plan_page_is_written_in_pieces_and_folds_its_graph() -> None:
               "depends_on": [ids[k - 500]] if k >= 500 else [], "wave": k // 500 + 1} for k, i in enumerate(ids)]
     document = {"format": "evidence-plan/1", "status": "ready", "items": items, "waves": waves, "issues": [],
                 "summary": {"items": n, "waves": 10, "widest_wave": 500, "errors": 0, "warnings": 0}}
-    started = time.perf_counter()
-    pieces = list(render_pieces(document))
-    took = time.perf_counter() - started
+    list(render_pieces(document))  # the imports, not counted
+    counted = count(lambda: list(render_pieces(document)))
+    pieces = counted.value
     page = "".join(pieces)
     assert len(pieces) > 1 and all(len(p) < 3 << 20 for p in pieces)
     assert page.count('class="box list"') == 10 and "drawn as a list" in page
     assert page.count('class="entry') == n
-    assert took < 20  # a loose bound: about a second here (the benchmark measures it)
+    # Calls (tests/work.py), not seconds: 103 an item measured; the benchmark's `html` case times it.
+    assert counted.calls < 200 * n, counted.top()
 
 
 def test_the_browser_tests_say_what_to_install_when_chromium_is_missing(monkeypatch: pytest.MonkeyPatch,

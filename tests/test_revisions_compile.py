@@ -151,21 +151,27 @@ def test_a_previous_file_with_changes_compile_did_not_write_is_not_copied_on(tmp
     assert document["changes"] == NO_CHANGES and document["revision"] == 1
 
 
-def test_a_fifo_at_the_output_path_is_written_not_read(tmp_path: Path) -> None:
+def test_a_fifo_at_the_output_path_is_written_not_read(tmp_path: Path, deadline: None) -> None:
+    """The FIFO's reader is open before compile runs (non-blocking, in this thread): a reader in a
+    thread of its own raced the compile, which, on a loaded machine, could find no reader yet and
+    rightly refuse to write ("a FIFO with no reader"). What is written, under the pipe's 64 KiB,
+    waits in the pipe until it is read after."""
     import os
-    import threading
 
     (tmp_path / "out").mkdir()
     fifo = tmp_path / "out" / "evidence-plan.json"
     os.mkfifo(fifo)
-    got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
-    reader.start()
-    (tmp_path / "app.py").write_text("\n".join(f"line {n}" for n in range(1, 7)) + "\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["compile", str(write_plan(tmp_path, PLAN)), "-o", str(tmp_path / "out")])
-    reader.join(10)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        (tmp_path / "app.py").write_text("\n".join(f"line {n}" for n in range(1, 7)) + "\n", encoding="utf-8")
+        result = CliRunner().invoke(cli, ["compile", str(write_plan(tmp_path, PLAN)), "-o", str(tmp_path / "out")])
+        chunks = []
+        while chunk := os.read(reader, 65536):  # the writer is gone: the pipe ends after what it wrote
+            chunks.append(chunk)
+    finally:
+        os.close(reader)
     assert result.exit_code == 0, result.output
-    assert json.loads(got[0])["revision"] == 1
+    assert json.loads(b"".join(chunks))["revision"] == 1
 
 
 # --- the recompile's fast path (compiler/compile/history.py: same_items), held to its slow path --------

@@ -17,7 +17,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -263,11 +262,9 @@ def test_a_symlinked_folder_cannot_lead_out(tmp_path: Path) -> None:
     assert [d.code for d in result.diagnostics] == ["EP208"]
 
 
-def test_an_absolute_root_outside_is_refused_without_reading_it(tmp_path: Path) -> None:
+def test_an_absolute_root_outside_is_refused_without_reading_it(tmp_path: Path, deadline: None) -> None:
     t = tree(tmp_path)
-    start = time.perf_counter()
     result = compile_plan(str(oracle(t["plans"], "/proc", secret="kmsg", word="x")))  # kmsg would block a read
-    assert time.perf_counter() - start < 5
     assert [d.code for d in result.diagnostics] == ["EP208"]
 
 

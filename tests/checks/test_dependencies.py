@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import compile_yaml, rows
+from work import GROWTH_LIMIT, count, growth
 
 from compiler.checks import dependencies
 from compiler.compile.pipeline import compile_document
@@ -64,7 +64,9 @@ def test_ep301_did_you_mean_is_bounded() -> None:
     """4,000 items, each depending on an unknown id: difflib compared every unknown id with every
     id (1,000: 1.3-2.8 s, 2,000: 5.7-9.5 s, 4,000: 22-44 s). One suggester over the ids answers
     the same while its work budget lasts, in plan order, then stops: this plan took 281 s
-    before on a loaded machine, 0.6 s after."""
+    before on a loaded machine, 0.6 s after. Counted (tests/work.py): 3.4 million calls, 0.4
+    million of them the same plan's without unknown ids; the pairs difflib compared before were
+    16 million, each a few calls at least."""
     import difflib
 
     n = 4000
@@ -73,16 +75,17 @@ def test_ep301_did_you_mean_is_bounded() -> None:
                        "depends_on": [f"stp-{k:05d}" if k % 2 else f"unknown-{k:05d}-x"]}
                       for k, ident in enumerate(ids)]}
     doc = parse_text(json.dumps(plan), "plan.json", "json")
-    started = time.perf_counter()
-    result = compile_document(doc, "plan.json", verify_evidence=False)
-    seconds = time.perf_counter() - started
+    warm_up = parse_text(json.dumps({"items": plan["items"][:2]}), "plan.json", "json")
+    compile_document(warm_up, "plan.json", verify_evidence=False)  # the imports, not counted
+    counted = count(lambda: compile_document(doc, "plan.json", verify_evidence=False))
+    result = counted.value
     found = [d for d in result.diagnostics if d.code == "EP301"]
     assert len(found) == n
     hinted = [d for d in found if "did you mean" in d.message]
     assert hinted and found[:len(hinted) * 2][1::2] == hinted  # the first typos, in plan order
     assert hinted[0].message == f"{ids[1]} depends on unknown items: stp-00001 (did you mean step-00001?)"
     assert difflib.get_close_matches("stp-00001", ids, n=1) == ["step-00001"]
-    assert seconds < 2.0, seconds
+    assert counted.calls < 5_000_000, counted.top()
 
 
 def test_ep301_through_the_dependencies_alias() -> None:
@@ -323,16 +326,13 @@ def _shaped(shape: str, n: int) -> tuple[object, ...]:
 
 @pytest.mark.performance
 @pytest.mark.parametrize("shape", ["chain", "wide", "layered"])
-def test_ep306_stays_near_linear_up_to_100000_items(shape: str) -> None:
-    times = {}
-    for n in (1_000, 100_000):
-        items = _shaped(shape, n)
-        start = time.perf_counter()
-        dependencies.redundant(items)  # type: ignore[arg-type]
-        times[n] = time.perf_counter() - start
-    print(f"EP306 {shape}: 1,000 items {times[1_000] * 1000:.1f} ms, 100,000 items {times[100_000] * 1000:.0f} ms")
-    assert times[100_000] < 300 * times[1_000] + 0.5  # 100x the items; quadratic would be 10,000x
-    assert times[100_000] < 5.0
+def test_ep306_grows_linearly(shape: str) -> None:
+    """10x the items, well under GROWTH_LIMIT times the calls (9.9-10.0x measured; quadratic would
+    be 100x). The benchmark's `reduction` case times it at 100,000 items."""
+    items = {n: _shaped(shape, n) for n in (1_000, 10_000)}
+    grew = growth(lambda n: dependencies.redundant(items[n]), 1_000)  # type: ignore[arg-type]
+    print(f"EP306 {shape}: {grew}")
+    assert grew.ratio < GROWTH_LIMIT, str(grew)
 
 
 def test_a_dependency_implied_only_through_a_dropped_item_is_not_redundant() -> None:
