@@ -62,8 +62,8 @@ def test_the_growth_measure_catches_a_real_quadratic_regression(tmp_path: Path,
     """The compile growth test of test_performance.py, with the waves' ordering made pairwise
     (each item looks through every item placed before it, as a naive topological sort would):
     the ratio trips the limit. Without the patch it is 9.9x."""
-    from compiler import graph
-    from compiler.compile import compile_plan
+    from compiler.analysis import graph
+    from compiler.compile.pipeline import compile_plan
 
     def plan(n: int) -> str:
         path = tmp_path / f"{n}.json"
@@ -93,7 +93,7 @@ def test_the_growth_measure_catches_a_real_quadratic_regression(tmp_path: Path,
 
 
 def test_the_count_is_the_same_on_every_run() -> None:
-    from compiler.load import parse_text
+    from compiler.load.document import parse_text
 
     text = json.dumps({"items": [{"id": f"i{k}", "change": "c", "evidence": ["a.py"], "proof": "p"}
                                  for k in range(200)]})
@@ -106,7 +106,7 @@ _SEEDED = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from work import count
-from compiler.compile import compile_plan
+from compiler.compile.pipeline import compile_plan
 compile_plan(sys.argv[2], verify_evidence=False)
 print(count(lambda: compile_plan(sys.argv[2], verify_evidence=False)).calls)
 """
