@@ -710,7 +710,7 @@ STAGES = {
     "compiler.load.document": ("read_text", "parse_text"),
     "compiler.model.validate": ("build_plan",),
     "compiler.analysis.graph": ("build_graph", "find_cycles", "acyclic", "waves", "critical_path"),
-    "compiler.checks": ("run_checks",),
+    "compiler.checks.registry": ("run",),
     "compiler.compile.emit": ("build_output", "dumps"),
     "compiler.core.write": ("write_all_atomic",),
     "compiler.render.view": ("plan_view",),

@@ -1,13 +1,13 @@
 """The plan's budgets: EP401 (no items) and EP402 (more items than ``budget.max_items``), which
-the plan alone decides (``CHECKS``); EP403 (a revision past ``budget.max_revisions``) and EP404 (a
+the plan alone decides; EP403 (a revision past ``budget.max_revisions``) and EP404 (a
 revision that repeats a blocked one), which need the evidence-plan.json a compile replaces, so
-`compile` asks them (``revision_checks``, with compiler/compile/history.py's ``Revision``)."""
+`compile` asks them (``revision_checks``, the revision phase, with the revision in the context)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler.checks.context import CheckContext
+from compiler.checks.context import CheckContext, Rule
 from compiler.core.diagnostics import Diagnostic, Location
 
 
@@ -41,12 +41,15 @@ def step_budget(ctx: CheckContext) -> Iterator[Diagnostic]:
                               " max_items only deliberately")
 
 
-CHECKS = [no_plan, step_budget]
 
 
-def revision_checks(ctx: CheckContext, number: int, repeats: int | None) -> Iterator[Diagnostic]:
-    """EP403: revision ``number`` is past the plan's ``budget.max_revisions``, at that value.
-    EP404: the items are those of revision ``repeats``, which was blocked, at the plan's items."""
+def revision_checks(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """EP403: this compile's revision (``ctx.revision``) is past the plan's
+    ``budget.max_revisions``, at that value. EP404: the items are those of revision
+    ``ctx.repeats``, which was blocked, at the plan's items."""
+    number, repeats = ctx.revision, ctx.repeats
+    if number is None:
+        return
     budget = ctx.plan.budget
     limit = budget.get("max_revisions") if budget else None
     if limit is not None and number > limit:
@@ -60,3 +63,10 @@ def revision_checks(ctx: CheckContext, number: int, repeats: int | None) -> Iter
                          f" which was blocked", None, at_plan(ctx),
                          hint=f"read revision {repeats}'s issues and change what they name: resubmitting a blocked"
                               " plan loops")
+
+
+RULES = (
+    Rule(no_plan, ("EP401",)),
+    Rule(step_budget, ("EP402",)),
+    Rule(revision_checks, ("EP403", "EP404"), "revision"),
+)

@@ -4,7 +4,7 @@ evidence is not verified) and the options that change a rule; and the helpers ru
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from compiler.core.diagnostics import Diagnostic, Location
 from compiler.model.fields import MAX_SPREAD
@@ -22,6 +22,12 @@ class CheckContext(NamedTuple):
     # Said with every missing file when the root was only a guess (standard input, no repository).
     root_hint: str | None = None
     max_spread: float = MAX_SPREAD  # the estimates' spread limit (EP112), or --max-spread
+    # The revision phase's facts (compile only, with the previous evidence-plan.json): this
+    # compile's revision, and the latest blocked revision whose items these repeat.
+    revision: int | None = None
+    repeats: int | None = None
+    # The graph phase's dependency graph (networkx), when ordering the waves built one.
+    graph: Any = None
 
     def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
         if item.evidence_at and len(rest) > 1 and rest[0] == "evidence":
@@ -37,6 +43,23 @@ class CheckContext(NamedTuple):
 
 
 Check = Callable[[CheckContext], Iterable[Diagnostic]]
+
+# When a rule runs (compiler/compile/pipeline.py runs the phases, compiler/checks/registry.py
+# lists the rules): "plan", over the plan alone, always; "repository", against the repository's
+# files, when evidence is verified; "graph", over the dependency graph, once the plan is ordered or
+# known not to be; "revision", against the previous compile's revisions (compile only).
+Phase = Literal["plan", "repository", "graph", "revision"]
+PHASES: tuple[Phase, ...] = ("plan", "repository", "graph", "revision")
+
+
+class Rule(NamedTuple):
+    """A check, the codes it emits (each code has exactly one owner: a rule, or the stage that
+    compiler/core/codes.py names), and the phase it runs in. Its docstring is the rule's
+    documentation (the first paragraph of each of its codes' pages)."""
+
+    check: Check
+    codes: tuple[str, ...]
+    phase: Phase = "plan"
 
 
 def repeated(values: Iterable[Hashable]) -> Iterator[int]:

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from compiler.analysis.graph import acyclic, build_graph, find_cycles
 from compiler.analysis.progress import live
-from compiler.checks.context import CheckContext, repeated
+from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip
 from compiler.core.display import names as shown_names
 from compiler.model.values import Item
 
 if TYPE_CHECKING:
-    import networkx as nx
+    pass
 
 
 def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -251,14 +251,15 @@ def redundant_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
                          hint="remove it (evidence-plan fix does): the order stays the same")
 
 
-def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagnostic]:
+def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP303: one diagnostic per cycle (strongly connected component), with its path and a note at
     each depends_on entry on the loop, so the reader sees which edge to cut.
 
-    Not in ``CHECKS``: ``compile_document`` runs it after the other checks, with the plan's
-    ``graph`` when it has built one for the waves (networkx found a cycle while ordering them).
-    Without one, a plain topological sort decides first, and only a plan with a cycle builds the
-    graph: `check` of a plan without cycles never imports networkx."""
+    The graph phase's rule: ``compile_document`` runs it after the others, with the plan's graph
+    (``ctx.graph``) when it has built one for the waves (networkx found a cycle while ordering
+    them). Without one, a plain topological sort decides first, and only a plan with a cycle
+    builds the graph: `check` of a plan without cycles never imports networkx."""
+    graph = ctx.graph
     if graph is None:
         items = live(ctx.plan.items)  # dropped items have left the graph (compiler/analysis/progress.py)
         if acyclic(items):  # the common case, decided without networkx (and its import)
@@ -286,4 +287,10 @@ def cycles(ctx: CheckContext, graph: nx.DiGraph | None = None) -> Iterator[Diagn
         )
 
 
-CHECKS = [unknown_dependencies, self_dependency, duplicate_dependencies, redundant_dependencies]
+RULES = (
+    Rule(unknown_dependencies, ("EP301",)),
+    Rule(self_dependency, ("EP302",)),
+    Rule(duplicate_dependencies, ("EP304",)),
+    Rule(redundant_dependencies, ("EP306",)),
+    Rule(cycles, ("EP303",), "graph"),
+)

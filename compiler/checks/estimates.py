@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler.checks.context import CheckContext
+from compiler.checks.context import CheckContext, Rule
 from compiler.core.diagnostics import Diagnostic, Location
 from compiler.core.display import clip
 
@@ -44,4 +44,4 @@ def _at(ctx: CheckContext, path: tuple[object, ...]) -> Location | None:
     return Location(ctx.doc.name, *pos) if pos else None
 
 
-CHECKS = [ungrounded]
+RULES = (Rule(ungrounded, ("EP112",)),)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
-from compiler.checks.context import CheckContext
+from compiler.checks.context import CheckContext, Rule
 from compiler.core.diagnostics import Diagnostic
 from compiler.core.display import clip, quoted
 from compiler.core.paths import leaves_root
@@ -345,4 +345,9 @@ def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
                                  ctx.loc(item, "proof"))
 
 
-CHECKS = [repository_evidence, external_only, proof_scripts, proof_tests]
+RULES = (
+    Rule(repository_evidence, ("EP201", "EP202", "EP203", "EP204", "EP205", "EP206", "EP207", "EP211"), "repository"),
+    Rule(external_only, ("EP106",)),
+    Rule(proof_scripts, ("EP209",), "repository"),
+    Rule(proof_tests, ("EP210",), "repository"),
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler.checks.context import CheckContext
+from compiler.checks.context import CheckContext, Rule
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip
 from compiler.model.values import Item
@@ -66,4 +66,7 @@ def approval_records(ctx: CheckContext) -> Iterator[Diagnostic]:
                              hint=problem.hint)
 
 
-CHECKS = [unapproved_irreversible, approval_records]
+RULES = (
+    Rule(unapproved_irreversible, ("EP310",)),
+    Rule(approval_records, ("EP111",)),
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.analysis.shell import may_split, split_commands
-from compiler.checks.context import CheckContext, repeated
+from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core import ids
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip, quoted
@@ -151,7 +151,16 @@ def prose_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
                                   " pytest tests/test_login.py::test_redirect")
 
 
-CHECKS = [
-    no_evidence, no_proof, no_change, duplicate_ids, id_grammar, confusable_ids, similar_ids, duplicate_evidence,
-    compound_proof, prose_proof, backslash_paths,
-]
+RULES = (
+    Rule(no_evidence, ("EP101",)),
+    Rule(no_proof, ("EP102",)),
+    Rule(no_change, ("EP103",)),
+    Rule(duplicate_ids, ("EP104",)),
+    Rule(id_grammar, ("EP015",)),
+    Rule(confusable_ids, ("EP016",)),
+    Rule(similar_ids, ("EP108",)),
+    Rule(duplicate_evidence, ("EP105",)),
+    Rule(compound_proof, ("EP107",)),
+    Rule(prose_proof, ("EP110",)),
+    Rule(backslash_paths, ("EP109",)),
+)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from compiler.checks.context import CheckContext
+from compiler.checks.context import CheckContext, Rule
 from compiler.core import globs
 from compiler.core.diagnostics import Diagnostic, Location, Note
 from compiler.core.display import clip, quoted
@@ -108,7 +108,9 @@ def _conflicts(entries: list[_Entry], budget: _Budget, n: int) -> Iterator[_Pair
 
 def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP305: two items of one wave whose paths can overlap, named with a path both may write.
-    Dropped items have left the graph (compiler/analysis/progress.py): they write nothing."""
+    Dropped items have left the graph (compiler/analysis/progress.py): they write nothing. EP309
+    (a warning): the comparison stopped at its bound (compiler/core/globs.py: comparisons per plan,
+    steps per pair and per plan), so a conflict may be missed; it says which bound."""
     from compiler.analysis.progress import live
 
     items = live(ctx.plan.items)
@@ -177,4 +179,4 @@ def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
         )
 
 
-CHECKS = [path_conflicts]
+RULES = (Rule(path_conflicts, ("EP305", "EP309")),)

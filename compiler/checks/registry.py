@@ -1,21 +1,30 @@
-"""The rules, family by family (one module each: compiler/checks/*.py): each family's ``CHECKS``
-runs in the order listed."""
+"""The rules: every check family (one module each, compiler/checks/*.py) declares its ``RULES``,
+each a check with the codes it emits and the phase it runs in (compiler/checks/context.py);
+``rules()`` gathers them, family by family in the order below, and ``run`` runs one phase. A new
+family is one module and one name here; a new rule, one line in its family."""
 
 from __future__ import annotations
 
-from compiler.checks.context import Check, CheckContext
+import functools
+
+from compiler.checks.context import CheckContext, Phase, Rule
 from compiler.core.diagnostics import Diagnostic
 
 
-def all_checks() -> list[Check]:
+@functools.cache
+def rules() -> tuple[Rule, ...]:
+    """Every rule of every family, in the order they run within a phase (the families are
+    imported on the first call: importing the registry costs nothing)."""
     from compiler.checks import budget, dependencies, estimates, evidence, gates, items, paths, status
 
-    return [*budget.CHECKS, *items.CHECKS, *evidence.CHECKS, *dependencies.CHECKS, *gates.CHECKS, *status.CHECKS,
-            *estimates.CHECKS, *paths.CHECKS]
+    families = (budget, items, evidence, dependencies, gates, status, estimates, paths)
+    return tuple(rule for family in families for rule in family.RULES)
 
 
-def run_checks(ctx: CheckContext) -> list[Diagnostic]:
+def run(ctx: CheckContext, phase: Phase) -> list[Diagnostic]:
+    """The diagnostics of every rule of ``phase``, in the families' order."""
     out: list[Diagnostic] = []
-    for check in all_checks():
-        out.extend(check(ctx))
+    for rule in rules():
+        if rule.phase == phase:
+            out.extend(rule.check(ctx))
     return out

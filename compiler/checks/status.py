@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.analysis.progress import DONE, DROPPED, status, tracked
-from compiler.checks.context import CheckContext
+from compiler.checks.context import CheckContext, Rule
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip
 from compiler.model.values import Item
@@ -83,4 +83,8 @@ def done_before_dependency(ctx: CheckContext) -> Iterator[Diagnostic]:
                     hint=f"mark {clip(dep)} done too, or {clip(item.id)} doing until {clip(dep)} is done")
 
 
-CHECKS = [missing_reason, depends_on_dropped, done_before_dependency]
+RULES = (
+    Rule(missing_reason, ("EP019",)),
+    Rule(depends_on_dropped, ("EP307",)),
+    Rule(done_before_dependency, ("EP308",)),
+)

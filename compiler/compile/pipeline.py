@@ -128,8 +128,8 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     ``max_spread`` (EP112) is the caller's (an option), else the repository's setting.
     ``previous``: the path of the evidence-plan.json this compile replaces (it need not exist):
     the result's ``revision`` is counted from it, and the revision budget checked (EP403, EP404)."""
+    from compiler.checks import registry
     from compiler.checks.context import CheckContext
-    from compiler.checks.registry import run_checks
 
     plan = build_plan(doc)
     revision = None
@@ -178,16 +178,18 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     guessed = repo is not None and path == STDIN and root is None and plan.root is None and work_tree(repo_root) is None
     ctx = CheckContext(plan, doc, repo, root_hint=(
         f"standard input is in no repository: evidence was looked for under the working folder"
-        f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread)
+        f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread,
+        revision=revision.number if revision is not None else None,
+        repeats=revision.repeats if revision is not None else None)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
     owners: dict[int, tuple[str, ...]] = {}
     owners_incomplete: frozenset[int] = frozenset()
     try:
-        diagnostics = [*first, *run_checks(ctx)]
+        diagnostics = [*first, *registry.run(ctx, "plan")]
+        if repo is not None:
+            diagnostics.extend(registry.run(ctx, "repository"))
         if revision is not None:
-            from compiler.checks.budget import revision_checks
-
-            diagnostics.extend(revision_checks(ctx, revision.number, revision.repeats))
+            diagnostics.extend(registry.run(ctx, "revision"))
         if repo is not None and order:
             from compiler.analysis.codeowners import item_owners
             from compiler.checks.evidence import resolve
@@ -208,9 +210,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             planned = schedule(plan.items, ordered)
             forecast = monte_carlo(plan.items, ordered, deadline=deadline)
     else:  # `check`, or a plan blocked already: its cycles are found without ordering it
-        from compiler.checks.dependencies import cycles
-
-        diagnostics.extend(cycles(ctx))
+        diagnostics.extend(registry.run(ctx, "graph"))
     complexity = assess(measure(plan.items, ordered), settings)
     if (warning := above_max_tier(complexity, settings)) is not None:
         pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
@@ -228,13 +228,13 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 
     from compiler.analysis.graph import build_graph, critical_path, waves
     from compiler.analysis.progress import live
-    from compiler.checks.dependencies import cycles
+    from compiler.checks import registry
 
     graph = build_graph(live(ctx.plan.items))  # dropped items leave the graph
     try:
         generations = waves(graph)
     except NetworkXUnfeasible:
-        diagnostics.extend(cycles(ctx, graph))
+        diagnostics.extend(registry.run(ctx._replace(graph=graph), "graph"))
         generations = []
     ordered = tuple(map(tuple, generations))
     longest = tuple(critical_path(graph, generations))
