@@ -31,9 +31,9 @@ README_SECTIONS = {"codes": "compiler.core.codes", "fields": "compiler.model.fie
 
 
 def schemas() -> dict[Path, str]:
-    from compiler.model.json_schema import FILES, generate
+    from compiler.model.json_schema import SCHEMAS, generate
 
-    return {REPO / "schemas" / name: generate(kind) for kind, name in FILES.items()}  # type: ignore[arg-type]
+    return {REPO / "schemas" / name: generate(kind) for kind, (name, _) in SCHEMAS.items()}
 
 
 def outputs() -> dict[Path, str]:

@@ -12,15 +12,15 @@ import io
 import os
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from compiler.core.diagnostics import Diagnostic
     from compiler.load.document import Document, Limits
     from compiler.model.values import Plan
 
-Target = Literal["yaml", "json", "md"]
-TARGETS: tuple[Target, ...] = get_args(Target)
+Target = str  # a name of TARGETS (at the end of this module)
+# The format a file name asks for, by its extension.
 EXTENSIONS: dict[str, Target] = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "md", ".markdown": "md"}
 
 
@@ -67,8 +67,7 @@ def convert(source: str, kind: Target, out_dir: str, *, root: str | None = None,
         return Conversion(doc.name, None, tuple(plan.diagnostics))
     own_root, outside = output_root(doc, plan, source, out_dir, root=root, verify_evidence=verify_evidence)
     data = plan_data(plan, own_root)
-    return Conversion(doc.name, dump_yaml(data) if kind == "yaml" else dump_json(data),
-                      root_outside=own_root if outside else None)
+    return Conversion(doc.name, WRITERS[kind](data), root_outside=own_root if outside else None)
 
 
 def output_root(doc: Document, plan: Plan, source: str, out_dir: str, *, root: str | None = None,
@@ -237,3 +236,9 @@ def dump_json(data: Any) -> str:
     from compiler.core.cilog import json_safe
 
     return json_safe("".join(parts))
+
+
+# The formats convert writes: a plan file, from the plan's data, as YAML or JSON; and "md", the
+# compiled plan's page (compiler/render/markdown.py). `convert --to` offers exactly these.
+WRITERS: dict[str, Callable[[Any], str]] = {"yaml": dump_yaml, "json": dump_json}
+TARGETS: tuple[Target, ...] = (*WRITERS, "md")

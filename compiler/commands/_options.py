@@ -64,3 +64,13 @@ def limit_options(command: Any) -> Any:
         "--max-bytes", type=click.IntRange(min=1), default=DEFAULT_LIMITS.max_bytes, show_default=True,
         help="Refuse larger input files, before reading them (exit 2).",
     )(wrapper)
+
+
+def revision_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A ``--base`` / ``--rev`` revision, refused before git sees it when it cannot be one."""
+    from compiler.load.gitshow import revision_problem
+
+    problem = None if value is None else revision_problem(value)
+    if problem is not None:
+        raise click.BadParameter(problem, ctx=ctx, param=param)
+    return value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,10 +13,9 @@ from compiler.commands._output import err, reported, show_diagnostics, write_out
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 
 if TYPE_CHECKING:
-    from compiler.api.convert import Target
     from compiler.load.document import Limits
 
-from compiler.api.convert import TARGETS
+from compiler.api.convert import EXTENSIONS, TARGETS
 
 
 @click.command("convert")
@@ -46,11 +45,11 @@ def command(source: str, target: str, to: str | None, root: str | None, no_verif
     """
     from compiler.api.convert import convert, target_for
 
-    kind = cast("Target | None", to) or (None if target == "-" else target_for(target))
+    kind = to or (None if target == "-" else target_for(target))
     if kind is None:
         raise click.UsageError(
             f"give --to {'|'.join(TARGETS)} when OUT is -" if target == "-"
-            else f"cannot tell the format of {target!r}: use .yaml, .yml, .json or .md, or --to"
+            else f"cannot tell the format of {target!r}: use {', '.join(EXTENSIONS)}, or --to"
         )
     if to and target != "-" and target_for(target) not in (None, to):
         raise click.UsageError(f"--to {to} disagrees with the extension of {target!r}")

@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from compiler.commands._options import evidence_options, limit_options
-from compiler.commands.diff import revision_option
+from compiler.commands._options import evidence_options, limit_options, revision_option
 from compiler.render.picture import FORMATS
 
 if TYPE_CHECKING:
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
 
 @click.command("graph")
 @click.argument("plan", metavar="PLAN")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="mermaid", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(tuple(FORMATS)), default="mermaid", show_default=True,
               help="mermaid: the Markdown page's flowchart; dot: Graphviz; svg: the HTML page's picture as one SVG "
                    "file; json: that picture's boxes (coordinates, ids) and edges (points).")
 @click.option("--rev", metavar="REV", default=None, callback=revision_option,

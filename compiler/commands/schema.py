@@ -5,10 +5,11 @@ from __future__ import annotations
 import click
 
 from compiler.core.exits import EXIT_READY
+from compiler.model.json_schema import SCHEMAS
 
 
 @click.command("schema")
-@click.argument("kind", type=click.Choice(["input", "output"]), default="input")
+@click.argument("kind", type=click.Choice(tuple(SCHEMAS)), default="input")
 def command(kind: str) -> int:
     """Print the JSON Schema of a plan file (input) or of evidence-plan.json (output).
 
@@ -19,5 +20,5 @@ def command(kind: str) -> int:
     """
     from compiler.model.json_schema import committed
 
-    click.echo(committed(kind), nl=False)  # type: ignore[arg-type]
+    click.echo(committed(kind), nl=False)
     return EXIT_READY

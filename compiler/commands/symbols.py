@@ -3,8 +3,35 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from compiler.repo.listing import Listing
+
+
+def _json(listings: list[Listing]) -> None:
+    from compiler.core.cilog import json_safe
+
+    rows = [{"evidence": listing.evidence(s), "path": listing.path, "symbol": s.name,
+             "lines": f"{s.first}-{s.last}"} for listing in listings for s in listing.symbols]
+    click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
+
+
+def _text(listings: list[Listing]) -> None:
+    from compiler.core.display import escape
+
+    for listing in listings:
+        width = min(60, max((len(listing.evidence(s)) for s in listing.symbols), default=0))
+        for s in listing.symbols:
+            where = f"line {s.first}" if s.first == s.last else f"lines {s.first}-{s.last}"
+            click.echo(f"{escape(listing.evidence(s)).ljust(width)}  # {where}")
+
+
+# `symbols --format`: name -> how the listings are printed.
+FORMATS: dict[str, Callable[[list[Listing]], None]] = {"text": _text, "json": _json}
 
 
 @click.command("symbols")
@@ -12,7 +39,7 @@ import click
 @click.option("--root", metavar="DIR", default=None,
               help="Repository root the paths are cited from (default: the git work tree holding each file, "
                    "else its folder).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(tuple(FORMATS)), default="text", show_default=True,
               help="text: one ready-to-paste evidence entry per line; json: a list of objects, for agents.")
 def command(paths: tuple[str, ...], root: str | None, fmt: str) -> int:
     """List the symbols of each file as evidence entries (path::Name) with the lines they resolve to,
@@ -30,18 +57,7 @@ def command(paths: tuple[str, ...], root: str | None, fmt: str) -> int:
     from compiler.repo.listing import list_symbols
 
     listings = [list_symbols(path, root) for path in paths]  # an unreadable file: exit 2 (the group)
-    if fmt == "json":
-        rows = [{"evidence": listing.evidence(s), "path": listing.path, "symbol": s.name,
-                 "lines": f"{s.first}-{s.last}"} for listing in listings for s in listing.symbols]
-        from compiler.core.cilog import json_safe
-
-        click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
-    else:
-        for listing in listings:
-            width = min(60, max((len(listing.evidence(s)) for s in listing.symbols), default=0))
-            for s in listing.symbols:
-                where = f"line {s.first}" if s.first == s.last else f"lines {s.first}-{s.last}"
-                click.echo(f"{escape(listing.evidence(s)).ljust(width)}  # {where}")
+    FORMATS[fmt](listings)
     for listing in listings:
         if listing.note is not None:
             click.echo(f"{escape(listing.path)}: note: {listing.note}", err=True)

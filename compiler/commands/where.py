@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import click
+
+
+def _json(rows: list[dict[str, Any]], text: str) -> None:
+    from compiler.core.cilog import json_safe
+
+    click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
+
+
+def _text(rows: list[dict[str, Any]], text: str) -> None:
+    from compiler.core.cilog import json_safe
+    from compiler.core.display import escape
+
+    # A double-quoted YAML scalar too; pasted, it is TEXT again (a "##[" in it written "##\u005b").
+    contains = json_safe(json.dumps(text, ensure_ascii=False))
+    for row in rows:
+        click.echo(escape(row["reference"]))
+        if row["symbol"] is not None:
+            click.echo(f"  {escape(row['symbol']['evidence'])}  # lines {row['symbol']['lines']}")
+        click.echo(f"  {{path: {escape(str(row['path']))}, lines: {row['contains']['lines']}, "
+                   f"contains: {escape(contains)}}}")
+
+
+# `where --format`: name -> how the hits (and the text searched) are printed.
+FORMATS: dict[str, Callable[[list[dict[str, Any]], str], None]] = {"text": _text, "json": _json}
 
 
 @click.command("where")
@@ -16,7 +41,7 @@ import click
               help="Search only this file or folder (repeatable); default: the whole repository.")
 @click.option("--max", "max_hits", type=click.IntRange(min=1), default=200, show_default=True,
               help="Stop after this many hits.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(tuple(FORMATS)), default="text", show_default=True,
               help="text: each hit as evidence entries to paste; json: a list of objects, for agents.")
 def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int, fmt: str) -> int:
     """Find where TEXT occurs in the repository and print each hit as the evidence that would
@@ -29,7 +54,6 @@ def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int,
       evidence-plan where "EMAIL_RE" --in src/app --format json
     """
     from compiler.api.where import where
-    from compiler.core.display import escape
 
     found = where(text, root, within, max_hits)
     rows: list[dict[str, Any]] = []
@@ -44,19 +68,7 @@ def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int,
                 "evidence": f"{hit.path}::{hit.definition.name}", "lines": f"{span[0]}-{span[1]}"},
             "contains": {"path": hit.path, "lines": lines, "contains": text},
         })
-    from compiler.core.cilog import json_safe
-
-    if fmt == "json":
-        click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
-    else:
-        # A double-quoted YAML scalar too; pasted, it is TEXT again (a "##[" in it written "##\u005b").
-        contains = json_safe(json.dumps(text, ensure_ascii=False))
-        for row in rows:
-            click.echo(escape(row["reference"]))
-            if row["symbol"] is not None:
-                click.echo(f"  {escape(row['symbol']['evidence'])}  # lines {row['symbol']['lines']}")
-            click.echo(f"  {{path: {escape(str(row['path']))}, lines: {row['contains']['lines']}, "
-                       f"contains: {escape(contains)}}}")
+    FORMATS[fmt](rows, text)
     if found.more:
         click.echo(f"stopped at {max_hits} hits (--max)", err=True)
     elif fmt == "text":

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Literal, cast
-
-Kind = Literal["input", "output"]
-FILES: dict[str, str] = {"input": "plan.schema.json", "output": "evidence-plan.schema.json"}
+from collections.abc import Callable
+from typing import Any, cast
 
 
 def _both(a: str, b: str) -> dict[str, Any]:
@@ -96,41 +94,54 @@ def _compiled(schema: dict[str, Any]) -> None:
     schema["anyOf"].append({"$ref": "#/$defs/CompiledPlan"})
 
 
-def generate(kind: Kind) -> str:
-    """The schema text, exactly as committed in schemas/."""
+def _input_schema() -> dict[str, Any]:
+    """A plan file: the input model, with what the models cannot say."""
     from pydantic import TypeAdapter
 
-    schema: dict[str, Any]
-    if kind == "input":
-        from compiler.model.input_model import EvidenceObject, PlanFile, WorkItem
+    from compiler.model.input_model import EvidenceObject, PlanFile, WorkItem
 
-        schema = TypeAdapter(cast(Any, PlanFile | list[WorkItem])).json_schema(mode="validation")  # type: ignore[valid-type]
-        schema["$defs"]["Evidence"] = EvidenceObject.model_json_schema(mode="validation")
-        text = json.dumps(schema).replace('{"x-evidence-object": true}', '{"$ref": "#/$defs/Evidence"}')
-        schema = json.loads(text)
-        item = schema["$defs"]["WorkItem"]
-        item["properties"]["dependencies"] = {**item["properties"]["depends_on"], "title": "Dependencies",
-                                              "description": "alias of depends_on"}
-        _item(item)
-        _evidence(schema["$defs"]["Evidence"])
-        # A plan without items is blocked (EP401), so the schema asks for one, in both forms.
-        schema["$defs"]["PlanFile"]["properties"]["items"]["minItems"] = 1
-        next(form for form in schema["anyOf"] if form.get("type") == "array")["minItems"] = 1
-        _compiled(schema)
-        schema["title"] = "evidence-plan plan file"
-        schema["description"] = ("A plan: work items, each with id, change, evidence, depends_on and proof. A plan"
-                                 " valid by this schema is one the tool does not refuse or block for its form;"
-                                 " what a schema cannot say (ids unique and unlike each other, dependencies on"
-                                 " ids the plan defines, a reversed range such as 5-3) the tool still checks.")
-    else:
-        from compiler.model.output_model import CompiledPlan
+    schema: dict[str, Any] = TypeAdapter(cast(Any, PlanFile | list[WorkItem])).json_schema(mode="validation")  # type: ignore[valid-type]
+    schema["$defs"]["Evidence"] = EvidenceObject.model_json_schema(mode="validation")
+    text = json.dumps(schema).replace('{"x-evidence-object": true}', '{"$ref": "#/$defs/Evidence"}')
+    schema = json.loads(text)
+    item = schema["$defs"]["WorkItem"]
+    item["properties"]["dependencies"] = {**item["properties"]["depends_on"], "title": "Dependencies",
+                                          "description": "alias of depends_on"}
+    _item(item)
+    _evidence(schema["$defs"]["Evidence"])
+    # A plan without items is blocked (EP401), so the schema asks for one, in both forms.
+    schema["$defs"]["PlanFile"]["properties"]["items"]["minItems"] = 1
+    next(form for form in schema["anyOf"] if form.get("type") == "array")["minItems"] = 1
+    _compiled(schema)
+    schema["title"] = "evidence-plan plan file"
+    schema["description"] = ("A plan: work items, each with id, change, evidence, depends_on and proof. A plan"
+                             " valid by this schema is one the tool does not refuse or block for its form;"
+                             " what a schema cannot say (ids unique and unlike each other, dependencies on"
+                             " ids the plan defines, a reversed range such as 5-3) the tool still checks.")
+    return schema
 
-        schema = CompiledPlan.model_json_schema(mode="serialization")
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+def _output_schema() -> dict[str, Any]:
+    """evidence-plan.json: the output model."""
+    from compiler.model.output_model import CompiledPlan
+
+    return CompiledPlan.model_json_schema(mode="serialization")
+
+
+# The schemas `evidence-plan schema KIND` prints: kind -> its file in schemas/, and how it is made.
+SCHEMAS: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
+    "input": ("plan.schema.json", _input_schema),
+    "output": ("evidence-plan.schema.json", _output_schema),
+}
+
+
+def generate(kind: str) -> str:
+    """The schema text, exactly as committed in schemas/."""
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **SCHEMAS[kind][1]()}
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-def committed(kind: Kind) -> str:
+def committed(kind: str) -> str:
     from compiler.core.resources import read_text
 
-    return read_text("schemas", FILES[kind])
+    return read_text("schemas", SCHEMAS[kind][0])

@@ -5,16 +5,12 @@ its items in error marked, then drawn as Mermaid, DOT, SVG or the layout's own J
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 from compiler.render.layout import Layout, layout
 from compiler.render.view import Graph, plan_view
 
-if TYPE_CHECKING:
-    pass
-
-FORMATS = ("mermaid", "dot", "svg", "json")
 GRAPH_FORMAT = "evidence-plan-graph/1"  # the JSON's version
 
 
@@ -47,33 +43,53 @@ def picture(document: dict[str, Any]) -> Picture:
     return Picture(graph, layout(graph, flagged_ids(document)), document.get("items", []))
 
 
-def pieces(document: dict[str, Any], fmt: str) -> Iterator[str]:
-    """The graph in ``fmt`` (one of FORMATS), in pieces."""
-    if fmt == "mermaid":
-        from compiler.render.mermaid import flowchart
+def _mermaid(document: dict[str, Any]) -> Iterator[str]:
+    """The Markdown page's flowchart (compiler/render/mermaid.py)."""
+    from compiler.render.mermaid import flowchart
 
-        text, note = flowchart(plan_view(document).graph)
-        if text is None:
-            yield f"flowchart TD\n  %% the graph is left out: {note}\n"
-            return
-        yield text
-        if note:
-            yield f"%% folded to stay legible: {note}\n"
+    text, note = flowchart(plan_view(document).graph)
+    if text is None:
+        yield f"flowchart TD\n  %% the graph is left out: {note}\n"
         return
+    yield text
+    if note:
+        yield f"%% folded to stay legible: {note}\n"
+
+
+def _dot(document: dict[str, Any]) -> Iterator[str]:
+    """The laid-out picture as Graphviz DOT."""
+    from compiler.render.dot import dot_pieces
+
     drawn = picture(document)
-    if fmt == "dot":
-        from compiler.render.dot import dot_pieces
+    yield from dot_pieces(drawn.layout, drawn.graph, drawn.items)
 
-        yield from dot_pieces(drawn.layout, drawn.graph, drawn.items)
-    elif fmt == "svg":
-        from compiler.render.svg import svg_pieces
 
-        yield from svg_pieces(drawn.layout, drawn.graph, drawn.items)
-    else:
-        from compiler.render.layout import to_data
+def _svg(document: dict[str, Any]) -> Iterator[str]:
+    """The HTML page's picture as one SVG file."""
+    from compiler.render.svg import svg_pieces
 
-        data = {"format": GRAPH_FORMAT, "plan": document.get("plan"), "status": document.get("status"),
-                **to_data(drawn.layout, drawn.graph)}
-        from compiler.core.cilog import json_safe
+    drawn = picture(document)
+    yield from svg_pieces(drawn.layout, drawn.graph, drawn.items)
 
-        yield json_safe(json.dumps(data, ensure_ascii=False)) + "\n"
+
+def _json(document: dict[str, Any]) -> Iterator[str]:
+    """The picture's layout as data: its boxes (coordinates, ids) and edges (points)."""
+    from compiler.core.cilog import json_safe
+    from compiler.render.layout import to_data
+
+    drawn = picture(document)
+    data = {"format": GRAPH_FORMAT, "plan": document.get("plan"), "status": document.get("status"),
+            **to_data(drawn.layout, drawn.graph)}
+    yield json_safe(json.dumps(data, ensure_ascii=False)) + "\n"
+
+
+# The formats `graph` writes: name -> the graph of a compiled document in that format, in pieces.
+# `graph --format` offers exactly these.
+FORMATS: dict[str, Callable[[dict[str, Any]], Iterator[str]]] = {
+    "mermaid": _mermaid, "dot": _dot, "svg": _svg, "json": _json,
+}
+
+
+def pieces(document: dict[str, Any], fmt: str) -> Iterator[str]:
+    """The graph in ``fmt`` (a name of FORMATS), in pieces."""
+    return FORMATS[fmt](document)
