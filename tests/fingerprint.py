@@ -7,8 +7,8 @@ A refactoring that "changes no output byte" is held to that here, not by reading
 plans: every case of tests/cases (in a copy of its folder, with its args.txt), every file of
 tests/golden and tests/hostile (with the manifest's options), the examples, the compiled example
 read back, and the benchmark's plans (three shapes at 1,000 items, YAML and JSON, and its
-20-module repository). The commands: ``check`` in every format, ``compile`` (both artifacts),
-``convert`` to JSON, YAML and Markdown, ``render`` of the compiled JSON, and ``fix --dry-run``.
+20-module repository). The commands: every command of the CLI group, each by its RECIPES
+(``check`` in every format, ``compile`` with and without --html, ``graph`` in every format, ...).
 For each: the exit code, standard output and error, and the bytes of every file written. They
 run in-process, from the plan's folder with relative paths, so that nothing depends on where the
 copies are. Not collected by pytest (not test_*.py); about a minute.
@@ -35,18 +35,34 @@ sys.path.insert(0, str(REPO))
 
 from compiler.cli import main  # noqa: E402 - after the path, so that this checkout's code runs
 
-COMMANDS: list[tuple[str, list[str]]] = [
-    ("check-text", ["check", "--format", "text"]),
-    ("check-json", ["check", "--format", "json"]),
-    ("check-github", ["check", "--format", "github"]),
-    ("check-sarif", ["check", "--format", "sarif"]),
-    ("compile", ["compile", "-o", "out"]),
-    ("convert-json", ["convert", "--no-verify-evidence", "{plan}", "converted.json"]),
-    ("convert-yaml", ["convert", "--no-verify-evidence", "{plan}", "converted.yaml"]),
-    ("convert-md", ["convert", "--no-verify-evidence", "{plan}", "converted.md"]),
-    ("render", ["render", "out/evidence-plan.json"]),
-    ("fix-dry-run", ["fix", "--dry-run"]),
-]
+# Each command of the CLI group (every one: main_ refuses to run when one has no recipe), as runs
+# on a plan: (label, argv), where {plan} is the plan and {extra} its options (args.txt, the
+# hostile manifest's). They run in this order, in one folder: what reads out/ after compile, and
+# what writes the plan (approve) last.
+RECIPES: dict[str, list[tuple[str, list[str]]]] = {
+    "check": [(f"check-{f}", ["check", "--format", f, "{extra}", "{plan}"])
+              for f in ("text", "json", "github", "sarif")],
+    "schema": [("schema-input", ["schema", "input"]), ("schema-output", ["schema", "output"])],
+    "symbols": [("symbols", ["symbols", "{plan}"])],
+    "where": [("where", ["where", "--root", ".", "id"])],
+    "next": [(f"next-{f}", ["next", "--format", f, "{extra}", "{plan}"]) for f in ("text", "json")],
+    "graph": [(f"graph-{f}", ["graph", "--format", f, "{extra}", "{plan}"]) for f in ("mermaid", "dot", "svg", "json")],
+    "diff": [(f"diff-{f}", ["diff", "--format", f, "{plan}", "{plan}"]) for f in ("text", "json")],
+    "compile": [("compile", ["compile", "-o", "out", "{extra}", "{plan}"]),
+                ("compile-html", ["compile", "-o", "out-html", "--html", "{extra}", "{plan}"])],
+    "convert": [(f"convert-{f}", ["convert", "--no-verify-evidence", "{extra}", "{plan}", f"converted.{f}"])
+                for f in ("json", "yaml", "md")],
+    "render": [("render", ["render", "out/evidence-plan.json"]),
+               ("render-html", ["render", "--html", "out/evidence-plan.json"])],
+    "fix": [("fix-dry-run", ["fix", "--dry-run", "{extra}", "{plan}"])],
+    "approve": [("approve", ["approve", "{plan}", "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z"])],
+}
+
+
+def _missing_recipes() -> list[str]:
+    from compiler.commands import COMMANDS
+
+    return sorted(set(COMMANDS) ^ set(RECIPES))
 
 
 def _digest(data: bytes) -> str:
@@ -70,17 +86,14 @@ def _run(folder: Path, argv: list[str]) -> dict[str, object]:
 
 
 def _plan_runs(name: str, folder: Path, plan: str, extra: list[str]) -> Iterator[tuple[str, dict[str, object]]]:
-    for label, command in COMMANDS:
-        if "{plan}" in command:
-            argv = [c.replace("{plan}", plan) for c in command]
-            argv[1:1] = extra
-        elif command[0] == "render":
-            if not (folder / "out" / "evidence-plan.json").exists():
+    for runs in RECIPES.values():
+        for label, command in runs:
+            if "out/evidence-plan.json" in command and not (folder / "out" / "evidence-plan.json").exists():
                 continue
-            argv = command
-        else:
-            argv = [*command, *extra, plan]
-        yield f"{name} {label}", _run(folder, argv)
+            argv: list[str] = []
+            for word in command:
+                argv += extra if word == "{extra}" else [plan] if word == "{plan}" else [word]
+            yield f"{name} {label}", _run(folder, argv)
 
 
 def _inputs(scratch: Path) -> Iterator[tuple[str, Path, str, list[str]]]:
@@ -145,6 +158,10 @@ def main_(argv: list[str]) -> int:
     group.add_argument("--save", metavar="FILE")
     group.add_argument("--compare", metavar="FILE")
     args = parser.parse_args(argv)
+    if _missing_recipes():
+        print(f"fingerprint: no recipe for {', '.join(_missing_recipes())}, or a recipe for no command",
+              file=sys.stderr)
+        return 2
     runs = fingerprint()
     if args.save:
         Path(args.save).write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -306,29 +306,39 @@ def test_input_error_shows_the_line_and_a_caret(entry: Entry, capsys: pytest.Cap
 
 # --- every command on every input ----------------------------------------------------------------
 
-COMMANDS = [
-    ["compile", "-o", "out"],
-    ["compile", "--no-verify-evidence", "-o", "out", "--html"],
-    ["graph", "--no-verify-evidence", "--format", "svg"],
-    ["graph", "--no-verify-evidence", "--format", "dot"],
-    ["check", "--format", "json"],
-    ["check", "--format", "github"],
-    ["check", "--format", "sarif"],
-    ["convert", "--no-verify-evidence", "{file}", "out.json"],
-    ["convert", "--no-verify-evidence", "{file}", "out.yaml"],
-    ["convert", "--no-verify-evidence", "{file}", "out.md"],
-    ["render"],
-    ["fix", "--dry-run"],
-    ["fix"],
-]
+# Each command of the CLI group, as it runs on a corpus file ({file}; without it, the file is the
+# last argument): test_every_command_has_a_recipe holds the keys to the group's commands.
+RECIPES: dict[str, list[list[str]]] = {
+    "approve": [["approve", "{file}", "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z"]],
+    "check": [["check", "--format", "json"], ["check", "--format", "github"], ["check", "--format", "sarif"]],
+    "compile": [["compile", "-o", "out"], ["compile", "--no-verify-evidence", "-o", "out", "--html"]],
+    "convert": [["convert", "--no-verify-evidence", "{file}", "out.json"],
+                ["convert", "--no-verify-evidence", "{file}", "out.yaml"],
+                ["convert", "--no-verify-evidence", "{file}", "out.md"]],
+    "diff": [["diff", "{file}", "{file}"]],
+    "fix": [["fix", "--dry-run"], ["fix"]],
+    "graph": [["graph", "--no-verify-evidence", "--format", "svg"], ["graph", "--no-verify-evidence", "--format", "dot"]],
+    "next": [["next", "--no-verify-evidence"]],
+    "render": [["render"]],
+    "schema": [["schema", "output"]],  # reads no plan: what it prints must survive nothing
+    "symbols": [["symbols"]],
+    "where": [["where", "--root", ".", "{file}"]],  # the file's name, searched for in the folder
+}
+COMMANDS = [argv for name in sorted(RECIPES) for argv in RECIPES[name]]
+
+
+def test_every_command_has_a_recipe() -> None:
+    from compiler.commands import COMMANDS as GROUP
+
+    assert sorted(RECIPES) == sorted(GROUP)
 
 
 @pytest.mark.parametrize("entry", [_param(e, {})
                                    for e in ENTRIES if e.file not in ISOLATE])
 def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                            no_exec: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """compile (also --html), graph (svg, dot), check (every format), convert (to JSON, YAML,
-    Markdown), render and fix: exit 0, 1 or 2, never a traceback or an internal error, never a
+    """Every command (RECIPES: compile also --html, graph svg and dot, check in every format,
+    convert to JSON, YAML and Markdown, fix and its dry run...): exit 0, 1 or 2, never a traceback or an internal error, never a
     program run, and at most CALL_LIMIT calls; no page holds a script or an event handler. A
     command that refuses an input check refuses (exit 2) stops where check stops, in reading it,
     whose calls test_corpus counts (measured on every such input: at most check's calls and 1,600
@@ -340,6 +350,8 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
         if "{file}" in command:
             argv = [c.replace("{file}", entry.file) for c in command]
             argv[1:1] = entry.args
+        elif command[0] == "schema":
+            argv = command
         else:
             argv = [*command, *entry.args, entry.file]
         code, out, err, calls = run(capsys, *argv, counted=entry.exit != 2)
