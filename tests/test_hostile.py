@@ -317,7 +317,7 @@ RECIPES: dict[str, list[list[str]]] = {
                 ["convert", "--no-verify-evidence", "{file}", "out.md"]],
     "diff": [["diff", "{file}", "{file}"]],
     "fix": [["fix", "--dry-run"], ["fix"]],
-    "graph": [["graph", "--no-verify-evidence", "--format", "svg"], ["graph", "--no-verify-evidence", "--format", "dot"]],
+    "graph": [["graph", "--no-verify-evidence", "--format", f] for f in ("svg", "dot", "mermaid", "json")],
     "next": [["next", "--no-verify-evidence"]],
     "render": [["render"]],
     "schema": [["schema", "output"]],  # reads no plan: what it prints must survive nothing
@@ -337,9 +337,9 @@ def test_every_command_has_a_recipe() -> None:
                                    for e in ENTRIES if e.file not in ISOLATE])
 def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                            no_exec: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every command (RECIPES: compile also --html, graph svg and dot, check in every format,
-    convert to JSON, YAML and Markdown, fix and its dry run...): exit 0, 1 or 2, never a traceback or an internal error, never a
-    program run, and at most CALL_LIMIT calls; no page holds a script or an event handler. A
+    """Every command (RECIPES: compile also --html, graph in every format, check in every format,
+    convert to JSON, YAML and Markdown, fix and its dry run...): exit 0, 1 or 2, never a
+    traceback or an internal error, never a program run, and at most CALL_LIMIT calls; no page holds a script or an event handler. A
     command that refuses an input check refuses (exit 2) stops where check stops, in reading it,
     whose calls test_corpus counts (measured on every such input: at most check's calls and 1,600
     more, the SARIF report's): it is not counted again, which would triple this test's time."""

@@ -86,6 +86,7 @@ def next_items(items: tuple[Item, ...], wave_of: dict[str, int]) -> list[NextIte
             continue
         seen.add(item.id)
         if all(dep in done for dep in item.depends_on if dep != item.id):
-            found.append(NextItem(item.id, item.change, item.proof, state, wave_of[item.id], item.depends_on))
+            found.append(NextItem(id=item.id, change=item.change, proof=item.proof, status=state,
+                                  wave=wave_of[item.id], depends_on=item.depends_on))
     found.sort(key=lambda n: (n.status != DOING, n.wave, n.id))
     return found

@@ -38,5 +38,5 @@ def plan_next(path: str, *, root: str | None = None, verify_evidence: bool = Tru
     progress = counts(statuses)
     remaining = progress[DEFAULT] + progress[DOING]
     found = next_items(items, wave_numbers(items)) if result.status == "ready" else []
-    return Next(result.document.name, result.plan.name, result.status, progress, remaining, found,
-                result.diagnostics)
+    return Next(name=result.document.name, plan=result.plan.name, status=result.status, progress=progress,
+                remaining=remaining, items=found, diagnostics=result.diagnostics)

@@ -52,17 +52,17 @@ def plan_changed(recorded: dict[str, Any]) -> bool:
 class Previous(NamedTuple):
     """The evidence-plan.json a compile replaces, as far as it could be read."""
 
-    plan: Plan | None  # None: no file, or one that is no compiled plan
-    revision: int | None  # its revision; None when it has none (an older compile) or no plan
-    changes: Any  # its changes, as written (absent: None)
-    note: str | None  # why it was not read, when it exists and was not
+    plan: Plan | None = None  # None: no file, or one that is no compiled plan
+    revision: int | None = None  # its revision; None when it has none (an older compile) or no plan
+    changes: Any = None  # its changes, as written (absent: None)
+    note: str | None = None  # why it was not read, when it exists and was not
     status: str | None = None  # its status: ready or blocked
     history: tuple[dict[str, Any], ...] | None = None  # its history as written (absent, or unusable: None)
     source: str | None = None  # the plan file it was compiled from, absolute (None: standard input, or not said)
     name: str | None = None  # its plan's name (``plan``), as written
 
 
-FIRST = Previous(None, None, None, None)  # no evidence-plan.json at the output path
+FIRST = Previous()  # no evidence-plan.json at the output path
 _AS_FIRST = "written as revision 1, with no changes"
 
 
@@ -78,25 +78,23 @@ def read_previous(path: str, limits: Limits, plan: Plan | None = None) -> Previo
     try:
         doc = load(path, limits=limits)
     except PlanInputError as err:
-        return Previous(None, None, None,
-                        f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
+        return Previous(note=f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
     data = doc.data
     if (doc.format != "json" or not isinstance(data, dict)
             or not str(data.get("format", "")).startswith("evidence-plan")):
-        return Previous(None, None, None, f"the previous {path} is not a compiled evidence-plan.json: {_AS_FIRST}")
+        return Previous(note=f"the previous {path} is not a compiled evidence-plan.json: {_AS_FIRST}")
     if plan is None or not same_items(data.get("items"), plan):
         try:
             plan = build_plan(doc)
         except PlanInputError as err:
-            return Previous(None, None, None,
-                            f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
+            return Previous(note=f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
     del doc
     revision, recorded, status = data.get("revision"), data.get("changes"), data.get("status")
     source, name = data.get("source"), data.get("plan")  # its source relative to the JSON's folder, as written
     source = (os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), source))
               if isinstance(source, str) and source != "<stdin>" else None)
-    known = Previous(plan, None, None, None, status if status in ("ready", "blocked") else None, None, source,
-                     name if isinstance(name, str) else None)
+    known = Previous(plan=plan, status=status if status in ("ready", "blocked") else None, source=source,
+                     name=name if isinstance(name, str) else None)
     if revision is not None and (type(revision) is not int or revision < 1):
         return known._replace(note=f"the previous {path} has no usable revision ({clip(repr(revision))}): written"
                                    f" as revision 1")
@@ -255,7 +253,8 @@ def revise(plan: Plan, previous: Previous, source: str | None = None) -> Revisio
     blocked = [e for e in earlier if e["status"] == "blocked"]
     digest = items_digest(plan) if blocked else None
     repeats = max((e["revision"] for e in blocked if e["digest"] == digest), default=None)
-    return Revision(number, recorded, digest, earlier, repeats, previous.note)
+    return Revision(number=number, changes=recorded, digest=digest, history=earlier, repeats=repeats,
+                    note=previous.note)
 
 
 def record(document: dict[str, Any], revision: Revision, plan: Plan) -> dict[str, Any]:

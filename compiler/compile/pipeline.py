@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from compiler.compile.history import Revision
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompileResult:
     path: str  # the plan path as given ("-" for standard input)
     document: Document
@@ -215,9 +215,11 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     if (warning := above_max_tier(complexity, settings)) is not None:
         pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
         diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
-    return CompileResult(path, doc, plan, sort_diagnostics(diagnostics), ordered, longest,
-                         repo_root, verify_evidence, resolved, settings, complexity, max_spread, planned, forecast,
-                         owners, revision, owners_incomplete=owners_incomplete)
+    return CompileResult(path=path, document=doc, plan=plan, diagnostics=sort_diagnostics(diagnostics),
+                         waves=ordered, critical_path=longest, root=repo_root, evidence_verified=verify_evidence,
+                         resolved=resolved, settings=settings, complexity=complexity, max_spread=max_spread,
+                         schedule=planned, forecast=forecast, owners=owners, revision=revision,
+                         owners_incomplete=owners_incomplete)
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:

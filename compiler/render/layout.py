@@ -245,24 +245,25 @@ def layout(graph: Graph, flagged: Iterable[str] = (), *, sweeps: int = SWEEPS) -
             y += heights[b] + GAP_Y
         bottom = max(bottom, y - GAP_Y)
     boxes = tuple(
-        Box(xs[column_of[b]], ys[b], BOX_W, heights[b], column_of[b], columns[column_of[b]][1], item_of[b],
-            members_of[b], titles[b],
-            _flagged(ids, item_of[b], members_of[b], marks),
-            critical_box[b])
+        Box(x=xs[column_of[b]], y=ys[b], w=BOX_W, h=heights[b], column=column_of[b], wave=columns[column_of[b]][1],
+            item=item_of[b], members=members_of[b], title=titles[b],
+            flagged=_flagged(ids, item_of[b], members_of[b], marks), critical=critical_box[b])
         for b in range(len(item_of)))
     gaps = [_gaps([boxes[b] for b in col]) for col in order]
     lanes: dict[tuple[int, int], int] = {}
     edges = tuple(
-        Edge(b, d, _points(boxes[d], boxes[b], xs, gaps, lanes), k, critical_box[b] and critical_box[d] and (
-            steps is None or (ids[cast(int, item_of[d])], ids[cast(int, item_of[b])]) in steps))
+        Edge(item=b, depends_on=d, points=_points(boxes[d], boxes[b], xs, gaps, lanes), dependencies=k,
+             critical=critical_box[b] and critical_box[d] and (
+                 steps is None or (ids[cast(int, item_of[d])], ids[cast(int, item_of[b])]) in steps))
         for (b, d), k in sorted(kept.items(), key=lambda p: (column_of[p[0][1]], rank[p[0][1]], column_of[p[0][0]],
                                                                rank[p[0][0]])))
     width = MARGIN * 2 + len(columns) * BOX_W + max(len(columns) - 1, 0) * GAP_X
     if any(len(e.points) == 3 and boxes[e.item].column == len(columns) - 1 for e in edges):
         width += GAP_X  # the arcs of the last column's cycle
-    cols = tuple(Column(title, xs[c], wave, tuple(order[c])) for c, (title, wave, _) in enumerate(columns))
-    return Layout(width if columns else 2 * MARGIN, bottom + MARGIN, cols, boxes, edges, tuple(box_of), crossed,
-                  len(pairs), tuple(notes))
+    cols = tuple(Column(title=title, x=xs[c], wave=wave, boxes=tuple(order[c]))
+                 for c, (title, wave, _) in enumerate(columns))
+    return Layout(width=width if columns else 2 * MARGIN, height=bottom + MARGIN, columns=cols, boxes=boxes,
+                  edges=edges, box_of=tuple(box_of), crossings=crossed, edges_total=len(pairs), notes=tuple(notes))
 
 
 def _flagged(ids: tuple[str, ...], item: int | None, members: tuple[int, ...], flagged: frozenset[str]) -> bool:

@@ -92,8 +92,9 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     counts += [(summary.get("errors", 0), "error"), (summary.get("warnings", 0), "warning")]
     path = document.get("critical_path", [])
     shown: list[str | None] = list(path) if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
-    return PlanView(document, _text(document.get("plan")) or "Plan", _text(document.get("goal")), tuple(counts),
-                    len(items), graph, tuple(shown), len(path), sections, progress)
+    return PlanView(document=document, title=_text(document.get("plan")) or "Plan", goal=_text(document.get("goal")),
+                    counts=tuple(counts), item_count=len(items), graph=graph, critical_path=tuple(shown),
+                    critical_path_length=len(path), sections=sections, progress=progress)
 
 
 def _progress(document: dict[str, Any]) -> dict[str, int] | None:
@@ -136,7 +137,7 @@ def _graph(items: list[dict[str, Any]], waves: list[list[str]], tracked: bool = 
         depends_on = tuple([item.get("depends_on") or [] for item in items])
     approvals = frozenset([item["id"] for item in items if item.get("kind") == "approval"])
     if not tracked:
-        return Graph(ids, waves, depends_on, approvals)
+        return Graph(ids=ids, waves=waves, depends_on=depends_on, approvals=approvals)
     done = frozenset([item["id"] for item in items if item.get("status") == "done"])
     dropped = frozenset([item["id"] for item in items if item.get("status") == "dropped"])
-    return Graph(ids, waves, depends_on, approvals, done, dropped)
+    return Graph(ids=ids, waves=waves, depends_on=depends_on, approvals=approvals, done=done, dropped=dropped)
