@@ -339,10 +339,11 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
                                            no_exec: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command (RECIPES: compile also --html, graph in every format, check in every format,
     convert to JSON, YAML and Markdown, fix and its dry run...): exit 0, 1 or 2, never a
-    traceback or an internal error, never a program run, and at most CALL_LIMIT calls; no page holds a script or an event handler. A
-    command that refuses an input check refuses (exit 2) stops where check stops, in reading it,
-    whose calls test_corpus counts (measured on every such input: at most check's calls and 1,600
-    more, the SARIF report's): it is not counted again, which would triple this test's time."""
+    traceback or an internal error, never a program run, and at most CALL_LIMIT calls; no page
+    holds a script or an event handler. A command that refuses an input check refuses (exit 2)
+    stops where check stops, in reading it, whose calls test_corpus counts (measured on every such
+    input: at most check's calls and 1,600 more, the SARIF report's): it is not counted again,
+    which would triple this test's time."""
     monkeypatch.chdir(tmp_path)
     for command in COMMANDS:
         plan = tmp_path / entry.file
