@@ -7,6 +7,10 @@ The library is usable without the CLI::
     result.status          # "ready" or "blocked"
     result.diagnostics     # tuple of Diagnostic
 
+    from compiler import compile_to_folder   # what `evidence-plan compile plan.yaml -o build` does
+    compiled = compile_to_folder("plan.yaml", "build")
+    list(compiled.files)   # the artifacts written, evidence-plan.json first
+
 Heavy modules are imported on first use, so that ``import compiler`` stays cheap.
 """
 
@@ -16,15 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileResult", "Diagnostic", "PlanInputError", "__version__", "compile_plan"]
+__all__ = ["CompileResult", "Diagnostic", "PlanInputError", "__version__", "compile_plan", "compile_to_folder"]
 
 if TYPE_CHECKING:
+    from compiler.api.compile import compile_to_folder
     from compiler.compile.pipeline import CompileResult, compile_plan
     from compiler.core.diagnostics import Diagnostic, PlanInputError
 
 _LAZY = {
     "CompileResult": "compiler.compile.pipeline",
     "compile_plan": "compiler.compile.pipeline",
+    "compile_to_folder": "compiler.api.compile",
     "Diagnostic": "compiler.core.diagnostics",
     "PlanInputError": "compiler.core.diagnostics",
 }

@@ -50,16 +50,12 @@ def show_diagnostics(diagnostics: Sequence[Diagnostic], limit: int | None = None
 
 
 def write_files(files: Mapping[str, Content], inputs: Sequence[str] = ()) -> bool:
-    """Write files as a set (compiler.core.write decides what may be written and how), creating
-    folders on the way, never over one of ``inputs`` (what the command read; ``-`` standard
-    input) under any name; a failure is reported, not raised."""
-    from compiler.core.cilog import shown
-    from compiler.core.write import write_all_atomic
+    """Write files as a set (compiler/api/compile.py's write_files: pages through the CI-log
+    guard, never over one of ``inputs``, what the command read, ``-`` standard input, under any
+    name); a failure is reported, not raised."""
+    from compiler.api.compile import write_files as write
 
-    # A page or a picture in a file reads as it would on stdout (a file may be printed in a CI
-    # log too); JSON and YAML are already free of workflow commands, so they are left as made.
-    guarded = {path: shown(content) for path, content in files.items()}
-    return reported(lambda: write_all_atomic(guarded, make_folders=True, inputs=inputs))  # type: ignore[arg-type]
+    return reported(lambda: write(files, inputs))
 
 
 def reported(write: Callable[[], None]) -> bool:

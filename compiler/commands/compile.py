@@ -3,18 +3,16 @@ in a folder, with the plan's revision recorded."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from compiler.commands._options import evidence_options, finite, limit_options, spread_option, whole
-from compiler.commands._output import err, plural, show_diagnostics, write_files
+from compiler.commands._output import err, plural, reported, show_diagnostics
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 
 if TYPE_CHECKING:
-    from compiler.core.write import Content
     from compiler.load.document import Limits
 
 # Past this many, compile's summary says how many more there are (all are in the JSON).
@@ -61,34 +59,15 @@ def command(plan: str, output_dir: str | None, root: str | None, no_verify: bool
             raise click.UsageError(f"--by {by.date()} is before --start {start.date()}")
         hours = int(hours_per_day) if hours_per_day.is_integer() else hours_per_day  # 6 in the JSON, not 6.0
         deadline = Deadline(start.date(), by.date(), hours)
-    from compiler.compile.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
-    from compiler.compile.pipeline import compile_plan
-    from compiler.render.markdown import render_pieces
+    from compiler.api import compile as folder
 
-    out_dir = output_dir if output_dir is not None else (
-        "." if plan == "-" else os.path.dirname(plan) or "."
-    )
-    json_path = os.path.join(out_dir, JSON_NAME)
-    md_path = os.path.join(out_dir, MARKDOWN_NAME)
-    # Never rewritten silently: the evidence-plan.json there gives the revision and what changed.
-    result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits,
-                          max_spread=whole(max_spread), deadline=deadline, previous=json_path).for_output()
-    from compiler.compile.history import record
-
-    assert result.revision is not None  # compiled with previous
+    compiled = folder.prepare(plan, output_dir, html=html, root=root, verify_evidence=not no_verify, limits=limits,
+                              max_spread=whole(max_spread), deadline=deadline)
+    result, document = compiled.result, compiled.document
+    assert result.revision is not None  # compiled for a folder
     if result.revision.note is not None:
         err(f"note: {result.revision.note}")
-    document = record(build_output(result, out_dir), result.revision, result.plan)
-    # Each text is made just before it is written, and dropped after: never both at once.
-    files: dict[str, Content] = {json_path: lambda: dump_pieces(document),
-                                 md_path: lambda: render_pieces(document, base=document["root"])}
-    html_path = None
-    if html:
-        from compiler.render import html as html_page
-
-        html_path = os.path.join(out_dir, html_page.HTML_NAME)
-        files[html_path] = lambda: html_page.render_pieces(document)
-    if not write_files(files, inputs=[plan]):
+    if not reported(lambda: folder.write(compiled)):
         return EXIT_INPUT
 
     show_diagnostics(result.diagnostics, SCREEN_DIAGNOSTICS)
@@ -99,10 +78,8 @@ def command(plan: str, output_dir: str | None, root: str | None, no_verify: bool
             if n == 10 and len(result.waves) > 11:
                 err(f"  ... {len(result.waves) - 10} more waves")
                 break
-    err(f"wrote {json_path}")
-    err(f"wrote {md_path}")
-    if html_path is not None:
-        err(f"wrote {html_path}")
+    for path in compiled.files:
+        err(f"wrote {path}")
     return EXIT_READY if result.status == "ready" else EXIT_BLOCKED
 
 
