@@ -10,7 +10,7 @@ import click
 
 from compiler.commands._options import evidence_options, limit_options, spread_option, whole
 from compiler.commands._output import echo_report, err, plural, style
-from compiler.core.diagnostics import Diagnostic, PlanInputError
+from compiler.core.diagnostics import Diagnostic
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 from compiler.report.reporters import FORMATS
 
@@ -44,48 +44,25 @@ def command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no
       evidence-plan check .                   # every plan file of the repository
       evidence-plan check --format sarif plan.yaml > evidence-plan.sarif
     """
-    from compiler.compile.pipeline import compile_plan
-    from compiler.core.diagnostics import sort_diagnostics
-    from compiler.repo.discover import expand
+    from compiler.api.check import check_plans
     from compiler.report import reporters
 
-    found = expand(plans)
-    diagnostics: list[Diagnostic] = list(found.problems)
-    reports: list[reporters.PlanReport] = [
-        reporters.PlanReport(d.location.file if d.location is not None else "", "unreadable", (d,))
-        for d in found.problems]
-    input_errors, blocked = len(found.problems), 0
-    # What the summary counts: each file checked, and each folder that stood for none.
-    plans = (*found.files, *(d.location.file for d in found.problems if d.location is not None))
-    for plan in found.files:
-        try:
-            result = compile_plan(plan, root=root, verify_evidence=not no_verify, limits=limits, order=False,
-                                  max_spread=whole(max_spread))
-        except PlanInputError as error:
-            diagnostics.append(error.diagnostic)
-            input_errors += 1
-            reports.append(reporters.PlanReport(plan, "unreadable", (error.diagnostic,)))
-            continue
-        diagnostics.extend(result.diagnostics)
-        strict_here = strict or bool(result.settings.get("strict"))  # the option, or the repository's setting
-        is_blocked = result.status == "blocked" or bool(strict_here and result.count("warning"))
-        blocked += is_blocked
-        reports.append(reporters.PlanReport(plan, "blocked" if is_blocked else "ready", tuple(result.diagnostics)))
-    ordered = sort_diagnostics(diagnostics) if len(plans) > 1 else tuple(diagnostics)
+    checked = check_plans(plans, root=root, verify_evidence=not no_verify, strict=strict, limits=limits,
+                          max_spread=whole(max_spread))
+    ordered = checked.diagnostics
     fmt = reporters.resolve_format(fmt, dict(os.environ))
     cwd = reporters.working_folder()
-    context = reporters.Context(reports, cwd, reporters.base_folder(os.environ, cwd))
+    context = reporters.Context(list(checked.reports), cwd, reporters.base_folder(os.environ, cwd))
     echo_report(reporters.report(fmt, ordered, style, context))
     _append_step_summary(fmt, context, ordered)
     if fmt == "text":
         errors = sum(1 for d in ordered if d.severity == "error")
         warnings = len(ordered) - errors
-        ready = len(plans) - blocked - input_errors
-        err(f"{plural(len(plans), 'plan')}: {ready} ready, {blocked} blocked, {input_errors} unreadable"
-             f" ({plural(errors, 'error')}, {plural(warnings, 'warning')})")
-    if input_errors:
+        err(f"{plural(len(checked.plans), 'plan')}: {checked.ready} ready, {checked.blocked} blocked,"
+            f" {checked.unreadable} unreadable ({plural(errors, 'error')}, {plural(warnings, 'warning')})")
+    if checked.unreadable:
         return EXIT_INPUT
-    return EXIT_BLOCKED if blocked else EXIT_READY
+    return EXIT_BLOCKED if checked.blocked else EXIT_READY
 
 
 def _append_step_summary(fmt: str, context: Context, ordered: Sequence[Diagnostic]) -> None:

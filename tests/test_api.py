@@ -1,4 +1,4 @@
-"""compiler/api/compile.py: compiling into a folder from Python, as the CLI does it."""
+"""The library halves of the commands (compiler/api/), used from Python as the CLI uses them."""
 
 from __future__ import annotations
 
@@ -60,3 +60,17 @@ def test_write_never_writes_over_the_plan(example: Path) -> None:
         compile_to_folder(str(example / "plan.yaml"))
     assert (example / "plan.yaml").read_bytes() == before
     assert not (example / "evidence-plan.json").exists()
+
+
+def test_check_plans_from_python_checks_every_file_and_counts_each_outcome(tmp_path: Path) -> None:
+    """compiler/api/check.py: the library half of `check`, each file whatever happened before."""
+    from compiler.api.check import check_plans
+
+    repo = Path(__file__).resolve().parent.parent
+    missing = str(tmp_path / "missing.yaml")
+    checked = check_plans([str(repo / "examples/duplicate-email/plan.yaml"), missing,
+                           str(repo / "examples/blocked/plan.yaml")])
+    assert (checked.ready, checked.blocked, checked.unreadable) == (1, 1, 1)
+    assert [r.status for r in checked.reports] == ["ready", "unreadable", "blocked"]
+    assert any(d.code == "EP001" for d in checked.diagnostics)
+    assert list(checked.diagnostics) == sorted(checked.diagnostics, key=lambda d: d.sort_key())
