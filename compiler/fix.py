@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from compiler.compile import CompileResult, compile_document
-from compiler.display import clip, quoted
+from compiler.display import UNSAFE, clip, quoted
 from compiler.load import Document, parse_text
 from compiler.repository import Repository
 from compiler.sourcemap import Path, Position, SourceMap
@@ -288,8 +288,8 @@ _NOT_TEXT = re.compile(r"y|n|yes|no|on|off|true|false|null|\.inf|\.nan", re.IGNO
 
 def _replacement(text: str, node: Any, value: Any) -> tuple[int, int, str]:
     """The span of a scalar node and what replaces it: ``value`` in the node's quotes, escaped
-    for them; for a plain node, plain when that reads back as the same text, else single-quoted.
-    A block scalar (``|``, ``>``) becomes a single-quoted one, keeping the line break it ends with."""
+    for them; for a plain node, plain when that reads back as the same text, else quoted. A
+    block scalar (``|``, ``>``) becomes a quoted one, keeping the line break it ends with."""
     start, end = node.start_mark.index, node.end_mark.index
     if text[start] in "|>":
         body = text[start:end]
@@ -305,16 +305,36 @@ def _filled(text: str, mapping: Any, key: str, value: Any) -> tuple[int, int, st
     return colon + 1, colon + 1, " " + _scalar_text("", value)
 
 
+# What a single-quoted scalar cannot hold as itself, nor should a plan show raw: what YAML does
+# not allow in a file (C0 controls but tab and line breaks, DEL, C1 but NEL, surrogates, U+FFFE,
+# U+FFFF), line breaks (folded to a space inside quotes: \n, \r, NEL, U+2028, U+2029) and
+# compiler/display.py's unsafe characters (bidirectional and invisible controls, the byte-order
+# mark, tabs). Such text is written double-quoted, each of these characters as an escape.
+_ESCAPED = re.compile(f"{UNSAFE.pattern[:-1]}\ufffe\uffff]")
+_NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x00": "\\0"}
+_DOUBLE_QUOTED = re.compile(f'[\\\\"{_ESCAPED.pattern[1:-1]}]')
+
+
+def _yaml_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    named = _NAMED_ESCAPES.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
 def _scalar_text(quote: str, value: Any) -> str:
+    """``value`` as a YAML scalar that reads back as itself, in both readers: plain where the node
+    was plain and that is safe, else in the node's quotes where they can hold it, else
+    double-quoted with escapes."""
     if not isinstance(value, str):
         return f"{quote}{value}{quote}"
-    if quote == '"':
-        import json
-
-        return json.dumps(value, ensure_ascii=False)
-    if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
-        return value
-    return "'" + value.replace("'", "''") + "'"
+    if quote != '"' and _ESCAPED.search(value) is None:
+        if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
+            return value
+        return "'" + value.replace("'", "''") + "'"
+    return '"' + _DOUBLE_QUOTED.sub(_yaml_escape, value) + '"'
 
 
 def _flow_mapping(value: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from compiler.cli import cli
 from compiler.fix import moved_range
+from compiler.load import DEFAULT_LIMITS
 
 SOURCE = "".join(f"# filler line {n}\n" for n in range(1, 11)) + "def create_account(email):\n    return email\n"
 
@@ -286,13 +287,13 @@ _PIECES = st.sampled_from([*"aZ_$./:-019eExo+ #,[]{}'\"\\!&*|>%@`?~=", "null", "
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.lists(_PIECES, min_size=1, max_size=6).map("".join), st.text(min_size=1, max_size=12))
-       .filter(str.isprintable), st.sampled_from(_CONTEXTS), st.sampled_from(_STYLES))
+@given(st.one_of(st.lists(_PIECES, min_size=1, max_size=6).map("".join), st.text(min_size=1, max_size=12)),
+       st.sampled_from(_CONTEXTS), st.sampled_from(_STYLES))
 @pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
 def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: str, context: str, old: str) -> None:
-    """Names (a Markdown heading is any text) and ranges replace plain, single- and double-quoted
-    scalars in block and flow context, and read back as themselves, never as a number or syntax;
-    a block scalar becomes a quoted one."""
+    """Names (a Markdown heading is any text, control characters too) and ranges replace plain,
+    single- and double-quoted scalars in block and flow context, and read back as themselves,
+    never as a number or syntax; a block scalar becomes a quoted one."""
     from compiler.fix import apply_to_yaml
     from compiler.load import parse_text
 
@@ -304,6 +305,39 @@ def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: st
     assert (data[0] if path == (0,) else data[0][path[1]]) == value
     if context.endswith("j: 1\n"):
         assert data[0]["j"] == 1
+
+
+# Text that a plain or single-quoted YAML scalar cannot hold as itself: control characters (ESC
+# of a colour code, NUL, DEL, C1), line breaks of every kind (a single-quoted one is folded), a
+# byte-order mark, bidirectional and invisible controls, the non-characters U+FFFE and U+FFFF;
+# with quotes, backslashes and text that means syntax when it stands plain.
+_AWKWARD = ["\x1b[31mred\x1b[0m", "a\nb", "a\r\nb", "a\rb", "tab\there", "\x00", "\x7f", "\x85", "\x9f",
+            "a\u2028b", "\u2029", "\ufeff", "Ana\u202eLima", "\u200b", "\ufffe\uffff", "'\"\\", " lead", "trail ",
+            "", "#x", "- x", "a: b", "\U0001f600 \u00e9", "\\x1b", "null"]
+# (text, path of the edit): a plain, single-, double-quoted and block scalar replaced; a key added
+# to a block and a flow mapping; a key left blank filled; a scalar replaced by a flow mapping.
+_EDITED = [("- k: old\n", (0, "k")), ("- k: 'old'\n", (0, "k")), ('- k: "old"\n', (0, "k")),
+           ("- k: |-\n    old\n", (0, "k")), ("- [old, x]\n", (0, 0)), ("- {k: old}\n", (0, "k")),
+           ("- k: 1\n", (0, "new")), ("- {k: 1}\n", (0, "new")), ("- k:\n  j: 1\n", (0, "k")), ("- old\n", (0,))]
+
+
+@pytest.mark.parametrize("value", _AWKWARD)
+@pytest.mark.parametrize(("text", "path"), _EDITED)
+def test_an_inserted_string_reads_back_as_the_same_string_whatever_its_characters(
+        text: str, path: tuple[Any, ...], value: str) -> None:
+    """The YAML editor (fix, approve) writes every string it inserts so that both readers give it
+    back exactly: double-quoted with escapes where a plain or single-quoted scalar cannot hold
+    it; nothing unsafe written raw; never an error."""
+    from compiler import display
+    from compiler.fix import apply_to_data, apply_to_yaml
+    from compiler.load import _parse_yaml_reference, parse_text
+
+    inserted: Any = {"path": value, "pin": value} if path == (0,) else value
+    edited = apply_to_yaml(text, [(path, inserted)])
+    intended = apply_to_data(parse_text(text, "p.yaml", "yaml").data, [(path, inserted)])
+    assert parse_text(edited, "p.yaml", "yaml").data == intended
+    assert _parse_yaml_reference(edited, "p.yaml", DEFAULT_LIMITS)[0] == intended
+    assert display.UNSAFE.search(edited.replace("\n", "")) is None
 
 
 # --- fix --to-symbols: line evidence that covers one definition becomes that definition --------------
