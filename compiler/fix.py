@@ -11,13 +11,15 @@ Two repairs, both meaning-preserving, and one rewrite on request:
 
 YAML is edited *in place in the text*: only the characters of the changed scalars (and of a
 replaced key), and the lines of removed entries, change; comments, key order, quoting and layout
-stay byte for byte. Positions come from ruamel.yaml's composed nodes. The edited text is parsed
-again and must give exactly the intended data, or nothing is written. JSON plans are rewritten
+stay byte for byte. Positions come from the composed nodes on the edits' paths (compiler/
+yaml_nodes.py: libyaml's events, or ruamel.yaml's composer where the fast reader would defer).
+The edited text is parsed again and must give exactly the intended data, or nothing is written. JSON plans are rewritten
 in convert's layout (one key per line).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -241,40 +243,65 @@ def apply_to_yaml(text: str, edits: list[Edit]) -> str:
     key and its value likewise, a scalar replaced by a mapping becomes a flow mapping in its
     place, a key new to a mapping is added after its last entry (a line of its own in block
     style, ``, key: value`` in flow style), and removed sequence entries take their lines (block
-    style) or their ', item' (flow style) with them."""
-    from ruamel.yaml import YAML
+    style) or their ', item' (flow style) with them. The positions come from one reading of the
+    text (compiler/yaml_nodes.py), whatever the number of edits; raises FixError for a path
+    that is not in the text."""
+    from compiler.yaml_nodes import compose
 
-    root = YAML(typ="safe", pure=True).compose(text)
+    root, _ = compose(text, [path for path, _ in edits])
+    removed: dict[Path, set[int]] = {}  # a sequence's path -> the indexes removed from it
+    for path, value in edits:
+        if value is REMOVE:
+            removed.setdefault(path[:-1], set()).add(path[-1])
+    first_kept = {seq: next(i for i in itertools.count() if i not in indexes) for seq, indexes in removed.items()}
     spans: list[tuple[int, int, str]] = []
     for path, value in edits:
-        node, parent = root, None
-        for n, part in enumerate(path):
-            parent = node
-            if isinstance(part, int):
-                node = node.value[part]
-            else:
-                found = next((v for k, v in node.value if k.value == part), None)
-                if found is None and n == len(path) - 1:
-                    spans.append(_added_key(text, node, part, value))
-                    break
-                node = found
+        node, parent = _node_at(root, path)
+        if node is None:
+            spans.append(_added_key(text, parent, path[-1], value))
+        elif value is REMOVE:
+            spans.append(_removal(text, parent, path[-1], first_kept[path[:-1]]))
+        elif isinstance(value, Rename):
+            key = next(k for k, _ in parent.value if k.value == path[-1])
+            spans.append(_replacement(text, key, value.key))
+            spans.append(_replacement(text, node, value.value))
+        elif isinstance(value, dict):
+            spans.append((node.start_mark.index, node.end_mark.index, _flow_mapping(value)))
+        elif node.start_mark.index == node.end_mark.index and isinstance(path[-1], str):
+            spans.append(_filled(text, parent, path[-1], value))
         else:
-            if value is REMOVE:
-                spans.append(_removal(text, parent, path[-1]))
-            elif isinstance(value, Rename):
-                assert parent is not None  # a renamed key has its mapping
-                key = next(k for k, _ in parent.value if k.value == path[-1])
-                spans.append(_replacement(text, key, value.key))
-                spans.append(_replacement(text, node, value.value))
-            elif isinstance(value, dict):
-                spans.append((node.start_mark.index, node.end_mark.index, _flow_mapping(value)))
-            elif node.start_mark.index == node.end_mark.index and isinstance(path[-1], str):
-                spans.append(_filled(text, parent, path[-1], value))
-            else:
-                spans.append(_replacement(text, node, value))
-    for start, end, new in sorted(spans, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
+            spans.append(_replacement(text, node, value))
+    pieces: list[str] = []  # the text between the spans and their replacements, in order: one join
+    end = len(text)
+    for start, stop, new in sorted(spans, reverse=True):
+        pieces += (text[stop:end], new)
+        end = start
+    pieces.append(text[:end])
+    return "".join(reversed(pieces))
+
+
+def _child(node: Any, part: Any) -> Any:
+    """The child of a composed node at one step of a path (an index, a key), or None."""
+    kind = type(node).__name__
+    if kind == "SequenceNode" and type(part) is int:
+        return node.value[part] if 0 <= part < len(node.value) else None
+    if kind == "MappingNode" and type(part) is str:
+        return next((v for k, v in node.value if k.value == part), None)
+    return None
+
+
+def _node_at(root: Any, path: Path) -> tuple[Any, Any]:
+    """The node at ``path`` and its parent; (None, the mapping) when the last step is a key the
+    mapping does not have yet (an edit that adds it). Raises FixError when the path is not in
+    the text."""
+    node, parent = root, None
+    for n, part in enumerate(path):
+        parent, node = node, _child(node, part)
+        if node is None:
+            if n == len(path) - 1 and type(parent).__name__ == "MappingNode" and type(part) is str:
+                return None, parent
+            raise FixError("the edited file would not read back as intended; nothing was written")
+    return node, parent
 
 
 # Text that reads back as itself, written plain, in YAML 1.2 and 1.1 alike, in block and flow
@@ -373,13 +400,18 @@ def same_key_order(a: Any, b: Any) -> bool:
     return True
 
 
-def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
+def _removal(text: str, seq: Any, index: int, first_kept: int) -> tuple[int, int, str]:
+    """The span that removing entry ``index`` of a sequence takes, ``first_kept`` being the first
+    entry that stays: the spans of several removals never overlap, and together leave the entries
+    kept with their separators (``[a, b, c]`` without a and b is ``[c]``)."""
     entries = seq.value
     node = entries[index]
     if seq.flow_style:
-        if index > 0:
+        if index > first_kept:  # after a kept entry: its ', item' goes
             return entries[index - 1].end_mark.index, node.end_mark.index, ""
-        return node.start_mark.index, entries[1].start_mark.index, ""
+        if index + 1 < len(entries):  # in the leading run of removed entries: 'item, ' goes
+            return node.start_mark.index, entries[index + 1].start_mark.index, ""
+        return node.start_mark.index, node.end_mark.index, ""  # the last of all: the list is left empty
     # Block style: from the start of the line holding this entry's dash to the start of the
     # line after the entry.
     dash = text.rfind("-", 0, node.start_mark.index)
@@ -397,11 +429,13 @@ def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
 def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
     """Indexes of the edits that would change a YAML node written once and used again through an
     alias (``&name`` ... ``*name``): edited in place, it would change every use at once, so such
-    edits are left to a person. The fast reader defers on aliases, so this runs only for a plan
-    that has some."""
-    from ruamel.yaml import YAML
+    edits are left to a person. An edit that adds a key changes the mapping it adds it to. A
+    text without aliases costs one pass of libyaml (compiler/yaml_nodes.py defers on them)."""
+    from compiler.yaml_nodes import compose
 
-    root = YAML(typ="safe", pure=True).compose(text)
+    root, reference = compose(text, [path for path, _ in edits])
+    if not reference:  # composed from libyaml's events, which hold no alias
+        return []
     uses: dict[int, int] = {}
     stack = [root]
     while stack:  # iterative, and each shared node walked once
@@ -418,9 +452,10 @@ def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
     for n, (path, _) in enumerate(edits):
         node = root
         for part in path:
-            if uses.get(id(node), 0) > 1:
+            child = _child(node, part) if uses.get(id(node), 0) <= 1 else None
+            if child is None:  # shared, or a key the edit adds: this node decides
                 break
-            node = node.value[part] if isinstance(part, int) else next(v for k, v in node.value if k.value == part)
+            node = child
         if uses.get(id(node), 0) > 1:
             shared.append(n)
     return shared
