@@ -238,17 +238,18 @@ def apply_to_data(data: Any, edits: list[Edit]) -> Any:
     return out
 
 
-def apply_to_yaml(text: str, edits: list[Edit]) -> str:
+def apply_to_yaml(text: str, edits: list[Edit], *, nodes: tuple[Any, bool] | None = None) -> str:
     """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), a renamed
     key and its value likewise, a scalar replaced by a mapping becomes a flow mapping in its
     place, a key new to a mapping is added after its last entry (a line of its own in block
     style, ``, key: value`` in flow style), and removed sequence entries take their lines (block
     style) or their ', item' (flow style) with them. The positions come from one reading of the
-    text (compiler/yaml_nodes.py), whatever the number of edits; raises FixError for a path
-    that is not in the text."""
+    text (compiler/yaml_nodes.py), whatever the number of edits, or from ``nodes``, what its
+    ``compose`` gave for paths that include the edits'; raises FixError for a path that is not in
+    the text."""
     from compiler.yaml_nodes import compose
 
-    root, _ = compose(text, [path for path, _ in edits])
+    root, _ = nodes if nodes is not None else compose(text, [path for path, _ in edits])
     removed: dict[Path, set[int]] = {}  # a sequence's path -> the indexes removed from it
     for path, value in edits:
         if value is REMOVE:
@@ -426,14 +427,15 @@ def _removal(text: str, seq: Any, index: int, first_kept: int) -> tuple[int, int
     return line_start, end, ""
 
 
-def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
+def shared_through_alias(text: str, edits: list[Edit], *, nodes: tuple[Any, bool] | None = None) -> list[int]:
     """Indexes of the edits that would change a YAML node written once and used again through an
     alias (``&name`` ... ``*name``): edited in place, it would change every use at once, so such
     edits are left to a person. An edit that adds a key changes the mapping it adds it to. A
-    text without aliases costs one pass of libyaml (compiler/yaml_nodes.py defers on them)."""
+    text without aliases costs one pass of libyaml (compiler/yaml_nodes.py defers on them);
+    ``nodes`` as for ``apply_to_yaml``."""
     from compiler.yaml_nodes import compose
 
-    root, reference = compose(text, [path for path, _ in edits])
+    root, reference = nodes if nodes is not None else compose(text, [path for path, _ in edits])
     if not reference:  # composed from libyaml's events, which hold no alias
         return []
     uses: dict[int, int] = {}
@@ -527,8 +529,12 @@ def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, d
               pin: bool = False, to_symbols: bool = False) -> FixResult:
     result = compile_document(doc, path, root=root)
     edits, notes, left = plan_edits(result, pin=pin, to_symbols=to_symbols)
+    nodes = None  # the YAML nodes of the edits' paths, composed once for both uses
     if edits and doc.format == "yaml" and ("&" in text and "*" in text):
-        shared = set(shared_through_alias(text, edits))
+        from compiler.yaml_nodes import compose
+
+        nodes = compose(text, [at for at, _ in edits])
+        shared = set(shared_through_alias(text, edits, nodes=nodes))
         left += [f"it is used again through a YAML alias (&name, *name), so edit it by hand: {notes[n]}"
                  for n in sorted(shared)]
         edits = [e for n, e in enumerate(edits) if n not in shared]
@@ -541,7 +547,7 @@ def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, d
 
         fixed = dump_json(intended)  # the layout convert writes: one key per line
     else:
-        fixed = apply_to_yaml(text, edits)
+        fixed = apply_to_yaml(text, edits, nodes=nodes)
     again = parse_text(fixed, doc.name, doc.format)
     # The safety net: never write a file that means something else. Mappings compare equal in
     # any key order, so where a key was renamed the order is compared too.

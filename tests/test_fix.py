@@ -169,6 +169,25 @@ def test_fix_on_a_plan_with_aliases_repairs_the_rest_and_names_what_it_leaves(wr
     assert f"{plan}:5:50: error EP203 a: 'return email' is not in app.py:5 (found at line 12)" in result.stderr
 
 
+def test_fix_composes_a_plan_with_aliases_once(write: Callable[..., Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan with aliases is composed by ruamel.yaml (seconds for a large one): once, for both
+    the alias check and the edit."""
+    import compiler.yaml_nodes
+
+    write("app.py", SOURCE)
+    plan = write("plan.yaml", ALIASED)
+    calls: list[int] = []
+    compose = compiler.yaml_nodes.compose
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return compose(*args)
+
+    monkeypatch.setattr(compiler.yaml_nodes, "compose", counted)
+    assert run("fix", str(plan)).exit_code == 1
+    assert len(calls) == 1
+
+
 # --- a moved range covers the same code ------------------------------------------------------------
 
 def numbered(lines: int, **at: str) -> str:
