@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from html import escape as _xml
 from typing import Any
 
-from compiler.display import ID_CHARACTERS, cut, escape
+from compiler.display import ID_CHARACTERS, clip, cut, escape
+from compiler.ids import MAX_LENGTH
 from compiler.layout import GAP_X, LINE, LIST_SHOWN, MARGIN, Box, Edge, Layout
 from compiler.view import Graph
 
@@ -143,7 +144,8 @@ def box_svg(box: Box, graph: Graph, items: Sequence[dict[str, Any]]) -> str:
         ident = graph.ids[box.item]
         change = item.get("change") or ""
         title = "\n".join(_xml(line) for line in details(item))  # each line shown safely: a line break of ours
-        return (f'<g class="{classes(box, item)}" data-id="{attr(ident)}"><title>{title}</title>'
+        whole = clip(escape(ident), MAX_LENGTH)  # the id as written, as long as an id may be (an error past it)
+        return (f'<g class="{classes(box, item)}" data-id="{attr(whole)}"><title>{title}</title>'
                 f'<rect x="{x}" y="{y}" width="{box.w}" height="{box.h}" rx="6"/>'
                 f'<text class="id" x="{x + 10}" y="{y + 20}">{attr(cut(ident, ID_CHARACTERS))}</text>'
                 f'<text x="{x + 10}" y="{y + 39}">{attr(cut(change, CHANGE_CHARACTERS))}</text></g>\n')

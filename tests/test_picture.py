@@ -155,9 +155,9 @@ def test_dot_of_a_hostile_plan_is_read_by_graphviz_with_one_node_per_item(tmp_pa
 
 
 def _long_text_plan() -> dict[str, Any]:
-    """A blocked plan of long text: an id of 1,000 characters (ids are 128 at most), a change and a
+    """A blocked plan of long text: an id of 5,000 characters (ids are 128 at most), a change and a
     proof of 3,000, twenty evidence entries of 300, and an item that depends on the long id."""
-    long_id = "x" * 1_000
+    long_id = "x" * 5_000
     return {"items": [
         {"id": long_id, "change": "c" * 3_000, "proof": "q" * 3_000,
          "evidence": [{"path": f"{'p' * 280}{k}.py", "contains": "z" * 20} for k in range(20)]},
@@ -180,6 +180,8 @@ def test_no_line_of_a_graph_is_longer_than_2000_characters_whatever_the_plan_hol
         assert f'n1["{"x" * 25}…"]' in result.stdout and "x" * 27 not in result.stdout
     if fmt == "dot":
         assert f'label="{"x" * 25}…\\n' in result.stdout
+    if fmt == "svg":  # the box's data-id: the id whole, as far as an id can be long (128)
+        assert f'data-id="{"x" * 128}... (4,872 more characters)"' in result.stdout
 
 
 @pytest.mark.skipif(DOT is None, reason="Graphviz's dot is not installed: apt-get install -y graphviz")
