@@ -943,7 +943,8 @@ def test_fix_that_would_change_the_meaning_writes_nothing(fixable: Path, capsys:
     import compiler.fix
 
     real = compiler.fix.apply_to_yaml
-    monkeypatch.setattr(compiler.fix, "apply_to_yaml", lambda text, edits: real(text, edits).replace("Do a", "Do z"))
+    monkeypatch.setattr(compiler.fix, "apply_to_yaml",
+                        lambda text, edits, **kw: real(text, edits, **kw).replace("Do a", "Do z"))
     code, out, err, _ = run(capsys, "fix", str(fixable))
     assert code == 1 and "nothing was written" in err
     assert_clean(out + err)
