@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from compiler.core.version import __version__
 
 __all__ = ["CompileResult", "Diagnostic", "PlanInputError", "__version__", "compile_plan", "compile_to_folder"]
 

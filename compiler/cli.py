@@ -14,10 +14,10 @@ from typing import Any
 
 import click
 
-from compiler import __version__
 from compiler.commands._output import err, show_input_error
 from compiler.core.diagnostics import PlanInputError
 from compiler.core.exits import EXIT_INPUT, EXIT_INTERNAL, EXIT_READY, INTERRUPTED
+from compiler.core.version import __version__
 
 
 class _Group(click.Group):

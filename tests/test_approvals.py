@@ -17,6 +17,7 @@ from compiler.analysis import approvals
 from compiler.api import approve
 from compiler.cli import cli
 from compiler.compile.emit import build_output
+from compiler.core import display
 from compiler.load.document import parse_text
 from compiler.model.validate import build_plan
 from compiler.model.values import Item
@@ -445,6 +446,19 @@ def test_approve_refuses_a_plan_blocked_by_other_problems(tmp_path: Path) -> Non
 def test_approve_bad_options_are_exit_2(tmp_path: Path, args: list[str], words: str) -> None:
     code, output, plan = _approve(tmp_path, "sign-off", *args)
     assert code == 2 and words in output
+    assert plan.read_text(encoding="utf-8") == PLAN
+
+
+@pytest.mark.parametrize("name", ["\x1b[31mred\x1b[0m", "Ana\nLima", "Ana\u202eLima", "Ana\tLima", "Ana\u200bLima",
+                                  "Ana\x85Lima"])
+def test_approve_refuses_a_name_with_control_or_invisible_characters(tmp_path: Path, name: str) -> None:
+    """--by is a person's name: a control character, a line break, a bidirectional control or an
+    invisible one (compiler/core/display.py's UNSAFE) is a usage error (exit 2, nothing written), its
+    character shown escaped, never raw."""
+    code, output, plan = _approve(tmp_path, "sign-off", "--by", name, "--at", "2026-12-01T15:04:05Z")
+    assert code == 2, output
+    assert "give a person's name" in output and "control or invisible character" in output
+    assert display.UNSAFE.search(output.replace("\n", "")) is None
     assert plan.read_text(encoding="utf-8") == PLAN
 
 

@@ -957,7 +957,7 @@ def test_fix_that_would_change_the_meaning_writes_nothing(fixable: Path, capsys:
 
     real = compiler.api.fix.apply_to_yaml
     monkeypatch.setattr(compiler.api.fix, "apply_to_yaml",
-                        lambda text, edits: real(text, edits).replace("Do a", "Do z"))
+                        lambda text, edits, **kw: real(text, edits, **kw).replace("Do a", "Do z"))
     code, out, err, _ = run(capsys, "fix", str(fixable))
     assert code == 1 and "nothing was written" in err
     assert_clean(out + err)

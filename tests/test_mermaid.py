@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compiler.core.display import ID_CHARACTERS
 from compiler.render import mermaid
 from compiler.render.mermaid import flowchart
 from compiler.render.view import Graph
@@ -83,11 +84,22 @@ def test_a_wave_wider_than_the_page_is_one_node() -> None:
 
 
 def test_a_wave_of_long_ids_is_one_node_but_a_wave_of_one_item_is_drawn() -> None:
-    ids = ("x" * 40, "y" * 40, "z" * 128)
-    text, _ = flowchart(G(ids, ((1, 2), (3,)), ((1, 3), (2, 3))))
+    """Labels are ids cut as every picture cuts them (26 characters): three cut ids are wider than
+    the page, two are not; an id of any length is one label of 26 characters."""
+    ids = ("x" * 40, "y" * 40, "w" * 40, "z" * 5_000, "u" * 40, "v" * 40)
+    text, _ = flowchart(G(ids, ((1, 2, 3), (4,), (5, 6)), ((1, 4), (2, 4), (3, 4), (4, 5), (4, 6))))
     assert text is not None
-    assert '  w1[["Wave 1#58; 2 items"]]' in text and f'    n3["{"z" * 128}"]' in text
-    assert text.endswith("  w1 --> n3\n")
+    assert '  w1[["Wave 1#58; 3 items"]]' in text and f'    n4["{"z" * 25}…"]' in text
+    assert f'    n5["{"u" * 25}…"]\n    n6["{"v" * 25}…"]' in text
+    assert text.endswith("  w1 --> n4\n  n4 --> n5\n  n4 --> n6\n")
+    assert max(map(len, text.split("\n"))) < 40
+
+
+@pytest.mark.parametrize("ident", ["x" * 5_000, "#" * 5_000, "\x1b" * 2_000])
+def test_a_label_is_the_id_cut_whatever_its_length_in_a_blocked_plan_too(ident: str) -> None:
+    text, _ = flowchart(Graph((ident, "b"), [], ((), (ident,))))
+    assert text is not None
+    assert max(map(len, text.split("\n"))) <= 26 * len("#35;") + 10
 
 
 @pytest.mark.parametrize("n", [64, 1_000, 10_000, 100_000])
@@ -167,9 +179,9 @@ def test_every_ready_plans_graph_is_drawn_within_mermaids_limits_and_the_pages_w
     nodes, edges, rows = parts(text)
     assert len(edges) <= 500 and len(set(edges)) == len(edges)
     assert len(rows) <= mermaid.MAX_WAVES
-    for row in rows:  # a wave drawn item by item is no wider than the page
+    for row in rows:  # a wave drawn item by item is no wider than the page: its labels, ids cut
         assert len(row) == 1 or (len(row) <= mermaid.MAX_WAVE_ITEMS and sum(
-            len(graph.ids[int(n[1:]) - 1]) for n in row) <= mermaid.MAX_WAVE_CHARACTERS)
+            min(len(graph.ids[int(n[1:]) - 1]), ID_CHARACTERS) for n in row) <= mermaid.MAX_WAVE_CHARACTERS)
     assert len(nodes) == len(set(nodes))
 
 

@@ -78,9 +78,9 @@ def _ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess
 def _source_version() -> str:
     # Read the file rather than `compiler.__version__`: the wheel must carry what the source says,
     # whatever this process happened to import.
-    text = (REPO / "compiler" / "__init__.py").read_text(encoding="utf-8")
+    text = (REPO / "compiler" / "core" / "version.py").read_text(encoding="utf-8")
     match = re.search(r'^__version__ = "([^"]+)"$', text, re.MULTILINE)
-    assert match, "compiler/__init__.py has no __version__ line"
+    assert match, "compiler/core/version.py has no __version__ line"
     return match.group(1)
 
 

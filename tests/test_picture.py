@@ -154,6 +154,53 @@ def test_dot_of_a_hostile_plan_is_read_by_graphviz_with_one_node_per_item(tmp_pa
     assert len(graph.get("edges", [])) == 3
 
 
+def _long_text_plan() -> dict[str, Any]:
+    """A blocked plan of long text: an id of 5,000 characters (ids are 128 at most), a change and a
+    proof of 3,000, twenty evidence entries of 300, and an item that depends on the long id."""
+    long_id = "x" * 5_000
+    return {"items": [
+        {"id": long_id, "change": "c" * 3_000, "proof": "q" * 3_000,
+         "evidence": [{"path": f"{'p' * 280}{k}.py", "contains": "z" * 20} for k in range(20)]},
+        {"id": "b", "change": "c", "evidence": ["a.py"], "depends_on": [long_id], "proof": "p"},
+        {"id": "y" * 40, "change": "c", "evidence": ["a.py"], "depends_on": ["b"], "proof": "p"}]}
+
+
+@pytest.mark.parametrize("fmt", ["mermaid", "dot", "svg"])
+def test_no_line_of_a_graph_is_longer_than_2000_characters_whatever_the_plan_holds(
+        tmp_path: Path, fmt: str) -> None:
+    """Labels show ids cut as every picture cuts them (compiler/core/display.py's ID_CHARACTERS), and
+    tooltips keep each of their lines on a line of its own (DOT: a string continued on the next
+    line), so that no line of a graph fills a screen or a CI log."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(_long_text_plan()), encoding="utf-8")
+    result = run(str(plan), "--no-verify-evidence", "--format", fmt)
+    assert result.exit_code == 0, result.output
+    assert max(map(len, result.stdout.split("\n"))) <= 2_000
+    if fmt == "mermaid":  # a node's label: the id cut, as in the SVG's box
+        assert f'n1["{"x" * 25}…"]' in result.stdout and "x" * 27 not in result.stdout
+    if fmt == "dot":
+        assert f'label="{"x" * 25}…\\n' in result.stdout
+    if fmt == "svg":  # the box's data-id: the id whole, as far as an id can be long (128)
+        assert f'data-id="{"x" * 128}... (4,872 more characters)"' in result.stdout
+
+
+@pytest.mark.skipif(DOT is None, reason="Graphviz's dot is not installed: apt-get install -y graphviz")
+def test_a_dot_tooltip_of_many_lines_reads_back_whole_in_graphviz(tmp_path: Path) -> None:
+    """Each line of a tooltip on a line of its own, the string continued with a backslash: Graphviz
+    reads the tooltip as one string, its lines joined by its own line breaks, nothing lost."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(_long_text_plan()), encoding="utf-8")
+    result = run(str(plan), "--no-verify-evidence", "--format", "dot")
+    assert DOT is not None
+    done = subprocess.run([DOT, "-Tjson"], input=result.stdout.encode("utf-8"), capture_output=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    nodes = [o for o in json.loads(done.stdout)["objects"] if "nodes" not in o]
+    tooltip = nodes[0]["tooltip"].split("\\n")
+    assert len(tooltip) == 22 and tooltip[0].startswith("x" * 299) and tooltip[1].startswith("evidence: pppp")
+    assert tooltip[-1] == "proof: " + "q" * 292 + "…"
+
+
 def test_mermaid_of_a_large_blocked_plan_says_why_it_is_left_out(tmp_path: Path) -> None:
     plan = tmp_path / "plan.json"
     items = [{"id": f"i{k}", "change": "c", "evidence": ["a.py:1"], "proof": "", "depends_on": []} for k in range(9)]

@@ -269,6 +269,49 @@ def test_fix_pin_dry_run_writes_nothing(write: Callable[..., Path]) -> None:
     assert plan.read_text(encoding="utf-8") == pinned_plan("- app.py:4")
 
 
+@pytest.mark.parametrize("dry_run", [False, True])
+@pytest.mark.parametrize("head", ["goal: Sign-up & log-in, *all* of it\n", "goal: &g Ship it\nplan: *g\n",
+                                  ": &0 :*\n"])
+def test_fix_pin_adds_a_pin_key_to_an_entry_in_a_plan_with_anchors_or_their_characters(
+        write: Callable[..., Path], head: str, dry_run: bool) -> None:
+    """A pin is a key new to its entry: in a plan whose text holds ``&`` and ``*`` (as text, or
+    anchors and aliases elsewhere), the entry is not shared, so it is pinned like any other."""
+    write("app.py", SOURCE)
+    text = head + pinned_plan("- path: app.py\n        line: 4")
+    plan = write("plan.yaml", text)
+    result = run("fix", "--pin", *(["--dry-run"] if dry_run else []), str(plan))
+    assert result.exit_code == (1 if head.startswith(":") else 0), result.output  # an empty key: EP010
+    assert f"fix{'' if dry_run else 'ed'}: signup: pinned app.py:4 at {lines_pin(4, 4)}" in result.output
+    pinned = text.replace("line: 4\n", f"line: 4\n        pin: {lines_pin(4, 4)}\n")
+    assert plan.read_text(encoding="utf-8") == (text if dry_run else pinned)
+
+
+def test_fix_pin_leaves_an_entry_shared_through_an_alias_and_says_so(write: Callable[..., Path]) -> None:
+    """An entry written once and used again through an alias would get its pin everywhere at
+    once: it is left as it is and named, and the others are pinned."""
+    write("app.py", SOURCE)
+    text = """\
+items:
+  - id: a
+    change: c
+    evidence:
+      - &shared {path: app.py, line: 4}
+      - {path: app.py, line: 5}
+    proof: make test
+  - id: b
+    change: c
+    evidence: [*shared]
+    proof: make test
+"""
+    plan = write("plan.yaml", text)
+    result = run("fix", "--pin", str(plan))
+    assert result.exit_code == 0, result.output  # left as it is, the plan holds: nothing blocks it
+    left = [line for line in result.output.splitlines() if line.startswith("not fixed: ")]
+    assert len(left) == 2 and all("used again through a YAML alias" in line for line in left), result.output
+    assert plan.read_text(encoding="utf-8") == text.replace(
+        "{path: app.py, line: 5}", f"{{path: app.py, line: 5, pin: {lines_pin(5, 5)}}}")
+
+
 def test_a_path_that_is_not_plain_yaml_is_quoted_in_the_pinned_entry(write: Callable[..., Path]) -> None:
     write("a, b.py", SOURCE)
     plan = write("plan.yaml", pinned_plan("- 'a, b.py:4'"))

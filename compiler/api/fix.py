@@ -11,19 +11,21 @@ Two repairs, both meaning-preserving, and one rewrite on request:
 
 YAML is edited *in place in the text*: only the characters of the changed scalars (and of a
 replaced key), and the lines of removed entries, change; comments, key order, quoting and layout
-stay byte for byte. Positions come from ruamel.yaml's composed nodes. The edited text is parsed
-again and must give exactly the intended data, or nothing is written. JSON plans are rewritten
+stay byte for byte. Positions come from the composed nodes on the edits' paths (compiler/
+yaml_nodes.py: libyaml's events, or ruamel.yaml's composer where the fast reader would defer).
+The edited text is parsed again and must give exactly the intended data, or nothing is written. JSON plans are rewritten
 in convert's layout (one key per line).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from compiler.compile.pipeline import CompileResult, compile_document
-from compiler.core.display import clip, quoted
+from compiler.core.display import UNSAFE, clip, quoted
 from compiler.load.document import Document, parse_text
 from compiler.load.sourcemap import Path, Position, SourceMap
 from compiler.model.values import Evidence, Item
@@ -236,45 +238,71 @@ def apply_to_data(data: Any, edits: list[Edit]) -> Any:
     return out
 
 
-def apply_to_yaml(text: str, edits: list[Edit]) -> str:
+def apply_to_yaml(text: str, edits: list[Edit], *, nodes: tuple[Any, bool] | None = None) -> str:
     """Edit the YAML text itself: scalars are replaced in place (keeping their quotes), a renamed
     key and its value likewise, a scalar replaced by a mapping becomes a flow mapping in its
     place, a key new to a mapping is added after its last entry (a line of its own in block
     style, ``, key: value`` in flow style), and removed sequence entries take their lines (block
-    style) or their ', item' (flow style) with them."""
-    from ruamel.yaml import YAML
+    style) or their ', item' (flow style) with them. The positions come from one reading of the
+    text (compiler/load/yaml_nodes.py), whatever the number of edits, or from ``nodes``, what its
+    ``compose`` gave for paths that include the edits'; raises FixError for a path that is not in
+    the text."""
+    from compiler.load.yaml_nodes import compose
 
-    root = YAML(typ="safe", pure=True).compose(text)
+    root, _ = nodes if nodes is not None else compose(text, [path for path, _ in edits])
+    removed: dict[Path, set[int]] = {}  # a sequence's path -> the indexes removed from it
+    for path, value in edits:
+        if value is REMOVE:
+            removed.setdefault(path[:-1], set()).add(path[-1])
+    first_kept = {seq: next(i for i in itertools.count() if i not in indexes) for seq, indexes in removed.items()}
     spans: list[tuple[int, int, str]] = []
     for path, value in edits:
-        node, parent = root, None
-        for n, part in enumerate(path):
-            parent = node
-            if isinstance(part, int):
-                node = node.value[part]
-            else:
-                found = next((v for k, v in node.value if k.value == part), None)
-                if found is None and n == len(path) - 1:
-                    spans.append(_added_key(text, node, part, value))
-                    break
-                node = found
+        node, parent = _node_at(root, path)
+        if node is None:
+            spans.append(_added_key(text, parent, path[-1], value))
+        elif value is REMOVE:
+            spans.append(_removal(text, parent, path[-1], first_kept[path[:-1]]))
+        elif isinstance(value, Rename):
+            key = next(k for k, _ in parent.value if k.value == path[-1])
+            spans.append(_replacement(text, key, value.key))
+            spans.append(_replacement(text, node, value.value))
+        elif isinstance(value, dict):
+            spans.append((node.start_mark.index, node.end_mark.index, _flow_mapping(value)))
+        elif node.start_mark.index == node.end_mark.index and isinstance(path[-1], str):
+            spans.append(_filled(text, parent, path[-1], value))
         else:
-            if value is REMOVE:
-                spans.append(_removal(text, parent, path[-1]))
-            elif isinstance(value, Rename):
-                assert parent is not None  # a renamed key has its mapping
-                key = next(k for k, _ in parent.value if k.value == path[-1])
-                spans.append(_replacement(text, key, value.key))
-                spans.append(_replacement(text, node, value.value))
-            elif isinstance(value, dict):
-                spans.append((node.start_mark.index, node.end_mark.index, _flow_mapping(value)))
-            elif node.start_mark.index == node.end_mark.index and isinstance(path[-1], str):
-                spans.append(_filled(text, parent, path[-1], value))
-            else:
-                spans.append(_replacement(text, node, value))
-    for start, end, new in sorted(spans, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text
+            spans.append(_replacement(text, node, value))
+    pieces: list[str] = []  # the text between the spans and their replacements, in order: one join
+    end = len(text)
+    for start, stop, new in sorted(spans, reverse=True):
+        pieces += (text[stop:end], new)
+        end = start
+    pieces.append(text[:end])
+    return "".join(reversed(pieces))
+
+
+def _child(node: Any, part: Any) -> Any:
+    """The child of a composed node at one step of a path (an index, a key), or None."""
+    kind = type(node).__name__
+    if kind == "SequenceNode" and type(part) is int:
+        return node.value[part] if 0 <= part < len(node.value) else None
+    if kind == "MappingNode" and type(part) is str:
+        return next((v for k, v in node.value if k.value == part), None)
+    return None
+
+
+def _node_at(root: Any, path: Path) -> tuple[Any, Any]:
+    """The node at ``path`` and its parent; (None, the mapping) when the last step is a key the
+    mapping does not have yet (an edit that adds it). Raises FixError when the path is not in
+    the text."""
+    node, parent = root, None
+    for n, part in enumerate(path):
+        parent, node = node, _child(node, part)
+        if node is None:
+            if n == len(path) - 1 and type(parent).__name__ == "MappingNode" and type(part) is str:
+                return None, parent
+            raise FixError("the edited file would not read back as intended; nothing was written")
+    return node, parent
 
 
 # Text that reads back as itself, written plain, in YAML 1.2 and 1.1 alike, in block and flow
@@ -288,8 +316,8 @@ _NOT_TEXT = re.compile(r"y|n|yes|no|on|off|true|false|null|\.inf|\.nan", re.IGNO
 
 def _replacement(text: str, node: Any, value: Any) -> tuple[int, int, str]:
     """The span of a scalar node and what replaces it: ``value`` in the node's quotes, escaped
-    for them; for a plain node, plain when that reads back as the same text, else single-quoted.
-    A block scalar (``|``, ``>``) becomes a single-quoted one, keeping the line break it ends with."""
+    for them; for a plain node, plain when that reads back as the same text, else quoted. A
+    block scalar (``|``, ``>``) becomes a quoted one, keeping the line break it ends with."""
     start, end = node.start_mark.index, node.end_mark.index
     if text[start] in "|>":
         body = text[start:end]
@@ -305,16 +333,36 @@ def _filled(text: str, mapping: Any, key: str, value: Any) -> tuple[int, int, st
     return colon + 1, colon + 1, " " + _scalar_text("", value)
 
 
+# What a single-quoted scalar cannot hold as itself, nor should a plan show raw: what YAML does
+# not allow in a file (C0 controls but tab and line breaks, DEL, C1 but NEL, surrogates, U+FFFE,
+# U+FFFF), line breaks (folded to a space inside quotes: \n, \r, NEL, U+2028, U+2029) and
+# compiler/core/display.py's unsafe characters (bidirectional and invisible controls, the byte-order
+# mark, tabs). Such text is written double-quoted, each of these characters as an escape.
+_ESCAPED = re.compile(f"{UNSAFE.pattern[:-1]}\ufffe\uffff]")
+_NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x00": "\\0"}
+_DOUBLE_QUOTED = re.compile(f'[\\\\"{_ESCAPED.pattern[1:-1]}]')
+
+
+def _yaml_escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    named = _NAMED_ESCAPES.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
 def _scalar_text(quote: str, value: Any) -> str:
+    """``value`` as a YAML scalar that reads back as itself, in both readers: plain where the node
+    was plain and that is safe, else in the node's quotes where they can hold it, else
+    double-quoted with escapes."""
     if not isinstance(value, str):
         return f"{quote}{value}{quote}"
-    if quote == '"':
-        import json
-
-        return json.dumps(value, ensure_ascii=False)
-    if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
-        return value
-    return "'" + value.replace("'", "''") + "'"
+    if quote != '"' and _ESCAPED.search(value) is None:
+        if quote == "" and _PLAIN.fullmatch(value) and not _NOT_TEXT.fullmatch(value):
+            return value
+        return "'" + value.replace("'", "''") + "'"
+    return '"' + _DOUBLE_QUOTED.sub(_yaml_escape, value) + '"'
 
 
 def _flow_mapping(value: dict[str, Any]) -> str:
@@ -353,13 +401,18 @@ def same_key_order(a: Any, b: Any) -> bool:
     return True
 
 
-def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
+def _removal(text: str, seq: Any, index: int, first_kept: int) -> tuple[int, int, str]:
+    """The span that removing entry ``index`` of a sequence takes, ``first_kept`` being the first
+    entry that stays: the spans of several removals never overlap, and together leave the entries
+    kept with their separators (``[a, b, c]`` without a and b is ``[c]``)."""
     entries = seq.value
     node = entries[index]
     if seq.flow_style:
-        if index > 0:
+        if index > first_kept:  # after a kept entry: its ', item' goes
             return entries[index - 1].end_mark.index, node.end_mark.index, ""
-        return node.start_mark.index, entries[1].start_mark.index, ""
+        if index + 1 < len(entries):  # in the leading run of removed entries: 'item, ' goes
+            return node.start_mark.index, entries[index + 1].start_mark.index, ""
+        return node.start_mark.index, node.end_mark.index, ""  # the last of all: the list is left empty
     # Block style: from the start of the line holding this entry's dash to the start of the
     # line after the entry.
     dash = text.rfind("-", 0, node.start_mark.index)
@@ -374,14 +427,17 @@ def _removal(text: str, seq: Any, index: int) -> tuple[int, int, str]:
     return line_start, end, ""
 
 
-def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
+def shared_through_alias(text: str, edits: list[Edit], *, nodes: tuple[Any, bool] | None = None) -> list[int]:
     """Indexes of the edits that would change a YAML node written once and used again through an
     alias (``&name`` ... ``*name``): edited in place, it would change every use at once, so such
-    edits are left to a person. The fast reader defers on aliases, so this runs only for a plan
-    that has some."""
-    from ruamel.yaml import YAML
+    edits are left to a person. An edit that adds a key changes the mapping it adds it to. A
+    text without aliases costs one pass of libyaml (compiler/load/yaml_nodes.py defers on them);
+    ``nodes`` as for ``apply_to_yaml``."""
+    from compiler.load.yaml_nodes import compose
 
-    root = YAML(typ="safe", pure=True).compose(text)
+    root, reference = nodes if nodes is not None else compose(text, [path for path, _ in edits])
+    if not reference:  # composed from libyaml's events, which hold no alias
+        return []
     uses: dict[int, int] = {}
     stack = [root]
     while stack:  # iterative, and each shared node walked once
@@ -398,9 +454,10 @@ def shared_through_alias(text: str, edits: list[Edit]) -> list[int]:
     for n, (path, _) in enumerate(edits):
         node = root
         for part in path:
-            if uses.get(id(node), 0) > 1:
+            child = _child(node, part) if uses.get(id(node), 0) <= 1 else None
+            if child is None:  # shared, or a key the edit adds: this node decides
                 break
-            node = node.value[part] if isinstance(part, int) else next(v for k, v in node.value if k.value == part)
+            node = child
         if uses.get(id(node), 0) > 1:
             shared.append(n)
     return shared
@@ -472,8 +529,12 @@ def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, d
               pin: bool = False, to_symbols: bool = False) -> FixResult:
     result = compile_document(doc, path, root=root)
     edits, notes, left = plan_edits(result, pin=pin, to_symbols=to_symbols)
+    nodes = None  # the YAML nodes of the edits' paths, composed once for both uses
     if edits and doc.format == "yaml" and ("&" in text and "*" in text):
-        shared = set(shared_through_alias(text, edits))
+        from compiler.load.yaml_nodes import compose
+
+        nodes = compose(text, [at for at, _ in edits])
+        shared = set(shared_through_alias(text, edits, nodes=nodes))
         left += [f"it is used again through a YAML alias (&name, *name), so edit it by hand: {notes[n]}"
                  for n in sorted(shared)]
         edits = [e for n, e in enumerate(edits) if n not in shared]
@@ -486,7 +547,7 @@ def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, d
 
         fixed = dump_json(intended)  # the layout convert writes: one key per line
     else:
-        fixed = apply_to_yaml(text, edits)
+        fixed = apply_to_yaml(text, edits, nodes=nodes)
     again = parse_text(fixed, doc.name, doc.format)
     # The safety net: never write a file that means something else. Mappings compare equal in
     # any key order, so where a key was renamed the order is compared too.

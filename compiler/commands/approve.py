@@ -29,12 +29,17 @@ def command(plan: str, ident: str, by: str, at: str | None, root: str | None) ->
     from compiler.analysis import approvals
     from compiler.api import approve
     from compiler.commands._output import err, rewrite_plan, show_diagnostics
+    from compiler.core.display import UNSAFE, escape, quoted
     from compiler.load.document import load_with_text
 
     if plan == "-":
         raise click.UsageError("approve edits a file in place: give its path, not -")
     if not by.strip():
         raise click.BadParameter("give the name of who approves", param_hint="--by")
+    unsafe = UNSAFE.search(by)
+    if unsafe is not None:  # a name, recorded in the plan and shown in logs: nothing that redraws or hides text
+        raise click.BadParameter(f"give a person's name: {quoted(by)} holds the control or invisible character"
+                                 f" {escape(unsafe.group())}", param_hint="--by")
     if at is None:
         at = approve.now()
     elif not approvals.valid_date_time(at):

@@ -29,6 +29,9 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 # A value from the plan, inside a message, is cut past this many characters.
 MAX_VALUE = 120
+# What a picture of the plan shows of an id in its box or node (the SVG's 220-pixel box in 13 px
+# sans-serif, DOT's and Mermaid's nodes alike); a longer id is cut with an ellipsis (``cut``).
+ID_CHARACTERS = 26
 # A list of names (unknown ids, a cycle) inside a message shows this many, then a count.
 MAX_NAMES = 10
 
@@ -75,6 +78,13 @@ def clip(text: str, limit: int = MAX_VALUE) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` shown safely, cut to ``limit`` characters with an ellipsis: in a picture, where a
+    count of what was left out would not fit."""
+    s = escape(text)
+    return s if len(s) <= limit else s[:limit - 1] + "…"
 
 
 def quoted(text: str, limit: int = MAX_VALUE) -> str:

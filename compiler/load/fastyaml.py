@@ -198,8 +198,9 @@ def _skipped(text: str) -> Doubt | None:
 NO_DOCUMENT = object()  # a text without a document (nothing, or only comments), not a null one
 
 
-def _parser(text: str) -> Any:
-    """libyaml's parser for ``text``, or None where this path is not to be taken."""
+def event_parser(text: str) -> Any:
+    """libyaml's parser for ``text``, or None where this path is not to be taken (also the
+    condition of compiler/load/yaml_nodes.py, which composes the nodes an edit needs from its events)."""
     if "%YAML" in text or "\t" in text or _LINE_BREAKS_1_1.search(text) is not None:
         # libyaml (1.1) knows no directive for 1.2. Tabs: libyaml, as the YAML spec, takes them
         # between tokens and inside plain text, where ruamel.yaml refuses them. U+2028, U+2029
@@ -215,7 +216,7 @@ def _parser(text: str) -> Any:
 
 def _read(text: str, max_depth: int, max_items: int) -> Any:
     """The data, or a Doubt."""
-    parser = _parser(text)
+    parser = event_parser(text)
     if parser is None:
         return _skipped(text) or Doubt("libyaml is not installed", None)
     from yaml import events
@@ -249,7 +250,7 @@ def _positions(text: str) -> tuple[Any, Any]:
     from yaml import events
 
     lines, columns = positions_array(text), positions_array(text)
-    parser = _parser(text)
+    parser = event_parser(text)
     assert parser is not None  # the first pass took this path
     scalar, mapping_start, sequence_start = events.ScalarEvent, events.MappingStartEvent, events.SequenceStartEvent
     mapping_end, sequence_end = events.MappingEndEvent, events.SequenceEndEvent

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from compiler.core.display import ID_CHARACTERS, cut
 from compiler.render.layout import LIST_SHOWN, Layout
-from compiler.render.svg import CHANGE_CHARACTERS, ID_CHARACTERS, cut, details, state
+from compiler.render.svg import CHANGE_CHARACTERS, details, state
 from compiler.render.view import Graph
 
 _FILL = {"done": "#dcfce7", "doing": "#dbeafe", "dropped": "#f3f4f6"}
@@ -33,6 +34,13 @@ def quote(text: str) -> str:
 def _label(*lines: str) -> str:
     """A label of several lines: each line quoted as text, joined by DOT's own line break."""
     return '"' + "\\n".join(map(_escaped, lines)) + '"'
+
+
+def _tooltip(*lines: str) -> str:
+    """A tooltip of several lines (as many as an item has evidence entries): each on a line of the
+    file of its own, the string continued with a backslash before the line break (which DOT
+    removes), so that no line of the file is longer than one line of the tooltip."""
+    return '"' + "\\n\\\n".join(map(_escaped, lines)) + '"'
 
 
 def dot_pieces(lay: Layout, graph: Graph, items: Sequence[dict[str, Any]]) -> Iterator[str]:
@@ -61,7 +69,7 @@ def _node(b: int, lay: Layout, graph: Graph, items: Sequence[dict[str, Any]]) ->
         return f"b{b} [label={_label(box.title, *shown)}, shape=folder];"
     item = items[box.item] if box.item < len(items) else {"id": graph.ids[box.item]}
     label = _label(cut(graph.ids[box.item], ID_CHARACTERS), cut(item.get("change") or "", CHANGE_CHARACTERS))
-    attrs = [f"label={label}", f"tooltip={_label(*details(item))}"]
+    attrs = [f"label={label}", f"tooltip={_tooltip(*details(item))}"]
     if s := state(item):
         attrs.append(f'fillcolor="{_FILL[s]}"')
     if item.get("kind") == "approval":

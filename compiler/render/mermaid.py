@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from itertools import chain, repeat
 
-from compiler.core.display import escape
+from compiler.core.display import ID_CHARACTERS, cut, escape
 from compiler.render.view import Graph
 
 # What Mermaid 11 draws by default, and a diagram cannot raise (GitHub keeps the defaults): past
@@ -20,10 +20,11 @@ MAX_EDGES = 500
 MAX_TEXT = 50_000
 # What stays legible on a page about 1,000 pixels wide, measured with Mermaid 11 in Chromium: the
 # graph runs top down, a wave to a row (about 150 pixels high), its items side by side (about
-# 60 pixels each, and 11 more per character of the id). A wave of more items, or of longer ids
-# together, is one node ("Wave 3: 120 items"); a wave of one item is always drawn.
+# 60 pixels each, and 11 more per character of its label: the id, cut past ID_CHARACTERS). A wave
+# of more items, or of longer labels together, is one node ("Wave 3: 120 items"); a wave of one
+# item is always drawn.
 MAX_WAVE_ITEMS = 8
-MAX_WAVE_CHARACTERS = 64  # the ids of a wave drawn item by item, together: about 1,200 pixels at most
+MAX_WAVE_CHARACTERS = 64  # the labels of a wave drawn item by item, together: about 1,200 pixels at most
 MAX_WAVES = 50  # drawn wave by wave: about 7,500 pixels high
 # Past MAX_WAVES, or where folding wide waves still leaves more edges or text than Mermaid takes,
 # consecutive waves are folded together ("Waves 1–40: 312 items") into at most this many nodes:
@@ -78,9 +79,15 @@ def label(text: object) -> str:
 
 def item_node(name: str, ident: str, graph: Graph) -> str:
     """An item's node: a box, or for an approval a hexagon (a gate a person passes), with its
-    progress class (done, dropped) when it has one."""
+    progress class (done, dropped) when it has one. Its label is the id cut as every picture cuts
+    it (ID_CHARACTERS, with an ellipsis): the node's name, not its label, carries the edges."""
     shape = ('{{"', '"}}') if ident in graph.approvals else ('["', '"]')
-    return _node(name, ident, _state(graph, ident), shape)
+    return _node(name, cut(ident, ID_CHARACTERS), _state(graph, ident), shape)
+
+
+def _shown(wave: list[str]) -> int:
+    """The characters of a wave's labels together, as drawn (each id cut)."""
+    return sum(len(cut(ident, ID_CHARACTERS)) for ident in wave)
 
 
 def flowchart(graph: Graph) -> tuple[str | None, str | None]:
@@ -101,7 +108,7 @@ def flowchart(graph: Graph) -> tuple[str | None, str | None]:
         return text, None
     if len(graph.waves) <= MAX_WAVES:
         wide = {w for w, wave in enumerate(graph.waves, 1)
-                if len(wave) > MAX_WAVE_ITEMS or (len(wave) > 1 and sum(map(len, wave)) > MAX_WAVE_CHARACTERS)}
+                if len(wave) > MAX_WAVE_ITEMS or (len(wave) > 1 and _shown(wave) > MAX_WAVE_CHARACTERS)}
         drawn = _by_wave(graph, wide)
         if drawn is not None:
             if not wide:

@@ -12,13 +12,13 @@ from collections.abc import Iterator, Sequence
 from html import escape as _xml
 from typing import Any
 
-from compiler.core.display import escape
+from compiler.core.display import ID_CHARACTERS, clip, cut, escape
+from compiler.core.ids import MAX_LENGTH
 from compiler.render.layout import GAP_X, LINE, LIST_SHOWN, MARGIN, Box, Edge, Layout
 from compiler.render.view import Graph
 
-# What a box shows of its id and its change, in characters (13 px sans-serif in a 220 px box);
-# longer text is cut with an ellipsis, and shown whole in the box's <title> (on hover).
-ID_CHARACTERS = 26
+# What a box shows of its change, in characters (of its id: ID_CHARACTERS, as every picture);
+# longer text is cut with an ellipsis, and shown in the box's <title> (on hover).
 CHANGE_CHARACTERS = 32
 # What a box's <title> shows of each evidence entry and of the proof, in characters.
 DETAIL_CHARACTERS = 300
@@ -40,12 +40,6 @@ STYLE = """\
 .box text.more{fill:#475569}
 .column{font:bold 13px sans-serif;fill:#334155}
 """
-
-
-def cut(text: str, limit: int) -> str:
-    """``text`` shown safely, cut to ``limit`` characters with an ellipsis."""
-    s = escape(text)
-    return s if len(s) <= limit else s[:limit - 1] + "…"
 
 
 def attr(text: object) -> str:
@@ -106,7 +100,7 @@ def edges_svg(lay: Layout, graph: Graph) -> Iterator[str]:
     for edge in lay.edges:
         kind = "edge critical" if edge.critical else "edge"
         yield (f'<path class="{kind}" d="{edge_path(lay, edge)}" marker-end="url(#arrow)">'
-               f"<title>{attr(edge_title(lay, edge, graph))}</title></path>\n")
+               f"<title>{attr(cut(edge_title(lay, edge, graph), DETAIL_CHARACTERS))}</title></path>\n")
 
 
 def details(item: dict[str, Any]) -> list[str]:
@@ -150,7 +144,8 @@ def box_svg(box: Box, graph: Graph, items: Sequence[dict[str, Any]]) -> str:
         ident = graph.ids[box.item]
         change = item.get("change") or ""
         title = "\n".join(_xml(line) for line in details(item))  # each line shown safely: a line break of ours
-        return (f'<g class="{classes(box, item)}" data-id="{attr(ident)}"><title>{title}</title>'
+        whole = clip(escape(ident), MAX_LENGTH)  # the id as written, as long as an id may be (an error past it)
+        return (f'<g class="{classes(box, item)}" data-id="{attr(whole)}"><title>{title}</title>'
                 f'<rect x="{x}" y="{y}" width="{box.w}" height="{box.h}" rx="6"/>'
                 f'<text class="id" x="{x + 10}" y="{y + 20}">{attr(cut(ident, ID_CHARACTERS))}</text>'
                 f'<text x="{x + 10}" y="{y + 39}">{attr(cut(change, CHANGE_CHARACTERS))}</text></g>\n')

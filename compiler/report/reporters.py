@@ -339,7 +339,7 @@ class Context(NamedTuple):
 
 
 def _sarif(diagnostics: Sequence[Diagnostic], style: Style, context: Context) -> str:
-    from compiler import __version__
+    from compiler.core.version import __version__
 
     return sarif(diagnostics, __version__, cwd=context.cwd, base=context.base)
 
