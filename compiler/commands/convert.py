@@ -14,7 +14,7 @@ from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 
 if TYPE_CHECKING:
     from compiler.api.convert import Target
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 from compiler.api.convert import TARGETS
 

@@ -12,7 +12,7 @@ from compiler.commands._options import limit_options
 if TYPE_CHECKING:
     from compiler.analysis.revisions import Side
     from compiler.core.cilog import Commands
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 FORMATS = ("text", "json", "markdown", "github")
 

@@ -11,7 +11,7 @@ from compiler.commands.diff import revision_option
 from compiler.render.picture import FORMATS
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 
 @click.command("graph")

@@ -11,7 +11,7 @@ from compiler.commands._options import evidence_options, limit_options
 
 if TYPE_CHECKING:
     from compiler.api.next import Next
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 # Widest change text shown on a line of the text format (the JSON has it whole).
 CHANGE_WIDTH = 72

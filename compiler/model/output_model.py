@@ -12,7 +12,8 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
-from compiler.load.document import DEFAULT_LIMITS, Limits, load
+from compiler.load.document import load
+from compiler.load.limits import DEFAULT_LIMITS, Limits
 from compiler.model import fields
 from compiler.model.fields import FORMAT
 

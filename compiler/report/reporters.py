@@ -27,7 +27,7 @@ from compiler.core.display import UNSAFE, clip, escape, escape_surrogates
 
 Style = Callable[[str, str], str]  # (text, severity) -> text, maybe coloured
 Status = Literal["ready", "blocked", "unreadable"]
-STDIN_NAME = "<stdin>"  # compiler.load.document's name for standard input: no file to point at
+STDIN_NAME = "<stdin>"  # compiler.load.read's name for standard input: no file to point at
 
 
 class PlanReport(NamedTuple):
