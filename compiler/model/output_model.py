@@ -318,7 +318,7 @@ def read_compiled(path: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
 
 def _not_compiled(doc: Any, error: Any) -> PlanInputError:
     from compiler.core.display import kind_of
-    from compiler.model.validate import expected_words, value_at
+    from compiler.model.messages import expected_words, value_at
 
     path = tuple(error["loc"])
     pos = doc.source_map.value(path)
