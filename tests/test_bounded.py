@@ -33,8 +33,8 @@ from work import Work, count
 
 from compiler.compile.pipeline import CompileResult, compile_plan
 from compiler.core import suggest
-from compiler.repo import repository as evidence
-from compiler.repo import symbols
+from compiler.repo import files as reader
+from compiler.repo import repository, symbols
 from compiler.repo.repository import Repository
 
 pytestmark = pytest.mark.performance  # not in the inner loop: see pyproject.toml's markers
@@ -359,7 +359,7 @@ def test_contains_in_lines_of_a_streamed_file(tmp_path: Path, monkeypatch: pytes
     line starts walked the chunk line by line: 200 items citing lines of a file of empty lines
     took 30 s before, 0.1 s after (the index is finer, and a chunk is searched by halving).
     70,896 calls measured, at most 150,000: a walk line by line makes one a line, 4 million."""
-    monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 1 << 20)
+    monkeypatch.setattr(reader, "MAX_TEXT_BYTES", 1 << 20)
     gap = 20_000
     text = "".join("\n" * (gap - 1) + f"mark {k};\n" for k in range(200))
     root = git_repo(tmp_path / "repo", {"big.txt": text})
@@ -380,8 +380,8 @@ def test_streamed_reads_agree_with_reads_held_in_memory(tmp_path: Path, monkeypa
     root = git_repo(tmp_path / "repo", {"f.txt": text})
     held = Repository(root)
     count = held.facts("f.txt").line_count
-    monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 0)
-    monkeypatch.setattr(evidence, "_CHUNK", chunk)
+    monkeypatch.setattr(reader, "MAX_TEXT_BYTES", 0)
+    monkeypatch.setattr(reader, "_CHUNK", chunk)
     mapped = Repository(root)
     assert mapped.facts("f.txt").mapped is not None and held.facts("f.txt").lines is not None
     assert mapped.facts("f.txt").line_count == count
@@ -510,11 +510,11 @@ def test_the_walk_lists_what_os_walk_listed_and_stops_at_its_bound(tmp_path: Pat
     # Bounded: the root's entries, then its folders' (B/ first, then a/), level by level, while
     # each folder fits whole.
     at_root = len(os.listdir(root))
-    monkeypatch.setattr(evidence, "MAX_SUGGEST_ENTRIES", at_root + 2)
+    monkeypatch.setattr(repository, "MAX_SUGGEST_ENTRIES", at_root + 2)
     assert Repository(root).all_files() == [p for p in expected if "/" not in p] + ["B/z.txt"]
-    monkeypatch.setattr(evidence, "MAX_SUGGEST_ENTRIES", at_root + 3)
+    monkeypatch.setattr(repository, "MAX_SUGGEST_ENTRIES", at_root + 3)
     assert Repository(root).all_files() == [p for p in expected if "/" not in p] + ["B/z.txt", "a/top.txt"]
-    monkeypatch.setattr(evidence, "MAX_SUGGEST_ENTRIES", at_root - 1)
+    monkeypatch.setattr(repository, "MAX_SUGGEST_ENTRIES", at_root - 1)
     assert Repository(root).all_files() == []  # not even the root fits: no partial, arbitrary listing
 
 
@@ -625,7 +625,7 @@ def swap_after_look(monkeypatch: pytest.MonkeyPatch, target: Path, replace: Call
 def test_a_fifo_swapped_in_after_the_look_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       streamed: bool, within: Within) -> None:
     if streamed:  # the memory-mapped path opens the file the same way
-        monkeypatch.setattr(evidence, "MAX_TEXT_BYTES", 4)
+        monkeypatch.setattr(reader, "MAX_TEXT_BYTES", 4)
     root = git_repo(tmp_path / "repo", {"a.txt": "alpha\n"})
 
     def to_fifo() -> None:

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import compiler.load.fastyaml as fastyaml
 from compiler.core.diagnostics import PlanInputError
-from compiler.load.document import DEFAULT_LIMITS, Document, Limits, parse_text
+from compiler.load.document import Document, parse_text
+from compiler.load.limits import DEFAULT_LIMITS, Limits
 
 pytest.importorskip("yaml._yaml")
 

@@ -24,8 +24,11 @@ from hypothesis import strategies as st
 
 from compiler.core.diagnostics import Diagnostic
 from compiler.load.document import parse_text
-from compiler.model import fields, input_model, output_model, validate
-from compiler.model.validate import PLAIN_KEYS, build_plan, plain_item
+from compiler.model import fields, input_model, output_model, plain
+from compiler.model.items import validate_item
+from compiler.model.messages import Collector
+from compiler.model.plain import CLAIM_UNIT, PLAIN_KEYS, plain_item, plain_item_with_unknown_keys, plain_parts
+from compiler.model.validate import build_plan
 
 REPO = Path(__file__).resolve().parent.parent
 # pydantic's own words, which must never reach a user.
@@ -48,9 +51,9 @@ def test_the_output_model_knows_every_kind_but_the_item_list(kind: fields.Kind) 
 
 def test_the_fast_path_decides_every_declared_item_field() -> None:
     """A field of a kind the fast path cannot check is read by the input model, correctly but
-    slowly: this test says so when a declaration adds one (teach validate._PLAIN_OPTIONS)."""
+    slowly: this test says so when a declaration adds one (teach plain._PLAIN_OPTIONS)."""
     assert set(fields.names(fields.ITEM_FIELDS)) <= PLAIN_KEYS
-    assert {f.name for f in fields.EVIDENCE_FIELDS} == set(validate._EVIDENCE_TYPES)
+    assert {f.name for f in fields.EVIDENCE_FIELDS} == set(plain._EVIDENCE_TYPES)
 
 
 def test_the_output_model_holds_what_the_declarations_say() -> None:
@@ -148,8 +151,8 @@ def test_every_kind_has_a_generator() -> None:
 
 def _reference_item(raw: dict[str, Any]) -> tuple[Any, list[Diagnostic]]:
     doc = parse_text(json.dumps({"items": [raw]}), "plan.json", "json")
-    col = validate._Collector(doc)
-    return validate._item(raw, 0, ("items", 0), col), col.out
+    col = Collector(doc)
+    return validate_item(raw, 0, ("items", 0), col), col.out
 
 
 @pytest.mark.slow  # a property test: the full suite runs it, the inner loop does not
@@ -174,7 +177,7 @@ def test_every_claim_list_the_fast_path_accepts_the_input_model_accepts_alike(cl
     by the input model; where the fast path accepts, the input model gives the same claims."""
     data = {"claims": claims, "items": []}
     plan = build_plan(parse_text(json.dumps(data), "plan.json", "json"))
-    fast = [validate.plain_parts(claim, fields.CLAIM_PARTS, validate._CLAIM_UNIT) for claim in claims or []] \
+    fast = [plain_parts(claim, fields.CLAIM_PARTS, CLAIM_UNIT) for claim in claims or []] \
         if type(claims) is list else [None]
     if claims is None or any(claim is None for claim in fast):
         return  # not all the fast path's to decide
@@ -206,9 +209,9 @@ def test_every_budget_the_fast_path_accepts_the_input_model_accepts_alike(budget
 
 def test_the_claims_differential_test_reaches_both_outcomes() -> None:
     plain = {"description": "rps", "low": 1, "high": 2.5, "unit": "requests/s"}
-    assert validate.plain_parts(plain, fields.CLAIM_PARTS, validate._CLAIM_UNIT) == plain
-    assert validate.plain_parts({**plain, "low": True}, fields.CLAIM_PARTS, validate._CLAIM_UNIT) is None
-    assert validate.plain_parts({**plain, "high": float("inf")}, fields.CLAIM_PARTS, validate._CLAIM_UNIT) is None
+    assert plain_parts(plain, fields.CLAIM_PARTS, CLAIM_UNIT) == plain
+    assert plain_parts({**plain, "low": True}, fields.CLAIM_PARTS, CLAIM_UNIT) is None
+    assert plain_parts({**plain, "high": float("inf")}, fields.CLAIM_PARTS, CLAIM_UNIT) is None
 
 
 _UNKNOWN_KEYS = st.lists(st.sampled_from(["depend_on", "depends", "summary", "file", "title", "state", "Id", "x"]),
@@ -225,8 +228,8 @@ def test_unknown_keys_beside_a_plain_item_are_reported_alike_on_both_paths(raw: 
     for key in unknown:
         raw[key] = data.draw(_VALUES["text"])
     doc = parse_text(json.dumps({"items": [raw]}), "plan.json", "json")
-    col = validate._Collector(doc)
-    fast = validate.plain_item_with_unknown_keys(raw, 0, ("items", 0), col)
+    col = Collector(doc)
+    fast = plain_item_with_unknown_keys(raw, 0, ("items", 0), col)
     if fast is None:
         return  # the rest is not plainly valid: not the fast path's to decide
     reference, diagnostics = _reference_item(raw)
@@ -237,8 +240,8 @@ def test_unknown_keys_beside_a_plain_item_are_reported_alike_on_both_paths(raw: 
 def test_the_unknown_key_path_reaches_its_outcome() -> None:
     raw = {"id": "a", "change": "c", "evidence": ["a.py"], "depend_on": ["b"], "proof": "p"}
     doc = parse_text(json.dumps({"items": [raw]}), "plan.json", "json")
-    col = validate._Collector(doc)
-    item = validate.plain_item_with_unknown_keys(raw, 0, ("items", 0), col)
+    col = Collector(doc)
+    item = plain_item_with_unknown_keys(raw, 0, ("items", 0), col)
     assert item is not None and item.broken == ("depend_on",) and item.depends_on == ()
     assert [(d.code, d.message) for d in col.out] == [("EP010", "a has unknown field 'depend_on' (did you mean"
                                                                 " depends_on?)")]
@@ -329,7 +332,7 @@ def test_a_missing_field_beyond_the_id_is_ep017_at_its_object() -> None:
 
     raw = {"estimate": {"low": 1}}
     doc = parse_text(json.dumps({"items": [raw]}), "plan.json", "json")
-    col = validate._Collector(doc)
+    col = Collector(doc)
     with pytest.raises(ValidationError) as err:
         Holder.model_validate(raw)
     col.pydantic(err.value, raw, ("items", 0), "a", "a", ("estimate",))
@@ -411,8 +414,8 @@ def test_a_wrong_status_is_ep011_located_with_the_value_meant_on_both_paths(valu
     raw = {**_ITEM, "status": value}
     assert plain_item(raw, 0) is None
     doc = parse_text(json.dumps({"items": [raw, {**raw, "id": "b", "x": 1}]}, indent=1), "plan.json", "json")
-    col = validate._Collector(doc)
-    assert validate.plain_item_with_unknown_keys({**raw, "x": 1}, 1, ("items", 1), col) is None and col.out == []
+    col = Collector(doc)
+    assert plain_item_with_unknown_keys({**raw, "x": 1}, 1, ("items", 1), col) is None and col.out == []
     diagnostics = build_plan(doc).diagnostics
     expected = f"status must be 'todo', 'doing', 'done' or 'dropped', not {shown}"
     assert [(d.code, d.item, d.message, d.hint) for d in diagnostics] == [

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from compiler.api.fix import moved_range
 from compiler.cli import cli
-from compiler.load.document import DEFAULT_LIMITS
+from compiler.load.limits import DEFAULT_LIMITS
 
 SOURCE = "".join(f"# filler line {n}\n" for n in range(1, 11)) + "def create_account(email):\n    return email\n"
 
@@ -350,7 +350,8 @@ def test_an_inserted_string_reads_back_as_the_same_string_whatever_its_character
     it; nothing unsafe written raw; never an error."""
     from compiler.api.fix import apply_to_data, apply_to_yaml
     from compiler.core import display
-    from compiler.load.document import _parse_yaml_reference, parse_text
+    from compiler.load.document import parse_text
+    from compiler.load.yaml_reader import _parse_yaml_reference
 
     inserted: Any = {"path": value, "pin": value} if path == (0,) else value
     edited = apply_to_yaml(text, [(path, inserted)])

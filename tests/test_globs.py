@@ -19,7 +19,10 @@ from hypothesis import strategies as st
 from compiler.core import globs
 from compiler.core.globs import parse, problem, witness
 from compiler.load.document import parse_text
-from compiler.model.validate import _Collector, _item, build_plan, plain_item
+from compiler.model.items import validate_item
+from compiler.model.messages import Collector
+from compiler.model.plain import plain_item
+from compiler.model.validate import build_plan
 
 # --- an independent matcher: a glob as one regular expression -----------------------------------
 
@@ -194,8 +197,8 @@ def test_a_malformed_path_is_ep018_at_its_entry_and_leaves_the_fast_path() -> No
     raw = {"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p", "paths": ["app/", "/etc/x"]}
     assert plain_item(raw, 0) is None
     doc = parse_text(_plan(raw["paths"]), "plan.json", "json")
-    col = _Collector(doc)
-    item = _item(raw, 0, ("items", 0), col)
+    col = Collector(doc)
+    item = validate_item(raw, 0, ("items", 0), col)
     (d,) = col.out
     assert (d.code, d.item, d.message) == ("EP018", "a", "a: '/etc/x' is absolute: paths are relative to the"
                                                          " repository root")

@@ -579,12 +579,12 @@ def test_default_max_bytes_is_checked_before_reading(tmp_path: Path, capsys: pyt
     path = tmp_path / "huge.yaml"
     with path.open("wb") as handle:
         handle.truncate(300 * 1024 * 1024)
-    import compiler.load.document
+    import compiler.load.read
 
     def no_open(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError(f"opened {args!r}")
 
-    monkeypatch.setattr(compiler.load.document, "open", no_open, raising=False)
+    monkeypatch.setattr(compiler.load.read, "open", no_open, raising=False)  # shadows the builtin there
     code, out, _err, calls = run(capsys, *CHECK, str(path))
     assert code == 2 and "EP007 larger than 268,435,456 bytes" in out
     assert "--max-bytes" in out

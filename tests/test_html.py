@@ -210,7 +210,7 @@ def test_the_browser_tests_say_what_to_install_when_chromium_is_missing(monkeypa
 
 
 def test_the_revision_line_and_the_forecast_are_escaped_like_the_rest(tmp_path: Path) -> None:
-    """The page says what the Markdown says of the revision and the estimates (compiler/render/markdown.py
+    """The page says what the Markdown says of the revision and the estimates (compiler/render/sentences.py
     makes the sentences for both), each id and text escaped: a hostile id in `changes` stays text."""
     estimate = {"low": 1, "high": 2, "unit": "hours", "evidence": HOSTILE[0]}
     plan: dict[str, Any] = {"items": [

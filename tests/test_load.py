@@ -1,4 +1,4 @@
-"""Stage 1: compiler.load.document and compiler.load.sourcemap.
+"""Stage 1: compiler.load (read, json_reader, yaml_reader, document) and compiler.load.sourcemap.
 
 Loading YAML and JSON into plain data, the position (1-based line, column) of every value and
 key, format detection, and every way a file is refused as input (EP001..EP005, exit 2; EP004, a
@@ -16,7 +16,8 @@ import pytest
 from work import count
 
 from compiler.core.diagnostics import Diagnostic, PlanInputError
-from compiler.load.document import DEFAULT_LIMITS, Document, load, parse_text
+from compiler.load.document import Document, load, parse_text
+from compiler.load.limits import DEFAULT_LIMITS
 from compiler.model.validate import build_plan
 
 

@@ -1,5 +1,5 @@
-"""Markdown rendering (compiler/render/markdown.py) and the Mermaid graph (compiler/render/mermaid.py): plan text
-can never break the page, the tables or the graph."""
+"""Markdown rendering (compiler/render/markdown.py, its escaping compiler/core/markdown.py) and the Mermaid
+graph (compiler/render/mermaid.py): plan text can never break the page, the tables or the graph."""
 
 from __future__ import annotations
 
@@ -17,19 +17,18 @@ from support import shown as as_shown
 
 from compiler.compile.emit import build_output
 from compiler.core.display import UNSAFE
+from compiler.core.markdown import cell, code, md
 from compiler.render import markdown as render
 from compiler.render import mermaid as graphs
 from compiler.render.markdown import (
-    cell,
-    code,
     evidence_line,
     item_rows,
     link_base,
-    md,
     render_markdown,
     repository_link,
 )
 from compiler.render.mermaid import label as mermaid
+from compiler.render.pieces import PIECE_CHARACTERS
 
 
 @pytest.mark.parametrize(
@@ -365,7 +364,7 @@ def test_a_large_page_comes_in_pieces_that_join_to_the_page() -> None:
                                                  "warnings": 0},
                 "issues": [], "waves": [], "critical_path": [], "items": items}
     pieces = list(render.render_pieces(document))
-    assert len(pieces) > 2 and max(map(len, pieces)) < 2 * render.PIECE_CHARACTERS
+    assert len(pieces) > 2 and max(map(len, pieces)) < 2 * PIECE_CHARACTERS
     assert "".join(pieces) == render_markdown(document)
 
 

@@ -50,7 +50,8 @@ CHECK_IMPORTS = frozenset({
 })
 # The project's modules that only other commands, or the output, need.
 NOT_FOR_CHECK = frozenset({
-    "compiler.compile.emit", "compiler.render.markdown", "compiler.render.html", "compiler.render.layout",
+    "compiler.compile.emit", "compiler.render.markdown", "compiler.render.sentences", "compiler.render.pieces",
+    "compiler.render.html", "compiler.render.layout",
     "compiler.render.mermaid", "compiler.render.svg", "compiler.render.dot", "compiler.render.picture",
     "compiler.core.write", "compiler.model.output_model", "compiler.model.input_model",
     "compiler.analysis.forecast", "compiler.api.fix", "compiler.api.where",

@@ -1,4 +1,4 @@
-"""compiler/repo/repository.py: reading the files that evidence cites, seen through compiled plans and
+"""compiler/repo/files.py, under Repository: reading the files that evidence cites, seen through compiled plans and
 ``Repository.facts``: each file is read once however many items cite it; line counts (empty
 files, CRLF, no final newline, bad UTF-8), in memory and streamed (files over a lowered
 ``MAX_TEXT_BYTES``, opened once too); binary files, valid only as a whole (EP207); FIFOs never
@@ -36,7 +36,7 @@ from support import (
     write_plan,
 )
 
-import compiler.repo.repository as repository_module
+import compiler.repo.files as files_module
 from compiler.compile.emit import build_output
 from compiler.compile.pipeline import compile_plan
 from compiler.repo.repository import Repository
@@ -92,7 +92,7 @@ def test_each_file_is_read_once(std_repo: Path, monkeypatch: pytest.MonkeyPatch)
 def test_line_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes, count: int,
                      streamed: bool) -> None:
     if streamed:
-        monkeypatch.setattr(repository_module, "MAX_TEXT_BYTES", -1)
+        monkeypatch.setattr(files_module, "MAX_TEXT_BYTES", -1)
     root = git_repo(tmp_path / "repo", {"f.txt": content})
     facts = Repository(root).facts("f.txt")
     assert (facts.kind, facts.binary, facts.line_count) == ("file", False, count)
@@ -106,7 +106,7 @@ def test_line_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: b
 @pytest.mark.parametrize("streamed", [False, True])
 def test_crlf_contains_and_symbols(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, streamed: bool) -> None:
     if streamed:
-        monkeypatch.setattr(repository_module, "MAX_TEXT_BYTES", 8)
+        monkeypatch.setattr(files_module, "MAX_TEXT_BYTES", 8)
     source = b"import os\r\n\r\ndef handler(event):\r\n    return event\r\n\r\nclass Box:\r\n    size = 2\r\n"
     root = git_repo(tmp_path / "repo", {"crlf.py": source})
     result = compile_in(root, one_item_plan(
@@ -142,7 +142,7 @@ def test_binary_files_are_evidence_as_a_whole_only(std_repo: Path) -> None:
 
 
 def test_binary_detected_when_streamed(std_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(repository_module, "MAX_TEXT_BYTES", 4)
+    monkeypatch.setattr(files_module, "MAX_TEXT_BYTES", 4)
     result = compile_in(std_repo, one_item_plan("      - data.bin\n      - data.bin:1\n"))
     assert codes(result) == ["EP207"]
 
@@ -164,14 +164,14 @@ def test_empty_file(std_repo: Path) -> None:
 @pytest.fixture
 def big_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A 200-line file well above a lowered MAX_TEXT_BYTES: it is streamed."""
-    monkeypatch.setattr(repository_module, "MAX_TEXT_BYTES", 256)
+    monkeypatch.setattr(files_module, "MAX_TEXT_BYTES", 256)
     text = "".join(f"# row {n:04d}\n" for n in range(1, 201)) + "def tail():\n    return 'end'"
     return git_repo(tmp_path / "repo", {"big.py": text})
 
 
 def test_large_files_are_streamed_not_held(big_repo: Path) -> None:
     facts = Repository(big_repo).facts("big.py")
-    assert facts.size > repository_module.MAX_TEXT_BYTES
+    assert facts.size > files_module.MAX_TEXT_BYTES
     assert facts.lines is None
     assert facts.line_count == 202  # no final newline: the last line still counts
 
@@ -320,7 +320,7 @@ def test_dotted_paths_through_symlinks_never_open_outside(tmp_path: Path, monkey
     resolve it through the symlink `ol` to a file outside. Either way, no outside file is opened,
     and paths whose folders do not exist never crash the streamed reader."""
     if streamed:
-        monkeypatch.setattr(repository_module, "MAX_TEXT_BYTES", 16)
+        monkeypatch.setattr(files_module, "MAX_TEXT_BYTES", 16)
     root = git_repo(tmp_path / "repo", {"big.txt": "".join(f"row {n}\n" for n in range(100))})
     outdir = make_tree(tmp_path / "outdir", {"big.txt": "SECRET\n" * 100})
     (root / "ol").symlink_to(outdir)
@@ -367,7 +367,7 @@ def test_search_answers_what_find_answers_for_every_file_needle_and_limit(tmp_pa
 
 
 def test_search_of_a_streamed_file_answers_what_find_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(repository_module, "MAX_TEXT_BYTES", 64)
+    monkeypatch.setattr(files_module, "MAX_TEXT_BYTES", 64)
     root = git_repo(tmp_path, {"big.txt": b"a\r\n" * 40 + b"needle \xff\n" * 3 + b"needle"})
     for needle in ("needle", "\ufffd", "a\r"):
         assert Repository(root).search("big.txt", needle, 10) == Repository(root).find("big.txt", needle, 10)

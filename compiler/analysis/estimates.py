@@ -1,5 +1,5 @@
 """Grounded estimates: the order-of-magnitude check (EP112) over items' estimates and the plan's
-claims. Plain functions over the plain values validate.py reads (dicts of an estimate's parts,
+claims. Plain functions over the plain values compiler/model/ reads (dicts of an estimate's parts,
 compiler/model/fields.py: ESTIMATE_PARTS and CLAIM_PARTS); imported only when a plan gives one.
 
 An estimate is a 90% interval, low to high. It is *flagged* (ungrounded) when low <= 0, high <

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from compiler.core.diagnostics import Diagnostic, PlanInputError, sort_diagnostics
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
     from compiler.report.reporters import PlanReport
 
 
@@ -33,7 +33,7 @@ def check_plans(arguments: Sequence[str], *, root: str | None = None, verify_evi
     blocked by an error, or with ``strict`` (or the repository's ``strict`` setting) by a warning;
     one that cannot be read is unreadable, and the others are still checked."""
     from compiler.compile.pipeline import compile_plan
-    from compiler.load.document import DEFAULT_LIMITS
+    from compiler.load.limits import DEFAULT_LIMITS
     from compiler.repo.discover import expand
     from compiler.report.reporters import PlanReport
 

@@ -10,13 +10,13 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from compiler.load.document import DEFAULT_LIMITS
+from compiler.load.limits import DEFAULT_LIMITS
 
 if TYPE_CHECKING:
     from compiler.analysis.forecast import Deadline
     from compiler.compile.pipeline import CompileResult
     from compiler.core.write import Content
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 
 class Compiled(NamedTuple):

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from compiler.core.diagnostics import Diagnostic
-    from compiler.load.document import Document, Limits
+    from compiler.load.document import Document
+    from compiler.load.limits import Limits
     from compiler.model.values import Plan
 
 Target = str  # a name of TARGETS (at the end of this module)
@@ -50,7 +51,8 @@ def convert(source: str, kind: Target, out_dir: str, *, root: str | None = None,
     ``root`` unless ``verify_evidence`` is off). Raises ``PlanInputError`` when ``source`` cannot be
     read or is not a plan.
     """
-    from compiler.load.document import DEFAULT_LIMITS, load
+    from compiler.load.document import load
+    from compiler.load.limits import DEFAULT_LIMITS
 
     doc = load(source, limits=limits or DEFAULT_LIMITS)
     if kind == "md":
@@ -85,7 +87,7 @@ def output_root(doc: Document, plan: Plan, source: str, out_dir: str, *, root: s
     from compiler.compile.pipeline import find_root, plan_folder
     from compiler.core.diagnostics import Location, PlanInputError
     from compiler.core.paths import inside, relative_posix, work_tree
-    from compiler.load.document import with_excerpt
+    from compiler.load.errors import with_excerpt
 
     def carried() -> str | None:
         return None if plan.root is None else relative_posix(os.path.join(plan_folder(source), plan.root), out_dir)

@@ -9,7 +9,7 @@ from compiler.analysis.progress import DEFAULT, DOING, NextItem, counts, next_it
 from compiler.core.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 
 class Next(NamedTuple):
@@ -29,7 +29,7 @@ def plan_next(path: str, *, root: str | None = None, verify_evidence: bool = Tru
     """Check the plan at ``path`` as `check` does, then, when it is ready, its next items. Raises
     ``PlanInputError`` when the file cannot be read or is not a plan."""
     from compiler.compile.pipeline import compile_plan
-    from compiler.load.document import DEFAULT_LIMITS
+    from compiler.load.limits import DEFAULT_LIMITS
 
     result = compile_plan(path, root=root, verify_evidence=verify_evidence, limits=limits or DEFAULT_LIMITS,
                           order=False)

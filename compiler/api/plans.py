@@ -10,7 +10,7 @@ from compiler.analysis.revisions import Side
 from compiler.load.arguments import is_revision, load_plan_argument
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 
 def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_evidence: bool = False,
@@ -19,7 +19,7 @@ def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_ev
     input) or ``REV:path``; with ``rev``, the file ``arg`` as it was at that revision. Raises
     PlanInputError when it is not a usable plan."""
     from compiler.compile.pipeline import compile_document
-    from compiler.load.document import DEFAULT_LIMITS
+    from compiler.load.limits import DEFAULT_LIMITS
 
     doc, path = load_plan_argument(arg, stdin=stdin, limits=limits or DEFAULT_LIMITS, rev=rev)
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=False)
@@ -34,7 +34,7 @@ def read_document(arg: str, *, root: str | None = None, verify_evidence: bool = 
     compiled as `compile` would, without writing anything. Raises PlanInputError."""
     from compiler.compile.emit import build_output
     from compiler.compile.pipeline import compile_document
-    from compiler.load.document import DEFAULT_LIMITS
+    from compiler.load.limits import DEFAULT_LIMITS
 
     doc, path = load_plan_argument(arg, limits=limits or DEFAULT_LIMITS, rev=rev)
     verify_evidence = verify_evidence and rev is None and not is_revision(arg)

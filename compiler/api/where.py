@@ -4,7 +4,7 @@ half of `evidence-plan where`.
 
 Files are those of the repository tree as compiler/repo/discover.py walks it (symlinks never followed;
 .git, node_modules, virtual environments and tool caches skipped; git's index is not read), or
-the files and folders given; each is read as evidence checking reads it (compiler/repo/repository.py:
+the files and folders given; each is read as evidence checking reads it (compiler/repo/files.py:
 inside the root only, without blocking, binary files skipped), its bytes first: a file whose bytes
 do not hold the text is never decoded, and nothing of it is kept (``Repository.search``). Read-only
 and bounded: at most ``max_hits`` hits, and the walk's own limit."""

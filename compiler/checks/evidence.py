@@ -1,6 +1,6 @@
 """Rules about evidence against the repository: each cited fact must be there, as cited.
 
-Verification is offline and read-only (see compiler/repo/repository.py for the safety rules). Every
+Verification is offline and read-only (see compiler/repo/files.py for the safety rules). Every
 finding points at the evidence entry in the plan (or at its ``lines``/``contains``/``symbol``
 field), and names the item.
 """
@@ -17,7 +17,7 @@ from compiler.core.diagnostics import Diagnostic
 from compiler.core.display import clip, quoted
 from compiler.core.paths import leaves_root
 from compiler.model.values import Evidence, Item
-from compiler.repo import repository, symbols
+from compiler.repo import files, symbols
 from compiler.repo.repository import Repository
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
     if ev.symbol is not None:
         if facts.mapped is not None:
             return Finding("EP207", f"{label} cites {ref}, but {path} is too large to search for symbols"
-                           f" (over {repository.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
+                           f" (over {files.MAX_TEXT_BYTES >> 20} MiB): cite its lines", ("symbol",))
         found = symbol_range(ev, repo)
         if found is None and repo.too_large_to_parse(ev.path):
             kind = "TOML" if ev.path.endswith(".toml") else "Python"
@@ -172,7 +172,7 @@ def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int)
     found = repo.find_pinned(path, length, ev.pin or "")
     if found is None:
         return Finding("EP211", head + f"those lines changed (they hash {now} now); the pinned lines were not looked"
-                       f" for elsewhere (the file is over {repository.MAX_TEXT_BYTES >> 20} MiB, or this run hashed"
+                       f" for elsewhere (the file is over {files.MAX_TEXT_BYTES >> 20} MiB, or this run hashed"
                        f" its {pins.MAX_SEARCH_BYTES >> 20} MiB for such searches already)", ("pin",),
                        hint=_REPIN)
     if not found:

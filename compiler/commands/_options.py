@@ -50,7 +50,7 @@ def limit_options(command: Any) -> Any:
     """--max-bytes and --max-items, turned into one ``limits`` argument."""
     import functools
 
-    from compiler.load.document import DEFAULT_LIMITS, Limits
+    from compiler.load.limits import DEFAULT_LIMITS, Limits
 
     @functools.wraps(command)
     def wrapper(*args: Any, max_bytes: int, max_items: int, **kwargs: Any) -> Any:

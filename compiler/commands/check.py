@@ -15,7 +15,7 @@ from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 from compiler.report.reporters import FORMATS
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
     from compiler.report.reporters import Context
 
 

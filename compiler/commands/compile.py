@@ -13,7 +13,7 @@ from compiler.commands._output import err, plural, reported, show_diagnostics
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 # Past this many, compile's summary says how many more there are (all are in the JSON).
 SCREEN_DIAGNOSTICS = 40

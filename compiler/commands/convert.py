@@ -13,7 +13,7 @@ from compiler.commands._output import err, reported, show_diagnostics, write_out
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 from compiler.api.convert import EXTENSIONS, TARGETS
 

@@ -12,7 +12,7 @@ from compiler.core.exits import EXIT_BLOCKED, EXIT_READY
 from compiler.report.diff import FORMATS
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 
 

@@ -11,7 +11,7 @@ from compiler.commands._output import err, plural, rewrite_plan, show_diagnostic
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 @click.command("fix")
 @click.argument("plan", metavar="PLAN")

@@ -10,7 +10,7 @@ from compiler.commands._options import evidence_options, limit_options, revision
 from compiler.render.picture import FORMATS
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 
 @click.command("graph")

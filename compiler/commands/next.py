@@ -13,7 +13,7 @@ from compiler.core.exits import EXIT_BLOCKED, EXIT_READY
 
 if TYPE_CHECKING:
     from compiler.api.next import Next
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 # Widest change text shown on a line of the text format (the JSON has it whole).
 CHANGE_WIDTH = 72

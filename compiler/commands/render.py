@@ -12,7 +12,7 @@ from compiler.commands._output import err, write_files, write_output
 from compiler.core.exits import EXIT_INPUT, EXIT_READY
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 @click.command("render")
 @click.argument("compiled", metavar="EVIDENCE_PLAN_JSON")

@@ -18,7 +18,7 @@ from compiler.compile.pipeline import CompileResult
 from compiler.core.diagnostics import Diagnostic
 from compiler.core.display import escape_surrogates
 from compiler.core.paths import relative_posix
-from compiler.load.document import STDIN
+from compiler.load.read import STDIN
 from compiler.model.fields import FORMAT
 from compiler.model.values import Item
 

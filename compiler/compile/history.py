@@ -16,7 +16,7 @@ from compiler.model import fields
 from compiler.model.values import field_default
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
     from compiler.model.values import Plan
 
 

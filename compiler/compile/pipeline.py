@@ -11,7 +11,10 @@ from compiler.core.codes import Severity
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.core.display import clip
 from compiler.core.paths import inside, work_tree
-from compiler.load.document import DEFAULT_LIMITS, STDIN, Document, Limits, load, with_excerpt
+from compiler.load.document import Document, load
+from compiler.load.errors import with_excerpt
+from compiler.load.limits import DEFAULT_LIMITS, Limits
+from compiler.load.read import STDIN
 from compiler.model.config import DEFAULTS, TIERS, Settings
 from compiler.model.fields import MAX_SPREAD
 from compiler.model.validate import build_plan

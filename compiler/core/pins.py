@@ -7,7 +7,7 @@ only what a reader sees counts: each line without its trailing whitespace, lines
 them; checking compares them (EP211), and ``index`` finds pinned lines that moved (compiler/repo/repository.py:
 ``find_pinned`` keeps one index per file and length, under one budget a run).
 
-Nothing here reads files: callers give the text (compiler/repo/repository.py reads it, bounded).
+Nothing here reads files: callers give the text (compiler/repo/files.py reads it, bounded).
 hashlib is imported on first use: a plan without pins, checked, never needs it.
 """
 

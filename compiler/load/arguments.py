@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 
 if TYPE_CHECKING:
-    from compiler.load.document import Document, Limits
+    from compiler.load.document import Document
+    from compiler.load.limits import Limits
 
 
 # Arguments that are always a file, whatever else they look like: a path spelled from here or from /.
@@ -39,8 +40,9 @@ def is_revision(arg: str) -> bool:
 
 def load_revision(spec: str, limits: Limits) -> Document:
     """The plan ``spec`` (``REV:path``) names in the local repository's history (compiler/load/gitshow.py)."""
-    from compiler.load.document import decode, detect_format, parse_text
+    from compiler.load.document import parse_text
     from compiler.load.gitshow import read_blob
+    from compiler.load.read import decode, detect_format
 
     text = decode(read_blob(spec, limits), spec)
     return parse_text(text, spec, detect_format(spec.partition(":")[2], text), limits=limits)
@@ -55,7 +57,8 @@ def load_plan_argument(arg: str, *, stdin: Any = None, limits: Limits, rev: str 
 
     A name that is both a file and a ``REV:path`` git history has is refused (EP001): a pull
     request could add a file ``origin/main:plan.yaml`` to stand for the base branch's plan."""
-    from compiler.load.document import STDIN, load
+    from compiler.load.document import load
+    from compiler.load.read import STDIN
 
     if rev is not None:
         from compiler.load.gitshow import at_revision

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 
 if TYPE_CHECKING:
-    from compiler.load.document import Limits
+    from compiler.load.limits import Limits
 
 # How long one git command may take before the read is abandoned (a huge repository, a slow disk).
 GIT_TIMEOUT = 30

@@ -4,7 +4,7 @@ for this tool alone). Each setting is declared once, here (name, kind, default, 
 README's table of settings is generated from SETTINGS, and options on the command line override
 what a file says.
 
-The file is the repository's, so it is read like evidence (compiler/repo/repository.py: inside the
+The file is the repository's, so it is read like evidence (compiler/repo/files.py: inside the
 root only, no FIFO, bounded), with the standard library's ``tomllib``. A ``pyproject.toml`` that
 does not mention the tool is not parsed at all: most repositories have one, and ``check`` of a
 plan should not pay for reading it. A bad value is an input error (EP009) located at its key.

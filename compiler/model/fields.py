@@ -5,7 +5,7 @@ Everything else is derived from these declarations, never restated:
 - the input model that validates an item or evidence entry that is not plainly valid
   (compiler/model/input_model.py builds its pydantic models from them), and so the JSON Schema of a
   plan file (``evidence-plan schema input``);
-- the fast path's checks (compiler/model/validate.py: a field whose kind it does not know how to check
+- the fast path's checks (compiler/model/plain.py: a field whose kind it does not know how to check
   sends the item to the input model, so a new field costs speed there, never correctness);
 - the output model and its JSON Schema (compiler/model/output_model.py), with the output-only keys
   declared here too;
@@ -273,3 +273,7 @@ def markdown_table() -> str:
 
 COMPILED_ITEM_KEYS = names(COMPILED_ITEM_FIELDS)
 COMPILED_EVIDENCE_KEYS = names(COMPILED_EVIDENCE_FIELDS)
+
+# The five commitments are the Item's own attributes; any other declared item field is an option
+# (derived where it is used, from ITEM_FIELDS as it stands then: a test adds a field at run time).
+COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")

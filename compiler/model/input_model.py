@@ -3,7 +3,7 @@
 source of schemas/plan.schema.json.
 
 Imported only when needed (an item that needs checking field by field, `schema`): a valid plan
-is read without importing pydantic at all (see compiler/model/validate.py), which keeps `check` quick.
+is read without importing pydantic at all (see compiler/model/plain.py), which keeps `check` quick.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _annotation(field: fields.Field) -> Any:
     if kind == "choice":  # one of the field's words (a field declared without any takes any text)
         return cast(Any, Literal)[field.choices] if field.choices else str
     if kind == "optional-estimate":
-        return Estimate  # absent is its default (and a blank `estimate:` is absent: validate.py drops it)
+        return Estimate  # absent is its default (and a blank `estimate:` is absent: items.py drops it)
     if kind == "claims":
         return list[Claim] | None  # type: ignore[valid-type]  # made from the declaration; blank is none
     if kind == "budget":

@@ -21,7 +21,7 @@ def _both(a: str, b: str) -> dict[str, Any]:
 
 
 def _item(item: dict[str, Any]) -> None:
-    """A work item, as the tool reads it (compiler/model/validate.py): a key left blank (null) means the
+    """A work item, as the tool reads it (compiler/model/items.py): a key left blank (null) means the
     same as a missing one, so a field that may be missing may be null; a field the checks need
     (EP101-EP103) must be given, not blank; depends_on or its alias, not both."""
     from compiler.model import fields

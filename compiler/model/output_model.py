@@ -12,7 +12,8 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
-from compiler.load.document import DEFAULT_LIMITS, Limits, load
+from compiler.load.document import load
+from compiler.load.limits import DEFAULT_LIMITS, Limits
 from compiler.model import fields
 from compiler.model.fields import FORMAT
 
@@ -317,7 +318,7 @@ def read_compiled(path: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
 
 def _not_compiled(doc: Any, error: Any) -> PlanInputError:
     from compiler.core.display import kind_of
-    from compiler.model.validate import expected_words, value_at
+    from compiler.model.messages import expected_words, value_at
 
     path = tuple(error["loc"])
     pos = doc.source_map.value(path)

@@ -22,7 +22,7 @@ from itertools import chain
 from typing import Any
 
 from compiler.render.layout import LIST_SHOWN, Layout
-from compiler.render.markdown import (
+from compiler.render.sentences import (
     OWNERS_INCOMPLETE,
     Inline,
     forecast_lines,
@@ -59,7 +59,7 @@ def _safe_lines(text: Any) -> str:
     return escape_lines(str(text))
 
 
-# How the Markdown's sentences (compiler/render/markdown.py) mark their parts on this page.
+# How the sentences the pages share (compiler/render/sentences.py) mark their parts on this page.
 INLINE = Inline(lambda text: _xml(_safe(text)), lambda text: f"<code>{_xml(_safe(text))}</code>")
 
 
@@ -277,17 +277,17 @@ def render_html(document: dict[str, Any]) -> str:
 
 
 def render_pieces(document: dict[str, Any]) -> Iterator[str]:
-    """The page as pieces of about a megabyte (compiler/render/markdown.py's batching): a large plan's
+    """The page as pieces of about a megabyte (compiler/render/pieces.py): a large plan's
     page is written as it is made, never held whole."""
     import jinja2
     from markupsafe import Markup
 
     from compiler.core.resources import read_text
-    from compiler.render.markdown import _batches
+    from compiler.render.pieces import batches
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, keep_trailing_newline=True)
     template = env.from_string(read_text("templates", TEMPLATE))
     context = page(document)
     context["picture"] = map(Markup, context["picture"])  # made and escaped above
-    return _batches(chain(template.generate(**context)))
+    return batches(chain(template.generate(**context)))

@@ -1,9 +1,11 @@
 """Stage 6: a compiled plan as Markdown, through a jinja2 template (templates/plan.md.j2).
 
-The page shows the view of compiler/render/view.py; this module escapes each piece of plan text for the
-place it lands in (Markdown text, code spans, table cells, link targets; the graph's labels are
-compiler/render/mermaid.py's), so that no plan can break the page: checked with cmark-gfm, GitHub's
-renderer. The template gets finished rows, by name, and does no work beyond placing them.
+The page shows the view of compiler/render/view.py; each piece of plan text is escaped for the
+place it lands in (Markdown text, code spans and table cells by compiler/core/markdown.py, link
+targets here; the graph's labels are compiler/render/mermaid.py's), so that no plan can break the
+page: checked with cmark-gfm, GitHub's renderer. The sentences the HTML page says too come from
+compiler/render/sentences.py. The template gets finished rows, by name, and does no work beyond
+placing them.
 """
 
 from __future__ import annotations
@@ -15,30 +17,22 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
-from compiler.core.display import UNSAFE, escape
+from compiler.core.markdown import cell, code, md, proof_text
 from compiler.core.paths import leaves_root, relative_posix
+from compiler.render.pieces import batches
+from compiler.render.sentences import (
+    OWNERS_INCOMPLETE,
+    Inline,
+    forecast_lines,
+    grounded_line,
+    interval,
+    progress_line,
+    revision_line,
+    schedule_lines,
+)
 
 TEMPLATE = "plan.md.j2"
 
-# Markdown's inline punctuation, and # (a heading's closing sequence eats "Title #").
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
-# What md() or code() must change: their own punctuation, or any character that display.escape
-# shows escaped (a line break, an escape sequence, a bidirectional control).
-_MD_ANY_SPECIAL = re.compile(r"[\\`*_\[\]|~&<>#" + UNSAFE.pattern[1:])
-# GitHub makes `@name` and `@org/team` in a comment's text (not in code) a mention that notifies
-# them, when a letter or digit follows the `@`, in the text as shown: an entity for `@` (`&#64;`)
-# is decoded first and still mentions. A word joiner (U+2060: no width, no break) between the two
-# keeps the text as it reads and mentions nobody; written as its entity, so that the Markdown
-# holds no invisible character (display.escape would show a raw one as `\u2060`).
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
-_NO_MENTION = "@&#8288;"
-# What would start a block at the start of a line (md() text may: the goal starts a quote's line):
-# indentation (four spaces are a code block), a list marker, a setext underline.
-_BLOCK_START = re.compile(r"[ +=-]|\d{1,9}[.)]")
-_CODE_SPECIAL = re.compile("[`" + UNSAFE.pattern[1:])
-_BACKTICKS = re.compile("`+")
-_AUTOLINK_START = re.compile(r":|www\.", re.IGNORECASE)  # where GitHub's autolinks start (an email stops at `)
-_NEWLINES = re.compile(r"\r\n|\r|\n")
 _BLANK_LINES = re.compile(r"\n\n\n+")  # more than one blank line (``\n{3,}``: the same, but slower)
 _SAFE_PATH = re.compile(r"[A-Za-z0-9/._-]*")
 # Relative, with no empty, `.` or `..` part (no part starts with a dot) and nothing to quote.
@@ -65,147 +59,8 @@ class Row(NamedTuple):
     owners: str  # the CODEOWNERS owners of those paths, or "" when there are none
 
 
-def md(text: Any) -> str:
-    """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised,
-    nothing can start a block (a heading, a list, a code block), no ``@name`` notifies anyone on
-    GitHub, line breaks become ``<br>`` and other control characters visible escapes
-    (``\\x1b``). A code span the text writes (`` `re.compile` ``) stays one, remade by code():
-    it holds no markup."""
-    s = str(text)
-    if _MD_ANY_SPECIAL.search(s) is None and _BLOCK_START.match(s) is None:  # most text: as it is
-        return _no_mention(s) if "@" in s else s
-    return "<br>".join([_md_spans(line) if "`" in line else _md_line(line) for line in _NEWLINES.split(s)])
-
-
-def _md_spans(s: str) -> str:
-    """A line whose code spans stay code: as in CommonMark, a run of backticks opens a span where
-    the next run of the same length closes it, and a run that nothing closes is text.
-
-    GitHub's autolinks are found in the raw text and run on to the next space or ``<``, over a
-    backtick too: a URL just before a span would swallow its opening backtick and leave its
-    content to be read as Markdown (``http://x`<img src=x>` ``). So a span whose word, since the
-    last space, holds a ``:`` or ``www.`` is shown as text, backticks escaped, as all text was.
-    Linear: the next run of each length is found in one pass from the end, and the word is
-    followed as the line is read."""
-    if s.count("`") == 2 and "``" not in s:  # most lines with code: one span of single backticks
-        start = s.index("`")
-        end = s.index("`", start + 1)
-        if _AUTOLINK_START.search(s, s.rfind(" ", 0, start) + 1, start) is None:
-            return "".join([_md_line(s[:start]) if start else "", code(_one_space_less(s[start + 1:end])),
-                            _md_line(s[end + 1:], at_start=False) if end + 1 < len(s) else ""])
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(s)]
-    closer: list[int | None] = [None] * len(runs)
-    last: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        length = runs[i][1] - runs[i][0]
-        closer[i] = last.get(length)
-        last[length] = i
-    out: list[str] = []
-    done = 0  # the end of what is already out
-    read = 0  # the end of what the word's test has read
-    linkable = False  # the word before `read` could be part of an autolink
-    i = 0
-    while i < len(runs):
-        j = closer[i]
-        if j is None:  # nothing closes it: text
-            i += 1
-            continue
-        start = runs[i][0]
-        space = s.rfind(" ", read, start)
-        if space >= 0:
-            linkable = _AUTOLINK_START.search(s, space + 1, start) is not None
-        else:
-            linkable = linkable or _AUTOLINK_START.search(s, max(read - 3, 0), start) is not None
-        read = start
-        if not linkable:
-            if start > done:
-                out.append(_md_line(s[done:start], at_start=done == 0))
-            out.append(code(_one_space_less(s[runs[i][1]:runs[j][0]])))
-            done = runs[j][1]
-        i = j + 1
-    if done < len(s):
-        out.append(_md_line(s[done:], at_start=done == 0))
-    return "".join(out)
-
-
-def _one_space_less(inner: str) -> str:
-    """A code span's text as CommonMark shows it: one space stripped each side when both have one."""
-    if len(inner) > 1 and inner[0] == " " and inner[-1] == " " and inner.strip(" "):
-        return inner[1:-1]
-    return inner
-
-
-def _md_line(s: str, *, at_start: bool = True) -> str:
-    if _MD_ANY_SPECIAL.search(s) is None and not (at_start and _BLOCK_START.match(s)):  # a plain part
-        return _no_mention(s) if "@" in s else s
-    s = escape(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = _MD_SPECIAL.sub(r"\\\1", s)
-    if "@" in s:
-        s = _no_mention(s)
-    start = _BLOCK_START.match(s) if at_start else None
-    if start is None:
-        return s
-    if s[0] == " ":  # indentation: spaces as entities, which Markdown shows and never indents by
-        spaces = len(s) - len(s.lstrip(" "))
-        return "&#32;" * spaces + s[spaces:]
-    end = start.end() - 1  # the list marker or underline character, escaped
-    return s[:end] + "\\" + s[end:]
-
-
-def _no_mention(s: str) -> str:
-    """Escaped text with a word joiner after each `@` that GitHub would make a mention."""
-    return _MENTION.sub(_NO_MENTION, s)
-
-
-def code(text: Any) -> str:
-    """A code span that holds any text: the fence is longer than any run of backticks inside;
-    line breaks and other control characters are shown as escapes (``\\n``)."""
-    s = str(text)
-    if s and s[0] != " " and _CODE_SPECIAL.search(s) is None:  # most text: one fence
-        return f"`{s}`"
-    s = escape(s)
-    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
-    fence = "`" * (longest + 1)
-    if s.startswith("`") or s.endswith("`") or (s.startswith(" ") and s.endswith(" ") and s.strip()):
-        s = f" {s} "
-    return f"{fence}{s}{fence}" if s else "` `"
-
-
-def proof_text(text: Any) -> str:
-    """A proof as the page shows it: a code span, or, for a command of several lines, those
-    lines as they are in a fenced code block of the item's list entry (after ``(N lines)``), so
-    that it stays the same command. The fence is longer than any run of backticks inside, so no
-    line can close it; each line is shown with control characters escaped, as everywhere. A
-    line break at the end changes no command and is left out. A line that GitHub Actions would
-    run as a workflow command (``::`` after spaces, should the page be printed in a log) keeps the
-    proof on one line, its line breaks shown as ``\\n``."""
-    s = str(text).rstrip("\n")
-    if "\n" not in s:
-        return code(s)
-    lines = s.split("\n")
-    if any(line.lstrip().startswith("::") for line in lines):
-        return code(s)
-    lines = [escape(line) for line in lines]
-    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
-    fence = "`" * max(3, longest + 1)
-    body = "".join([f"\n  {line}" for line in lines])
-    return f"({len(lines):,} lines)\n  {fence}{body}\n  {fence}"
-
-
-class Inline(NamedTuple):
-    """How a sentence of the page marks its parts, so that the HTML page says the same sentences:
-    ``text`` escapes plan text, ``code`` shows an id or a value as code."""
-
-    text: Callable[[Any], str]
-    code: Callable[[Any], str]
-
-
+# How the sentences the pages share (compiler/render/sentences.py) mark their parts on this page.
 MARKDOWN = Inline(md, code)
-
-
-def cell(text: str) -> str:
-    """Already-escaped Markdown, made safe inside a table cell (pipes split cells, even in code)."""
-    return text.replace("|", "\\|") if "|" in text else text
 
 
 def _href(path: str) -> str:
@@ -286,17 +141,6 @@ def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
 _MARKED = {"doing": " · doing", "done": " · done ✓", "dropped": " · dropped"}
 
 
-def progress_line(progress: dict[str, int] | None) -> str | None:
-    """The plan's progress, once anything has started: ``2 of 5 done · 1 doing · 1 dropped``
-    (dropped items count in no total: they have left the plan)."""
-    if progress is None:
-        return None
-    live = sum(n for key, n in progress.items() if key != "dropped")
-    parts = [f"{progress.get('done', 0):,} of {live:,} done"]
-    parts += [f"{progress[key]:,} {key}" for key in ("doing", "dropped") if progress.get(key)]
-    return " · ".join(parts)
-
-
 def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> Iterator[Row]:
     """Each item as a Row: the template's loop runs once per item, so it gets finished fragments.
 
@@ -323,10 +167,6 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
             ", ".join([code(p) for p in item.get("paths") or ()]),
             owners_text(item, code),
         )
-
-
-# Beside the owners of an item whose owners could not all be decided (`owners_incomplete`).
-OWNERS_INCOMPLETE = "incomplete: not every CODEOWNERS line could be decided for these paths"
 
 
 def owners_text(item: dict[str, Any], shown: Callable[[str], str]) -> str:
@@ -362,89 +202,13 @@ def gate_text(item: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def interval(e: dict[str, Any], fmt: Inline = MARKDOWN) -> str:
-    """``2–3 days (medium confidence)``: an estimate's or a claim's range, escaped."""
-    from compiler.analysis.estimates import number
-
-    confidence = f" ({fmt.text(e['confidence'])} confidence)" if e.get("confidence") else ""
-    return f"{number(e['low'])}–{number(e['high'])} {fmt.text(e['unit'])}{confidence}"
-
-
 def _estimate_line(item: dict[str, Any]) -> str:
     e = item["estimate"]
     if not isinstance(e, dict):  # a hand-edited document
         return ""
     evidence = f" · evidence: {md(e['evidence'])}" if str(e.get("evidence") or "").strip() else ""
     flagged = "".join(f" · **ungrounded:** {md(reason)}" for reason in item.get("ungrounded", []))
-    return f"\n- **Estimate:** {interval(e)}{evidence}{flagged}"
-
-
-def schedule_lines(schedule: Any, fmt: Inline = MARKDOWN) -> list[str]:
-    """The critical path by median estimate, in hours, with the best and worst case along it."""
-    if not isinstance(schedule, dict) or not schedule.get("critical_path"):
-        return []
-    from compiler.analysis.estimates import number
-    from compiler.render.view import MAX_PATH_SHOWN
-
-    def hours(key: str) -> str:
-        value = schedule.get(key)
-        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "unknown"
-
-    path = schedule["critical_path"]
-    shown = path if len(path) <= MAX_PATH_SHOWN else [*path[:8], None, *path[-3:]]
-    zero = schedule.get("counted_as_zero", 0)
-    return [f"Critical path by median estimate ({len(path):,} item{'s' if len(path) != 1 else ''}, marked in the"
-            f" graph): {' → '.join('…' if i is None else fmt.code(i) for i in shown)}: median {hours('median_hours')},"
-            f" best case {hours('best_hours')}, worst case {hours('worst_hours')}"
-            + (f" ({zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0)" if zero else "")
-            + ".", ""]
-
-
-# The most critical items the page names (the JSON lists every item that is critical in some run).
-CRITICAL_SHOWN = 5
-
-
-def forecast_lines(forecast: Any, fmt: Inline = MARKDOWN) -> list[str]:
-    """The seeded forecast: its percentiles, how it was run, and the most critical items."""
-    if not isinstance(forecast, dict):
-        return []
-    from compiler.analysis.estimates import number
-
-    def hours(key: str) -> str:
-        value = forecast.get(key)
-        return f"{number(round(value, 1))} hours" if isinstance(value, (int, float)) else "unknown"
-
-    runs = forecast.get("runs", 0)
-    scaled = " (fewer for a plan this large: rough)" if forecast.get("runs_scaled") else ""
-    critical = [c for c in forecast.get("criticality", []) if isinstance(c, dict)][:CRITICAL_SHOWN]
-    named = ", ".join(f"{fmt.code(c.get('item'))} {number(round(100 * c.get('share', 0), 1))}%" for c in critical)
-    zero = forecast.get("counted_as_zero", 0)
-    line = (f"Forecast over {fmt.text(f'{runs:,}')} seeded runs{scaled} (seed {fmt.text(forecast.get('seed'))}): P50"
-            f" {hours('p50_hours')}, P80 {hours('p80_hours')}, P95 {hours('p95_hours')}"
-            + (f"; {zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0" if zero else "")
-            + (f". Most often on the critical path: {named}." if named else "."))
-    return [line, "", *_by_lines(forecast.get("by"), fmt)]
-
-
-def _by_lines(by: Any, fmt: Inline) -> list[str]:
-    if not isinstance(by, dict):
-        return []
-    from compiler.analysis.estimates import number
-
-    days = by.get("working_days", 0)
-    share = number(round(100 * by.get("probability", 0), 1))
-    return [f"Finished by {fmt.text(by.get('by'))} in {share}% of the runs: {days:,} working day"
-            f"{'s' if days != 1 else ''} (Monday to Friday) from {fmt.text(by.get('start'))}, at"
-            f" {number(by.get('hours_per_day', 0))} hours a day, {number(by.get('hours', 0))} hours.", ""]
-
-
-def grounded_line(summary: dict[str, Any], fmt: Inline = MARKDOWN, strong: Callable[[str], str] = "**{}**".format
-                  ) -> str:
-    """Whether the estimates are grounded (EP112), how many there are, and how units count."""
-    return (f"{'Grounded' if summary.get('grounded') else strong('Not grounded')}: {summary.get('estimated', 0):,}"
-            f" item{'s' if summary.get('estimated') != 1 else ''} estimated, {summary.get('missing', 0):,} without"
-            f" an estimate; a spread over {fmt.text(summary.get('max_spread'))}x is flagged;"
-            f" {fmt.text(summary.get('units', ''))}.")
+    return f"\n- **Estimate:** {interval(e, MARKDOWN)}{evidence}{flagged}"
 
 
 def estimates_section(document: dict[str, Any]) -> str:
@@ -452,8 +216,8 @@ def estimates_section(document: dict[str, Any]) -> str:
     summary = document.get("estimates")
     if not isinstance(summary, dict):
         return ""
-    lines = [*schedule_lines(document.get("schedule")), *forecast_lines(document.get("forecast")),
-             grounded_line(summary)]
+    lines = [*schedule_lines(document.get("schedule"), MARKDOWN), *forecast_lines(document.get("forecast"), MARKDOWN),
+             grounded_line(summary, MARKDOWN, "**{}**".format)]
     flagged = summary.get("flagged", [])
     if flagged:
         lines.append("")
@@ -462,7 +226,7 @@ def estimates_section(document: dict[str, Any]) -> str:
     claims = document.get("claims") or []
     if claims:
         lines += ["", "| claim | range | evidence |", "|---|---|---|"]
-        lines += [f"| {cell(md(c['description']))} | {cell(interval(c))} |"
+        lines += [f"| {cell(md(c['description']))} | {cell(interval(c, MARKDOWN))} |"
                   f" {cell(md(c.get('evidence') or '')) or '_none_'} |" for c in claims]
     return "\n".join(lines)
 
@@ -490,7 +254,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "critical_path_length": view.critical_path_length,
         "complexity": _complexity(document.get("complexity")),
         "progress": progress_line(view.progress),
-        "revision": revision_line(document),
+        "revision": revision_line(document, MARKDOWN),
         "estimates": estimates_section(document),
         "sections": ((_heading(section), item_rows(section.items, link)) for section in view.sections),
     }
@@ -503,57 +267,6 @@ def _complexity(value: Any) -> str:
         return ""
     why = [md(str(w)) for w in value.get("why") or [] if isinstance(w, str)]
     return f"**{value['tier']}**" + (f": {'; '.join(why)}" if why else "")
-
-
-# Ids listed per kind of change on the revision line; the rest are counted (all are in the JSON).
-REVISION_IDS = 10
-
-
-def revision_line(document: dict[str, Any], fmt: Inline = MARKDOWN) -> str:
-    """The revision and what changed since the previous one, escaped: ``3 · since revision 2:
-    1 added (`x`), 1 revised (`y`: change)``; '' for a file from before revisions."""
-    revision = document.get("revision")
-    if type(revision) is not int:
-        return ""
-    budget = document.get("budget")
-    limit = budget.get("max_revisions") if isinstance(budget, dict) else None
-    head = f"{revision}" + (f" of {limit:,} allowed" if type(limit) is int else "")  # the plan's budget (EP403)
-    changed = document.get("changes")
-    if not isinstance(changed, dict):
-        return head + (" (the first)" if revision == 1 else "")
-
-    def ids(entries: Any, show: Any) -> tuple[str, str]:
-        entries = entries if isinstance(entries, list) else []
-        shown = ", ".join(show(e) for e in entries[:REVISION_IDS])
-        more = f", … {len(entries) - REVISION_IDS:,} more" if len(entries) > REVISION_IDS else ""
-        return f"{len(entries):,}", f"{shown}{more}"
-
-    def revised(entry: Any) -> str:
-        names = entry.get("fields") if isinstance(entry, dict) else None
-        what = ", ".join(fmt.text(str(n)) for n in names) if isinstance(names, list) else ""
-        return fmt.code(str(entry.get("id"))) + (f": {what}" if what else "") if isinstance(entry, dict) else ""
-
-    def renamed(entry: Any) -> str:
-        if not isinstance(entry, dict):
-            return ""
-        return f"{fmt.code(str(entry.get('old')))} → {fmt.code(str(entry.get('new')))}"
-
-    parts = []
-    for key, show in (("added", lambda i: fmt.code(str(i))), ("removed", lambda i: fmt.code(str(i))),
-                      ("revised", revised), ("renamed", renamed)):
-        count, text = ids(changed.get(key), show)
-        if count != "0":
-            parts.append(f"{count} {key} ({text})")
-    edges, waves = (changed.get(key) for key in ("edges", "waves"))
-    edges = edges if isinstance(edges, dict) else {}
-    waves = waves if isinstance(waves, dict) else {}
-    added, removed = (len(e) if isinstance(e, list) else 0 for e in (edges.get("added"), edges.get("removed")))
-    if added or removed:
-        parts.append(f"{added:,} dependency edges added, {removed:,} removed")
-    moved = sum(len(w) if isinstance(w, list) else 0 for w in (waves.get("direct"), waves.get("indirect")))
-    if moved:
-        parts.append(f"{moved:,} moved to another wave")
-    return f"{head} · since the previous: " + ("; ".join(parts) if parts else "no change to the items")
 
 
 def _heading(section: Any) -> str:
@@ -586,24 +299,7 @@ def render_pieces(document: dict[str, Any], *, base: str = ".") -> Iterator[str]
     )
     env.filters.update(md=md, code=code, cell=cell)
     template = env.from_string(read_text("templates", TEMPLATE))
-    return _tidy(_batches(template.generate(**page(document, base))))
-
-
-PIECE_CHARACTERS = 1 << 20
-
-
-def _batches(fragments: Iterable[str]) -> Iterator[str]:
-    """The template's many small fragments, joined into pieces of about PIECE_CHARACTERS."""
-    batch: list[str] = []
-    size = 0
-    for fragment in fragments:
-        batch.append(fragment)
-        size += len(fragment)
-        if size >= PIECE_CHARACTERS:
-            yield "".join(batch)
-            batch, size = [], 0
-    if batch:
-        yield "".join(batch)
+    return _tidy(batches(template.generate(**page(document, base))))
 
 
 def _tidy(pieces: Iterable[str]) -> Iterator[str]:

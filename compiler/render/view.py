@@ -1,6 +1,6 @@
 """A compiled plan as every renderer sees it: the same facts, in the order a page shows them,
-with nothing escaped (escaping belongs to each renderer: compiler/render/markdown.py, compiler/render/mermaid.py,
-and an HTML page later).
+with nothing escaped (escaping belongs to each renderer: compiler/render/markdown.py with
+compiler/core/markdown.py, compiler/render/mermaid.py, compiler/render/html.py).
 
 The JSON is the source of truth: a view is made from the compiled document, never from the plan.
 """

@@ -128,7 +128,7 @@ MAX_CELL = 1_000
 
 
 def markdown(change: dict[str, Any], budget: int = MAX_MARKDOWN) -> str:
-    from compiler.render.markdown import cell, md
+    from compiler.core.markdown import cell, md
 
     rev = change["revision"]
     out = [f"### Plan revision: {md(rev['old'])} → {md(rev['new'])}", ""]

@@ -27,7 +27,7 @@ from compiler.core.display import UNSAFE, clip, escape, escape_surrogates
 
 Style = Callable[[str, str], str]  # (text, severity) -> text, maybe coloured
 Status = Literal["ready", "blocked", "unreadable"]
-STDIN_NAME = "<stdin>"  # compiler.load.document's name for standard input: no file to point at
+STDIN_NAME = "<stdin>"  # compiler.load.read's name for standard input: no file to point at
 
 
 class PlanReport(NamedTuple):
@@ -200,8 +200,8 @@ def step_summary(plans: Sequence[PlanReport], diagnostics: Sequence[Diagnostic],
                  base: str = ".") -> str:
     """The whole ``check`` report as Markdown for ``$GITHUB_STEP_SUMMARY``: a line per plan and a
     table of every problem with its notes and hint (GitHub shows only 10 error annotations of a
-    step). Plan text is escaped for Markdown (compiler.render.markdown) and cut as everywhere."""
-    from compiler.render.markdown import cell, code, md
+    step). Plan text is escaped for Markdown (compiler.core.markdown) and cut as everywhere."""
+    from compiler.core.markdown import cell, code, md
 
     def where(loc: Any) -> str:
         return cell(code(_shown_location(loc, cwd, base))) if loc is not None else ""

@@ -31,8 +31,8 @@ as JSON).
 
 Runs: for each mutant, ``check --format text``, ``check --format json`` and ``compile -o DIR``, on
 the default YAML path (libyaml, compiler/load/fastyaml.py) and, for YAML files, on the reference path
-(``compiler.load.fastyaml.parse`` replaced by a function returning None, so that compiler/load/document.py's
-``_parse_yaml`` always falls back to ruamel.yaml; ``--selftest`` verifies this by instrumenting
+(``compiler.load.fastyaml.parse`` replaced by a function returning None, so that compiler/load/yaml_reader.py's
+``parse_yaml`` always falls back to ruamel.yaml; ``--selftest`` verifies this by instrumenting
 ``_parse_yaml_reference``). Some mutants add ``--no-verify-evidence`` runs, a second compile
 (determinism), ``--format github`` and ``sarif``, and standard input.
 
@@ -3870,15 +3870,16 @@ def _selftest_reference_path() -> bool:
     """Verify that the reference path really is forced (in-process and in a fresh child)."""
     import compiler.load.document as load
     import compiler.load.fastyaml as fastyaml
+    import compiler.load.yaml_reader as yaml_reader
 
     calls = {"ref": 0}
-    original_ref = load._parse_yaml_reference
+    original_ref = yaml_reader._parse_yaml_reference
 
     def counting(*a: Any, **k: Any) -> Any:
         calls["ref"] += 1
         return original_ref(*a, **k)
 
-    load._parse_yaml_reference = counting
+    yaml_reader._parse_yaml_reference = counting
     text = "items:\n  - id: a\n    change: x\n    evidence: [a.py]\n    proof: make\n"
     load.parse_text(text, "p.yaml", "yaml")
     default_calls = calls["ref"]
@@ -3888,7 +3889,7 @@ def _selftest_reference_path() -> bool:
     fastyaml.parse = original
     forced_calls = calls["ref"] - default_calls
     print(f"in-process: reference reader calls: default path {default_calls}, forced {forced_calls}")
-    probe = ("import compiler.load.document as L; o = L._parse_yaml_reference; n = [0]\n"
+    probe = ("import compiler.load.yaml_reader as L; o = L._parse_yaml_reference; n = [0]\n"
              "def c(*a, **k):\n    n[0] += 1\n    return o(*a, **k)\n"
              "L._parse_yaml_reference = c\n"
              "import atexit; atexit.register(lambda: print('REFCALLS', n[0]))\n")
