@@ -1,5 +1,5 @@
-"""Committed generated files (schemas/, outputs/, README tables, golden files, the hostile corpus)
-match the code.
+"""Committed generated files (schemas/, outputs/, README tables, the pages of docs/codes/ and
+docs/commands/, golden files, the hostile corpus) match the code.
 
 When one of these fails, run `python tests/regenerate.py` and review the diff.
 """
@@ -45,6 +45,19 @@ def test_every_code_is_documented_once_in_the_readme() -> None:
     readme = (regenerate.REPO / "README.md").read_text(encoding="utf-8")
     for code in CODES:
         assert readme.count(f"| `{code}` |") == 1, code
+
+
+def test_every_code_and_every_command_has_its_generated_page_and_no_other() -> None:
+    """The staleness test above covers every page regenerate.py writes; these are all the pages
+    of docs/codes/ and docs/commands/, so a page left from a code or a command that is gone fails."""
+    from compiler.commands import COMMANDS
+    from compiler.core.codes import CODES
+
+    generated = {path for path in CASES if path.suffix == ".md"}
+    assert set((regenerate.DOCS / "codes").glob("*.md")) == {regenerate.DOCS / "codes" / f"{c}.md" for c in CODES}
+    assert set((regenerate.DOCS / "commands").glob("*.md")) == {
+        regenerate.DOCS / "commands" / f"{name}.md" for name in COMMANDS}
+    assert set((regenerate.DOCS / "codes").glob("*.md")) | set((regenerate.DOCS / "commands").glob("*.md")) <= generated
 
 
 def test_every_emitted_code_is_registered() -> None:
