@@ -1,6 +1,6 @@
 """The documentation: a README for the first ten minutes (at most 10 KB) and docs/, Markdown that
-GitHub renders as it is. What the pages show is held to what the commands print; their links lead
-somewhere."""
+GitHub renders as it is and that MkDocs builds into a site (mkdocs.yml). What the pages show is
+held to what the commands print; their links lead somewhere, on GitHub and on the site."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from support import DOCS, REPO, docs_block, docs_page, precommit_snippets
 
 README = "../README.md"
@@ -60,6 +61,13 @@ def test_the_quick_start_is_the_same_in_the_readme_and_on_the_home_page() -> Non
     assert first == "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/evidence-plan compile" \
                     " examples/duplicate-email/plan.yaml -o outputs --html"
     assert second == "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"
+
+
+def test_ci_installs_the_test_and_docs_extras_and_builds_the_site_strictly() -> None:
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "\n.venv/bin/pip install -e '.[test]'\n" in ci
+    assert "\n.venv/bin/pip install -e '.[docs]'" in ci
+    assert ".venv/bin/mkdocs build --strict " in ci
 
 
 def test_the_quick_start_compile_prints_what_the_readme_shows(tmp_path: Path) -> None:
@@ -152,10 +160,41 @@ def test_every_relative_link_leads_to_a_file_and_its_heading(page: Path) -> None
         target, _, anchor = link.partition("#")
         path = (page.parent / target).resolve() if target else page
         assert path.is_file(), f"{link}: no such file"
-        if page.parent != REPO:  # the pages of docs/ link within it
-            assert path.is_relative_to(DOCS), f"{link}: outside docs/"
+        if page.parent != REPO:  # the site holds only docs/: a page links within it
+            assert path.is_relative_to(DOCS), f"{link}: outside docs/, a broken link on the site"
         if anchor:
             assert anchor in _anchors(path), f"{link}: no such heading"
+
+
+def test_every_page_is_in_the_sites_navigation_or_reached_from_its_index() -> None:
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def listed(nav: object) -> list[str]:
+        if isinstance(nav, str):
+            return [nav]
+        if isinstance(nav, list):
+            return [page for entry in nav for page in listed(entry)]
+        if isinstance(nav, dict):
+            return [page for value in nav.values() for page in listed(value)]
+        return []
+
+    in_nav = set(listed(config["nav"]))
+    generated = {f"codes/{p.name}" for p in (DOCS / "codes").glob("*.md")} | {
+        f"commands/{p.name}" for p in (DOCS / "commands").glob("*.md")}
+    assert config["not_in_nav"].split() == ["/codes/EP*.md", "/commands/*.md"]
+    assert {p.relative_to(DOCS).as_posix() for p in pages()} == in_nav | generated
+    assert in_nav.isdisjoint(generated)
+
+
+def test_the_site_is_built_offline() -> None:
+    """Nothing fetched when the site is built or read: no web fonts, only Material's local search
+    (social cards and the like download), and no Mermaid diagram (Material's script would fetch
+    Mermaid for one)."""
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert config["theme"]["name"] == "material" and config["theme"]["font"] is False
+    assert config["plugins"] == ["search"]
+    assert [p.name for p in pages() if "```mermaid" in p.read_text(encoding="utf-8")] == []
+    assert config["site_dir"] == "site" and "site/" in (REPO / ".gitignore").read_text(encoding="utf-8").split()
 
 
 def test_every_command_has_a_row_and_a_link_to_its_page_in_the_commands_table() -> None:
@@ -181,3 +220,16 @@ def test_internals_and_timings_stay_out_of_the_user_pages() -> None:
     user = [p for p in pages() if p.parent.name in ("guide", "reference") or p.name == "index.md"]
     found = {p.name: timing.findall(p.read_text(encoding="utf-8")) for p in [REPO / "README.md", *user]}
     assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+@pytest.mark.slow
+def test_the_site_builds_with_mkdocs_strict(tmp_path: Path) -> None:
+    """mkdocs build --strict: a broken link, a missing anchor or a page out of the navigation fails
+    (.ci/run builds it too; mkdocs comes with the docs extra: pip install -e '.[docs]')."""
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                            cwd=REPO, capture_output=True, text=True, check=False, timeout=600,
+                            env={"PATH": "", "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "site" / "codes" / "EP101" / "index.html").is_file()
+    assert (tmp_path / "site" / "commands" / "check" / "index.html").is_file()
