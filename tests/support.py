@@ -27,12 +27,39 @@ from compiler.load.document import parse_text
 
 Row = tuple[str, str | None, int | None, int | None]
 CASES = Path(__file__).resolve().parent / "cases"
+REPO = CASES.parent.parent
+DOCS = REPO / "docs"
 
 
 def case_dirs() -> list[Path]:
     """The case folders of tests/cases (not ``__pycache__``, which importing its conftest.py
     writes there wherever bytecode is written, as in CI)."""
     return sorted(p for p in CASES.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+# --- the documentation -------------------------------------------------------------------------
+
+
+def docs_page(page: str) -> str:
+    """The text of a page of docs/ (``reference/approvals.md``), or of the README (``../README.md``)."""
+    return (DOCS / page).read_text(encoding="utf-8")
+
+
+def docs_block(page: str, name: str) -> str:
+    """What ``page`` marks between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` (exactly one
+    pair): the text of the fenced code block when that is all it marks (without its fences),
+    else the marked text itself. Tests hold these blocks to what the commands print."""
+    text = docs_page(page)
+    begin, end = f"<!-- {name}:begin -->\n", f"<!-- {name}:end -->"
+    assert text.count(begin) == 1 and text.count(end) == 1, f"{page}: one {name} block expected"
+    marked = text[text.index(begin) + len(begin):text.index(end)]
+    fenced = re.fullmatch(r"(`{3,})[^\n`]*\n(.*\n)\1\n", marked, re.S)
+    return fenced.group(2) if fenced else marked
+
+
+def precommit_snippets() -> list[str]:
+    """The YAML blocks of the pre-commit guide (docs/guide/pre-commit.md), in order."""
+    return re.findall(r"^```yaml\n(.*?)^```", docs_page("guide/pre-commit.md"), re.DOTALL | re.MULTILINE)
+
 
 # --- repositories and plans ---------------------------------------------------------------------
 

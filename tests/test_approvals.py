@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from support import write_plan
+from support import docs_block, write_plan
 from work import GROWTH_LIMIT, growth
 
 from compiler.analysis import approvals
@@ -102,8 +102,8 @@ def test_the_digest_changes_exactly_when_covered_content_does(edit: tuple[str, s
 # --- what an approval binds: every field that changes what runs or in what order -------------------
 
 def test_the_digest_is_128_bits_of_sha256_over_the_documented_content() -> None:
-    """Held to the README's description by an independent computation: 32 hex digits of the
-    SHA-256 of the sorted [id, item digest] pairs, each item digest the full SHA-256 of its
+    """Held to the description of docs/reference/approvals.md by an independent computation: 32
+    hex digits of the SHA-256 of the sorted [id, item digest] pairs, each item digest the full SHA-256 of its
     fields that an approval binds. A 48-bit digest fell to a birthday search on one core."""
     import hashlib
 
@@ -132,12 +132,10 @@ def test_every_item_field_states_whether_an_approval_binds_it() -> None:
         "id", "change", "evidence", "depends_on", "proof", "kind", "irreversible", "paths", "status"}
 
 
-def test_the_readme_names_exactly_the_fields_an_approval_binds() -> None:
+def test_the_docs_name_exactly_the_fields_an_approval_binds() -> None:
     from compiler.model.fields import ITEM_FIELDS
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    start = readme.index("<!-- approval-binds:begin -->")
-    section = readme[start:readme.index("<!-- approval-binds:end -->")]
+    section = docs_block("reference/approvals.md", "approval-binds")
     bound, _, unbound = section.partition("It does not bind")
     for f in ITEM_FIELDS:
         assert f"`{f.name}`" in (bound if f.approved else unbound), f.name
@@ -287,7 +285,7 @@ def _wide(n: int) -> tuple[Item, ...]:
 
 def test_a_deep_chain_is_judged_without_recursion() -> None:
     """20,000 items in a chain, far past the recursion limit: gated, ungated, and covered (the
-    README's figures take 100,000)."""
+    figures of docs/performance.md take 100,000)."""
     n = 20_000
     assert n > sys.getrecursionlimit() * 10
     assert approvals.ungated(_chain(n)) == []
@@ -474,9 +472,9 @@ def test_convert_keeps_the_gate_fields_and_the_approval_stays_current(tmp_path: 
         assert _check(out, tmp_path)[0] == 0
 
 
-def test_the_readme_example_is_ready_and_its_approval_current() -> None:
-    """examples/approval-gate, the README's example: as committed, ready, with a current approval
-    over the five items the README names."""
+def test_the_documented_example_is_ready_and_its_approval_current() -> None:
+    """examples/approval-gate, the example of docs/reference/approvals.md: as committed, ready, with
+    a current approval over the five items the page names."""
     from compiler.compile.pipeline import compile_plan
 
     result = compile_plan(str(Path(__file__).resolve().parent.parent / "examples" / "approval-gate" / "plan.yaml"))

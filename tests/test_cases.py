@@ -36,7 +36,7 @@ To add a case: create the folder, the plan and the evidence files it cites, then
     EVIDENCE_PLAN_UPDATE_CASES=1 python -m pytest tests/test_cases.py
 
 which writes expected.txt from the actual output (KNOWN_BUGS cases are never rewritten). Then read
-every line of it against the rules in the README before committing: the corpus is only worth
+every line of it against the rules in docs/ before committing: the corpus is only worth
 something when the expectations were checked by a person, not recorded.
 """
 

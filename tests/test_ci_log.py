@@ -30,13 +30,13 @@ import runner_commands as rc
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import git_repo
+from support import docs_page, git_repo
 
 from compiler.cli import cli, main
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 
-# The neutraliser, as the README documents it: U+2060 WORD JOINER.
+# The neutraliser, as docs/reference/input-safety.md documents it: U+2060 WORD JOINER.
 N = "\u2060"
 # .NET's Char.IsWhiteSpace less the line breaks: what TrimStart removes before a "::" on a line.
 BLANK = "\t\x0b\x0c \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -65,7 +65,7 @@ def test_the_neutraliser_is_the_documented_invisible_character() -> None:
     assert unicodedata.category(N) == "Cf" and unicodedata.name(N) == "WORD JOINER"
     assert not re.fullmatch(f"[{rc.DOTNET_WHITE_SPACE}]", N)  # TrimStart keeps it
     assert display.escape(f"a{N}b") == "a\\u2060b"  # plan text never holds it raw where text is escaped
-    assert "U+2060 WORD JOINER" in (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "U+2060 WORD JOINER" in docs_page("reference/input-safety.md")
 
 
 def test_the_guards_white_space_is_dotnets_less_the_line_breaks() -> None:

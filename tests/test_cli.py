@@ -116,7 +116,7 @@ def test_compile_matches_the_committed_outputs(repo: Path, tmp_path: Path, monke
     for key in ("source", "root"):
         mine.pop(key), committed.pop(key)
     assert mine == committed
-    # And the page (the README's Quick start writes it too), but for where it says it was compiled from.
+    # And the page (the Quick start writes it too), but for where it says it was compiled from.
     page = (out / "evidence-plan.html").read_text(encoding="utf-8")
     assert page.replace(*sources) == (repo / "outputs" / "evidence-plan.html").read_text(encoding="utf-8")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from support import MENTION, shown, write_plan
+from support import MENTION, docs_block, shown, write_plan
 from support import TWO_ITEMS as PLAN
 
 from compiler.cli import cli
@@ -206,13 +206,8 @@ def test_rev_path_outside_a_git_repository_is_a_clear_input_error(tmp_path: Path
     assert "hint: run it inside the git repository" in result.stderr
 
 
-def test_the_readme_shows_the_real_output_of_the_example_diff(repo: Path) -> None:
-    import re
-
-    text = (repo / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"<!-- diff-example:begin -->\n```\n(.*?)```\n<!-- diff-example:end -->", text, re.S)
-    assert found is not None
-    command, shown = found.group(1).split("\n", 1)
+def test_the_docs_show_the_real_output_of_the_example_diff(repo: Path) -> None:
+    command, shown = docs_block("reference/revisions.md", "diff-example").split("\n", 1)
     assert command == f"$ evidence-plan diff {EXAMPLE} {REVISED}"
     assert shown == (repo / "tests" / "golden" / "diff" / "revised.txt").read_text(encoding="utf-8")
 

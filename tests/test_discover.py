@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from support import precommit_snippets
 
 from compiler.cli import cli
 from compiler.core.diagnostics import Diagnostic
@@ -59,12 +60,10 @@ def test_the_all_plans_hook_runs_check_on_the_repository_on_every_commit() -> No
     assert "files" not in hook  # always_run: every commit, whatever is staged
 
 
-def test_readme_local_hooks_are_the_manifests_hooks() -> None:
-    # The README's copy of the hooks for `repo: local` says what the manifest says (that it
-    # works is test_packaging.py's test_readme_local_hooks_gate_git_commit).
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
-    (local,) = [s for s in re.findall(r"```yaml\n(.*?)```", section, re.DOTALL) if "repo: local" in s]
+def test_documented_local_hooks_are_the_manifests_hooks() -> None:
+    # The pre-commit guide's copy of the hooks for `repo: local` says what the manifest says (that
+    # it works is test_packaging.py's test_documented_local_hooks_gate_git_commit).
+    (local,) = [s for s in precommit_snippets() if "repo: local" in s]
     local_hooks = {h["id"]: h for h in yaml.safe_load(local)["repos"][0]["hooks"]}
     manifest = hooks()
     assert local_hooks.keys() == manifest.keys()

@@ -219,7 +219,7 @@ def test_a_range_whose_text_moved_is_shifted_whole_not_restarted_at_the_text(wri
     (675, 683, 696, False, 800, (692, 700)),  # centred: the text keeps the middle line, whichever way it moved
     (675, 683, 650, False, 800, (646, 654)),
     (675, 683, 696, True, 800, (696, 704)),  # the text defines something: the range starts at it
-    (18, 23, 29, True, 40, (29, 34)),  # the README's normalize_email
+    (18, 23, 29, True, 40, (29, 34)),  # examples/blocked's normalize_email (found at line 29)
     (5, 5, 12, False, 12, (12, 12)),  # one line: nothing to guess
     (3, 4, 11, False, 12, (11, 12)),  # an even length keeps the upper middle line
     (1, 5, 12, False, 12, (8, 12)),  # centred past the end: moved up, still holding the text

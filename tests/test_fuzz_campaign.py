@@ -118,7 +118,7 @@ def test_fuzz_campaign_holds_the_commands_to_what_they_must_agree_on(
 
 
 def test_fuzz_campaign_takes_dropped_items_out_of_the_waves(campaign: ModuleType) -> None:
-    """A dropped item leaves the graph (README, "Progress"): a ready plan's artifact gives it "wave": null."""
+    """A dropped item leaves the graph (docs/reference/progress.md): a ready plan's artifact gives it "wave": null."""
     doc = {"status": "ready", "issues": [], "waves": [["a"]], "critical_path": ["a"],
            "summary": {"errors": 0, "warnings": 0, "items": 2},
            "items": [{"id": "a", "wave": 1}, {"id": "b", "status": "dropped", "wave": None}]}

@@ -1,5 +1,5 @@
-"""Committed generated files (schemas/, outputs/, README tables, golden files, the hostile corpus)
-match the code.
+"""Committed generated files (schemas/, outputs/, the tables and the pages of docs/ made from the
+code, golden files, the hostile corpus) match the code.
 
 When one of these fails, run `python tests/regenerate.py` and review the diff.
 """
@@ -39,12 +39,25 @@ def test_outputs_hold_the_ready_example() -> None:
     assert [i["wave"] for i in document["items"]] == [1, 2, 2, 3]
 
 
-def test_every_code_is_documented_once_in_the_readme() -> None:
+def test_every_code_is_listed_once_in_the_docs_with_a_link_to_its_page() -> None:
     from compiler.core.codes import CODES
 
-    readme = (regenerate.REPO / "README.md").read_text(encoding="utf-8")
+    index = (regenerate.DOCS / "reference" / "codes.md").read_text(encoding="utf-8")
     for code in CODES:
-        assert readme.count(f"| `{code}` |") == 1, code
+        assert index.count(f"| [`{code}`](../codes/{code}.md) |") == 1, code
+
+
+def test_every_code_and_every_command_has_its_generated_page_and_no_other() -> None:
+    """The staleness test above covers every page regenerate.py writes; these are all the pages
+    of docs/codes/ and docs/commands/, so a page left from a code or a command that is gone fails."""
+    from compiler.commands import COMMANDS
+    from compiler.core.codes import CODES
+
+    generated = {path for path in CASES if path.suffix == ".md"}
+    assert set((regenerate.DOCS / "codes").glob("*.md")) == {regenerate.DOCS / "codes" / f"{c}.md" for c in CODES}
+    assert set((regenerate.DOCS / "commands").glob("*.md")) == {
+        regenerate.DOCS / "commands" / f"{name}.md" for name in COMMANDS}
+    assert set((regenerate.DOCS / "codes").glob("*.md")) | set((regenerate.DOCS / "commands").glob("*.md")) <= generated
 
 
 def test_every_emitted_code_is_registered() -> None:

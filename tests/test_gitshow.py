@@ -118,7 +118,7 @@ AMBIGUOUS = ("origin/main:plan.yaml: error EP001 ambiguous: a file of this name 
 
 def test_a_name_that_is_a_file_and_a_rev_path_git_has_is_refused_as_ambiguous(history: Path) -> None:
     """A pull request adds a file origin/main:plan.yaml holding its own plan: read as the base
-    branch's plan it made the README's workflow say "No changes." over a real revision."""
+    branch's plan it made the documented workflow say "No changes." over a real revision."""
     decoy = history / "origin" / "main:plan.yaml"
     decoy.parent.mkdir()
     decoy.write_text(V2, encoding="utf-8")
@@ -163,7 +163,7 @@ def test_a_name_from_here_or_from_the_root_is_always_a_file(history: Path) -> No
 
 
 def test_base_is_a_form_no_file_can_take_over(history: Path) -> None:
-    """`diff --base REV PLAN` reads git history whatever files there are: the README's workflow."""
+    """`diff --base REV PLAN` reads git history whatever files there are: the documented workflow (docs/guide/ci.md)."""
     for decoy in ("origin/main:plan.yaml", "origin/main:./plan.yaml", "origin/main"):
         path = history / decoy
         path.parent.mkdir(parents=True, exist_ok=True)

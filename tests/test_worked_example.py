@@ -1,6 +1,6 @@
-"""The README's worked example (examples/worked): a plan that uses pins, estimates and a claim,
-an approval gate, paths with CODEOWNERS, progress and the repository's settings at once. The
-outputs the README shows are held to what the commands print."""
+"""The worked example (examples/worked, docs/guide/worked-example.md): a plan that uses pins,
+estimates and a claim, an approval gate, paths with CODEOWNERS, progress and the repository's
+settings at once. The outputs the page shows are held to what the commands print."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import docs_block, docs_page
 
+PAGE = "guide/worked-example.md"
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "worked"
 
@@ -22,22 +24,15 @@ def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
-def readme_block(name: str) -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    found = re.search(rf"<!-- {name}:begin -->\n```\n(.*?)```\n<!-- {name}:end -->", text, re.S)
-    assert found, name
-    return found.group(1)
-
-
 def test_the_worked_example_is_ready_without_a_warning() -> None:
     checked = run("check", "examples/worked/plan.yaml")
     assert checked.returncode == 0 and checked.stdout == "", checked.stdout
 
 
-def test_next_prints_what_the_readme_shows() -> None:
+def test_next_prints_what_the_page_shows() -> None:
     result = run("next", "examples/worked/plan.yaml")
     assert result.returncode == 0
-    shown = readme_block("worked-next").split("\n", 1)[1]  # after the "$ evidence-plan next" line
+    shown = docs_block(PAGE, "worked-next").split("\n", 1)[1]  # after the "$ evidence-plan next" line
     assert result.stdout + result.stderr == shown
 
 
@@ -53,10 +48,10 @@ def test_the_compiled_example_states_complexity_progress_schedule_forecast_and_o
     assert items["sign-off"]["approval_state"] == "current"
     assert all("pin" in ev for item in document["items"] for ev in item["evidence"])
     markdown = (tmp_path / "evidence-plan.md").read_text(encoding="utf-8")
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    page = docs_page(PAGE)
     for line in markdown.split("\n"):
         if line.startswith(("Complexity:", "Critical path by median", "Forecast over")):
-            assert line in readme, line  # the README quotes these lines as they are
+            assert line in page, line  # the page quotes these lines as they are
 
 
 @pytest.fixture
@@ -76,7 +71,7 @@ def edited(tmp_path: Path) -> Path:
     return copy
 
 
-def test_check_of_the_edited_example_prints_what_the_readme_shows(edited: Path) -> None:
+def test_check_of_the_edited_example_prints_what_the_page_shows(edited: Path) -> None:
     result = run("check", "plan.yaml", cwd=edited)
     assert result.returncode == 1
-    assert result.stdout == readme_block("worked-check")
+    assert result.stdout == docs_block(PAGE, "worked-check")

@@ -12,8 +12,9 @@ from typing import Literal, NamedTuple
 
 Severity = Literal["error", "warning"]
 # The stages that report problems themselves, outside the rules: reading the file (load), the
-# repository's settings, validating items and plan fields, and the pipeline (the root, the tier).
-Stage = Literal["load", "settings", "validate", "compile"]
+# repository's settings, validating items and plan fields, finding the repository root, and
+# measuring the ordered plan's complexity (compiler/api/explain.py names the function of each).
+Stage = Literal["load", "settings", "validate", "root", "complexity"]
 
 
 class Code(NamedTuple):
@@ -33,7 +34,7 @@ _ALL = [
     Code("EP003", "duplicate-key", "error", "a mapping gives the same key twice (the first one is named)", True, stage="load"),
     Code("EP004", "not-a-plan", "error", "the document is not a plan: expected a mapping with `items`, a list of items, or a compiled evidence-plan.json", True, stage="load"),
     Code("EP005", "refused-input", "error", "input refused for safety: non-core YAML tags (`!!python/...`), merge keys, non-text keys, aliases that expand too far, nesting too deep, a plan file that is a symlink out of the repository that holds it, a YAML plan over 256 KiB that needs the strict reader", True, stage="load"),
-    Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder, or holds a NUL character", True, stage="compile"),
+    Code("EP006", "bad-root", "error", "the repository root (`--root` or `root:`) is not a folder, or holds a NUL character", True, stage="root"),
     Code("EP007", "too-large", "error", "the file, or the blob of git history, is larger than `--max-bytes` (default 256 MiB); checked before it is read", True, stage="load"),
     Code("EP008", "too-many-items", "error", "the plan has more items than `--max-items` (default 1,000,000)", True, stage="load"),
     Code("EP009", "bad-config", "error", "the repository's settings (`.evidence-plan.toml`, or `[tool.evidence-plan]` in `pyproject.toml`) are not valid TOML, name an unknown setting (with a did-you-mean), give a bad value, or nest arrays or inline tables more than 100 deep; located at its key (at the bracket too deep)", True, stage="settings"),
@@ -66,7 +67,7 @@ _ALL = [
     Code("EP205", "folder-with-lines", "error", "a folder cited with lines, a symbol or contains (a folder alone is valid evidence)"),
     Code("EP206", "unknown-symbol", "error", "`path::symbol` names no definition in the file, with a did-you-mean among its symbols"),
     Code("EP207", "unreadable-evidence", "error", "cited file cannot be read as text: binary cited by line, not a regular file, not permitted, too large to search for a symbol, or a TOML file cited by symbol that is not valid TOML"),
-    Code("EP208", "plan-root-outside", "error", "a plan's `root:` leads outside the git work tree that holds the plan (or its folder when there is none); its evidence is not checked. `--root` on the command line is trusted", stage="compile"),
+    Code("EP208", "plan-root-outside", "error", "a plan's `root:` leads outside the git work tree that holds the plan (or its folder when there is none); its evidence is not checked. `--root` on the command line is trusted", stage="root"),
     Code("EP209", "missing-proof-script", "error", "a proof runs a script of the repository (`./tools/check.sh`, `python3 scripts/check_links.py`) that does not exist, with a did-you-mean; read from the proof's words, never run"),
     Code("EP210", "missing-test-target", "error", "a proof runs tests that are not in the repository: a test file, folder or test of `pytest path::Class::test`, `python -m unittest pkg.mod.Case.test`, `unittest discover -s DIR`, found as symbol evidence is found (parameters `test_x[1-2]` allowed), with a did-you-mean; `-k` and `-m` are left alone; read from the proof's words, never run"),
     Code("EP211", "pin-drift", "error", "a pinned entry's lines no longer hash to its `pin`: the code under the evidence changed; says where the pinned lines are when they moved (`fix` moves the entry there)"),
@@ -80,7 +81,7 @@ _ALL = [
     Code("EP308", "done-before-dependency", "warning", "`X is done, but depends on Y, which is todo` (or doing): X's status, or the dependency, is wrong"),
     Code("EP309", "path-check-incomplete", "warning", "`paths` were not all compared, so a conflict may be missed: the plan's 200,000 comparisons or 2,000,000 steps of their search ran out (paths that start with a wildcard are compared with every other path of their wave), or one pair's 50,000 steps did (at the later item's path, with a note at the other's); start paths with their literal folder, use fewer wildcards"),
     Code("EP310", "unapproved-irreversible", "error", "`X is irreversible but no approval precedes it`: an `irreversible: true` item has no `kind: approval` item among its transitive dependencies (an approval on another branch does not count)"),
-    Code("EP311", "too-complex", "warning", "the plan's complexity tier (items, waves, widest wave, irreversible items, distinct files) is above the `max_tier` the repository's settings allow: split it", stage="compile"),
+    Code("EP311", "too-complex", "warning", "the plan's complexity tier (items, waves, widest wave, irreversible items, distinct files) is above the `max_tier` the repository's settings allow: split it", stage="complexity"),
     Code("EP401", "no-plan", "error", "the plan has no items: nothing to do and nothing to prove, so it is never ready; write the items, or, for an agent whose plan came out empty, a recovery plan (what to try next, each with its proof); located at `items`"),
     Code("EP402", "step-budget", "error", "the plan has more items than its `budget: {max_items: N}`: shorten the plan (merge or drop items, or split it into plans that each fit), or raise the budget deliberately; located at `max_items`"),
     Code("EP403", "replan-budget", "error", "a compile would make revision N, past the plan's `budget: {max_revisions: M}` (revisions are counted in the evidence-plan.json at the output path): stop replanning, feed the last error back and route around it in this revision, or have a person raise the budget; `compile` only, located at `max_revisions`"),

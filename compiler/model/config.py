@@ -195,7 +195,7 @@ def parse(text: str, file: str, *, own: bool) -> Settings:
             from compiler.core.diagnostics import closest
 
             guess = closest(key, list(_BY_KEY))
-            hint = f"did you mean {guess}?" if guess else "the settings are listed in the README (Settings)"
+            hint = f"did you mean {guess}?" if guess else "the settings are listed in docs/reference/settings.md"
             raise _fail(file, text, key, f"{file}: unknown setting {quoted(key)} in [{TABLE}]"
                         if not own else f"{file}: unknown setting {quoted(key)}", hint)
         problem = _check(value, setting)

@@ -34,7 +34,7 @@ class RelatedOut(_Strict):
 
 
 class IssueOut(_Strict):
-    code: str = Field(pattern=r"^EP\d{3}$", description="stable code, listed in the README")
+    code: str = Field(pattern=r"^EP\d{3}$", description="stable code, documented in docs/reference/codes.md")
     severity: Literal["error", "warning"]
     message: str
     item: str | None = Field(description="the item's id, or null for a plan-level problem")
