@@ -75,6 +75,8 @@ def test_fuzz_campaign_draws_the_runs_of_every_command_from_its_seed(campaign: M
     ("github-notice", b"::notice file=p.yaml,line=3::x\n", []),
     ("github-notice", b"::notice ::x\n::error::y\n", ["github-format"]),
     ("markdown", b"# Plan\n\n[x](javascript:alert(1))\n", ["md-js-link"]),
+    ("markdown", b"# Plan\n\nA <script>x</script>\n", ["md-html"]),
+    ("markdown", b"- **Proof:** (2 lines)\n  ```\n  a <script>x</script>\n  b\n  ```\n", []),
     ("mermaid", b"flowchart TD\n%%{init: {}}%%\n", ["mermaid-directive"]),
     ("svg", b'<svg xmlns="http://www.w3.org/2000/svg"><text>a</text></svg>\n', []),
     ("svg", b'<svg><text>a</svg>\n', ["svg-invalid"]),

@@ -2889,7 +2889,10 @@ def md_findings(md: bytes) -> list[Finding]:
         if ch in mdt:
             p = mdt.index(ch)
             add(kind, kind, repr(mdt[max(0, p - 80):p + 40]))
-    prose = re.sub(r"(`+)(?:(?!\1).)*?\1", "", re.sub(r"(?ms)^```.*?^```", "", mdt))  # code is shown as code
+    # Code is shown as code: fenced blocks (indented too, as in a list item, and closed by a fence
+    # at least as long) and code spans are not prose.
+    fences = re.sub(r"(?ms)^[ \t]*(`{3,}).*?^[ \t]*\1`*[ \t]*$", "", mdt)
+    prose = re.sub(r"(`+)(?:(?!\1).)*?\1", "", fences)
     if re.search(r"(?<!\\)\]\(\s*(?:javascript|vbscript|data):", prose, re.I):
         add("md-js-link", "md-js-link", "")
     in_mermaid = False
