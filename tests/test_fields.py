@@ -24,10 +24,11 @@ from hypothesis import strategies as st
 
 from compiler.core.diagnostics import Diagnostic
 from compiler.load.document import parse_text
-from compiler.model import fields, input_model, output_model, plain
+from compiler.model import fields, input_model, kinds, output_model, plain
 from compiler.model.items import validate_item
+from compiler.model.kinds import CLAIM_UNIT, plain_parts
 from compiler.model.messages import Collector
-from compiler.model.plain import CLAIM_UNIT, PLAIN_KEYS, plain_item, plain_item_with_unknown_keys, plain_parts
+from compiler.model.plain import PLAIN_KEYS, plain_item, plain_item_with_unknown_keys
 from compiler.model.validate import build_plan
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,6 +38,39 @@ PYDANTIC_WORDS = ("Input should", "input_value", "type=", "Field required", "val
 
 def _dummy(kind: fields.Kind) -> fields.Field:
     return fields.Field("x", kind, "a field of this kind", default=None)
+
+
+@pytest.mark.parametrize("kind", fields.KINDS)
+def test_every_kind_is_one_record_with_every_part_or_the_reason_it_has_none(kind: fields.Kind) -> None:
+    """compiler/model/kinds.py: one record per kind, with the fast path's check, the input and
+    output annotations and the hint, each there or said absent with a reason."""
+    assert kind in kinds.KIND_SPECS, f"kind {kind}: no record in kinds.KIND_SPECS"
+    spec = kinds.KIND_SPECS[kind]
+    reasons = dict(spec.absent)
+    missing = [part for part in kinds.PARTS if getattr(spec, part) is None and not reasons.get(part, "").strip()]
+    assert not missing, f"kind {kind} has no {', '.join(missing)} and does not say why (absent=)"
+    stale = [part for part in reasons if part not in kinds.PARTS or getattr(spec, part) is not None]
+    assert not stale, f"kind {kind} says why it has no {', '.join(stale)}, but it has"
+    assert set(spec.grammars) <= set(kinds.GRAMMARS), f"kind {kind} names a grammar GRAMMARS does not have"
+
+
+def test_the_kinds_are_the_records_in_their_order() -> None:
+    assert tuple(kinds.KIND_SPECS) == fields.KINDS
+
+
+@pytest.mark.parametrize("field", [*fields.PLAN_FIELDS, *fields.ITEM_FIELDS, *fields.EVIDENCE_FIELDS],
+                         ids=lambda f: f.name)
+def test_a_fields_grammar_is_one_its_kind_takes(field: fields.Field) -> None:
+    grammar = (field.schema or {}).get("x-grammar")
+    assert grammar is None or grammar in kinds.KIND_SPECS[field.kind].grammars, (
+        f"field {field.name} names grammar {grammar}, which its kind {field.kind} does not list (kinds.py)")
+
+
+def test_importing_the_kinds_imports_no_pydantic() -> None:
+    done = subprocess.run([sys.executable, "-c", "import sys, compiler.model.kinds, compiler.model.plain;"
+                           " print('pydantic' in sys.modules)"], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO)}, check=True)
+    assert done.stdout.strip() == "False"
 
 
 @pytest.mark.parametrize("kind", fields.KINDS)
@@ -446,3 +480,101 @@ def test_the_fast_path_reads_a_plain_estimate_in_its_declared_order() -> None:
     assert list(item.option("estimate")) == ["low", "high", "unit", "evidence"]
     assert plain_item({"id": "a", "estimate": {"low": 1, "high": float("inf"), "unit": "days"}}, 0) is None
     assert plain_item({"id": "a", "estimate": {"low": True, "high": 2, "unit": "days"}}, 0) is None
+
+
+# --- plan-level fields: declared once, they reach every output ---------------------------------------
+
+# A valid value of each kind, as a plan gives it (the items' list is the plan's own).
+_VALID: dict[str, Any] = {
+    "text": "x", "optional-text": "ana", "ids": ["a"], "evidence": ["a.py"], "proof": "p", "optional-line": 2,
+    "optional-lines": "1-2", "choice": None, "flag": True,
+    "optional-estimate": {"low": 1, "high": 2, "unit": "days"},
+    "claims": [{"description": "rps", "low": 1, "high": 2, "unit": "requests/s"}],
+    "paths": ["app/"], "budget": {"max_revisions": 3},
+}
+
+
+def test_every_kind_has_a_valid_value() -> None:
+    assert set(_VALID) == set(fields.KINDS) - {"items"}
+
+
+def _reached(document: dict[str, Any], converted: dict[str, dict[str, Any]], schemas: dict[str, dict[str, Any]],
+             name: str, value: Any) -> list[str]:
+    """Where a plan field given ``value`` did not arrive: evidence-plan.json, each convert, each schema."""
+    missing = []
+    if document.get(name, "absent") != value:
+        missing.append(f"evidence-plan.json (got {document.get(name, 'no key')!r})")
+    for target, data in converted.items():
+        if data.get(name, "absent") != value:
+            missing.append(f"convert --to {target} (got {data.get(name, 'no key')!r})")
+    if name not in schemas["input"]["$defs"]["PlanFile"]["properties"]:
+        missing.append("the input schema's PlanFile")
+    if name not in schemas["output"]["properties"]:
+        missing.append("the output schema")
+    return missing
+
+
+def _every_output(tmp_path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    from ruamel.yaml import YAML
+
+    from compiler.api.convert import convert
+    from compiler.compile.emit import build_output
+    from compiler.compile.pipeline import compile_plan
+
+    (tmp_path / "a.py").write_text("x\n", encoding="utf-8")
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(data), encoding="utf-8")
+    result = compile_plan(str(plan), verify_evidence=False)
+    assert result.status == "ready", result.diagnostics
+    document = build_output(result, str(tmp_path))
+    converted = {}
+    for target in ("yaml", "json"):
+        text = convert(str(plan), target, str(tmp_path), verify_evidence=False).text
+        assert text is not None
+        converted[target] = json.loads(text) if target == "json" else YAML(typ="safe").load(text)
+    return document, converted
+
+
+@pytest.mark.parametrize("field", [f for f in fields.PLAN_FIELDS if f.kind != "items"], ids=lambda f: f.name)
+def test_every_plan_field_a_plan_gives_reaches_both_artifacts_convert_and_both_schemas(
+        tmp_path: Path, field: fields.Field) -> None:
+    """Each declared plan field, given a valid value, is in evidence-plan.json, in what `convert`
+    writes (YAML and JSON), and described by both schemas: the test names what is missing."""
+    from compiler.model.json_schema import generate
+
+    value = "." if field.name == "root" else field.choices[0] if field.choices else _VALID[field.kind]
+    item = {"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p"}
+    document, converted = _every_output(tmp_path, {field.name: value, "items": [item]})
+    schemas = {kind: json.loads(generate(kind)) for kind in ("input", "output")}
+    if field.name == "root":  # the compiled root is where the plan's leads, from the output's folder
+        value = document["root"]
+    missing = _reached(document, converted, schemas, field.name, value)
+    assert not missing, f"plan field {field.name} did not reach: {'; '.join(missing)}"
+
+
+NEWCOMER_PLAN_FIELD = textwrap.dedent("""
+    import json, sys
+    from compiler.model import fields
+    fields.PLAN_FIELDS = (*fields.PLAN_FIELDS, fields.Field("owner", "optional-text", "who owns the plan",
+                                                            default=None))
+    sys.path.insert(0, sys.argv[1])
+    from test_fields import _every_output, _reached
+    from compiler.model.json_schema import generate
+    from pathlib import Path
+    item = {"id": "a", "change": "c", "evidence": ["a.py"], "proof": "p"}
+    document, converted = _every_output(Path(sys.argv[2]), {"owner": "ana", "items": [item]})
+    schemas = {kind: json.loads(generate(kind)) for kind in ("input", "output")}
+    print(json.dumps(_reached(document, converted, schemas, "owner", "ana")))
+""")
+
+
+def test_a_plan_field_declared_once_reaches_both_artifacts_convert_and_both_schemas(tmp_path: Path) -> None:
+    """A plan-level field added to PLAN_FIELDS, and nowhere else (in a fresh process, so that every
+    module derives from the declarations as they are then), is written to evidence-plan.json and
+    by `convert`, and described by both schemas."""
+    done = subprocess.run([sys.executable, "-c", NEWCOMER_PLAN_FIELD, str(REPO / "tests"), str(tmp_path)],
+                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    missing = json.loads(done.stdout)
+    assert not missing, f"a plan field 'owner' declared in PLAN_FIELDS did not reach: {'; '.join(missing)}"

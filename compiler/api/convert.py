@@ -1,6 +1,6 @@
 """Plans between formats: YAML <-> JSON, and either -> Markdown (through the compiled document).
 
-A converted plan holds the normalized items in the canonical shape (plan, goal, root, items),
+A converted plan holds the normalized items in the canonical shape (its plan fields, then items),
 so YAML -> JSON -> YAML keeps every item field, and with the root its evidence needs seen from
 where it is written (see ``output_root``). Markdown is an output only: it is derived from
 evidence-plan.json, which is the source of truth.
@@ -114,20 +114,15 @@ def output_root(doc: Document, plan: Plan, source: str, out_dir: str, *, root: s
 
 def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
     """The canonical plan file for a validated plan. ``root`` overrides the plan's own root."""
+    from compiler.model.fields import PLAN_FIELDS
     from compiler.model.references import item_input
+    from compiler.model.values import plan_values
 
-    data: dict[str, Any] = {}
-    if plan.name is not None:
-        data["plan"] = plan.name
-    if plan.goal is not None:
-        data["goal"] = plan.goal
-    root = root if root is not None else plan.root
+    given = plan_values(plan)
     if root is not None:
-        data["root"] = root
-    if plan.claims:
-        data["claims"] = [dict(claim) for _, claim in plan.claims]
-    if plan.budget is not None:
-        data["budget"] = dict(plan.budget)
+        given["root"] = root
+    # Each plan field the plan gives, in the declarations' order, then the items.
+    data: dict[str, Any] = {f.name: given[f.name] for f in PLAN_FIELDS if f.name in given}
     data["items"] = [item_input(item) for item in plan.items]
     return data
 

@@ -20,7 +20,13 @@ from compiler.core.display import escape_surrogates
 from compiler.core.paths import relative_posix
 from compiler.load.read import STDIN
 from compiler.model.fields import FORMAT
-from compiler.model.values import Item
+from compiler.model.values import Item, plan_values
+
+# The plan fields written in places of their own above: the name and the goal first, the root as
+# seen from the output's folder (not as the plan gives it), the budget after the complexity, the
+# claims beside the estimates they are checked with. Any other declared plan field the plan
+# gives is written before the items, in the declarations' order.
+_PLACED = frozenset(("plan", "goal", "root", "budget", "claims"))
 
 JSON_NAME = "evidence-plan.json"
 MARKDOWN_NAME = "evidence-plan.md"
@@ -64,10 +70,11 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
                     entry["owners_incomplete"] = True
     waves = [list(w) for w in result.waves]
     estimates = _estimates(result, every, items)
+    given = plan_values(result.plan)
     document = {
         "format": FORMAT,
-        "plan": result.plan.name,
-        "goal": result.plan.goal,
+        "plan": given.get("plan"),  # the name and the goal are always written (null: none)
+        "goal": given.get("goal"),
         "source": source,
         "root": root,
         "evidence_verified": result.evidence_verified,
@@ -84,12 +91,14 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "waves": waves,
         "critical_path": list(result.critical_path),
         **({"complexity": result.complexity.to_dict()} if result.complexity is not None else {}),
-        **({"budget": dict(result.plan.budget)} if result.plan.budget is not None else {}),
+        **({"budget": given["budget"]} if "budget" in given else {}),
+        # Every other plan field the plan gives, as it gives it (compiler/model/values.py: plan_values).
+        **{name: value for name, value in given.items() if name not in _PLACED},
         "items": items,
     }
     if estimates is not None:  # only a plan that gives an estimate or a claim: the others' bytes are as they were
-        if result.plan.claims:
-            document["claims"] = [dict(claim) for _, claim in result.plan.claims]
+        if "claims" in given:
+            document["claims"] = given["claims"]
         document["estimates"] = estimates
         if result.schedule is not None:
             document["schedule"] = result.schedule

@@ -13,9 +13,10 @@ Everything else is derived from these declarations, never restated:
 - did-you-mean for unknown fields, and the README's table of fields (tests/regenerate.py);
 - the property tests' generators and wrong-type values (tests/test_fields.py).
 
-A field's *kind* says what its values are; each kind is handled once in each of those places,
-and a test fails when a kind is missing from one of them. Adding an optional field of a known
-kind is one declaration here (and, for speed, nothing else: the fast path learns it from here).
+A field's *kind* says what its values are; each kind is one record (compiler/model/kinds.py:
+KIND_SPECS) that all of those places read, and a test fails naming a kind and a part it lacks.
+Adding an optional field of a known kind is one declaration here (and, for speed, nothing else:
+the fast path learns it from here).
 
 Plain data only: this module imports nothing, so that ``check`` of a valid plan stays free of
 pydantic.
@@ -66,7 +67,7 @@ class Field(NamedTuple):
     default: Any = REQUIRED  # what an absent field means; lists are given as () and read as []
     alias: str | None = None  # another key for the same field (`dependencies` for `depends_on`)
     # JSON Schema keywords beyond what the kind says; {"x-grammar": NAME} stands for a grammar's
-    # keywords (compiler/model/input_model.py: GRAMMARS), stated beside the code that reads it.
+    # keywords (compiler/model/kinds.py: GRAMMARS, one its kind lists), stated beside the code that reads it.
     schema: dict[str, Any] | None = None
     # The checks block an item without it (EP101-EP103): a plan that is valid by the schema is
     # one the tool does not block on its form, so the schema requires it, and not blank.

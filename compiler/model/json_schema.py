@@ -125,7 +125,7 @@ def _output_schema() -> dict[str, Any]:
     """evidence-plan.json: the output model."""
     from compiler.model.output_model import CompiledPlan
 
-    return CompiledPlan.model_json_schema(mode="serialization")
+    return cast(dict[str, Any], CompiledPlan.model_json_schema(mode="serialization"))
 
 
 # The schemas `evidence-plan schema KIND` prints: kind -> its file in schemas/, and how it is made.

@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from compiler.core.diagnostics import Diagnostic, Location, did_you_mean
-from compiler.core.display import clip, kind_of, quoted
+from compiler.core.display import kind_of, quoted
 from compiler.load.document import Document
 from compiler.load.sourcemap import Path
 from compiler.model import fields
+from compiler.model.kinds import hint_for
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -119,23 +120,11 @@ class Collector:
                 quote = kind == "string_type" and isinstance(value, (bool, int, float))
                 fix = ("put it in quotes to keep it as text" if quote else
                        "write true or false, without quotes" if named and kind == "bool_type" else
-                       _shape_hint(loc, value))
+                       hint_for(loc[-1] if loc else None, value, declared))
                 if kind == "literal_error" and len(loc) == 1:  # a choice's wrong word: the one meant
                     fix = choice_hint(fields.by_name(declared).get(str(loc[0])), value) or fix
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
                          (*base, *loc), hint=fix)
-
-
-def _shape_hint(loc: tuple[Any, ...], value: Any) -> str | None:
-    """The fix for the shapes people write for a field: one string where a list is meant, and a
-    range as a list of two numbers."""
-    name = loc[-1] if loc else None
-    if name in ("depends_on", "dependencies", "evidence", "paths") and isinstance(value, str):
-        return f"a list, even of one: write [{clip(value, 60)}]"
-    if (name == "lines" and isinstance(value, list) and len(value) == 2
-            and all(type(v) is int for v in value)):
-        return f"a range is text: write lines: {value[0]}-{value[1]}"
-    return None
 
 
 def choice_hint(field: fields.Field | None, value: Any) -> str | None:

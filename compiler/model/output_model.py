@@ -7,7 +7,7 @@ dicts, and a test validates every document it produces against these models.
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -15,7 +15,9 @@ from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.load.document import load
 from compiler.load.limits import DEFAULT_LIMITS, Limits
 from compiler.model import fields
+from compiler.model.annotations import STRICT, BudgetOut, ClaimOut
 from compiler.model.fields import FORMAT
+from compiler.model.kinds import KIND_SPECS
 
 
 class _Strict(BaseModel):
@@ -43,38 +45,11 @@ class IssueOut(_Strict):
     hint: str | None = Field(default=None, description="how to fix it, where that is not plain from the message")
 
 
-_CONFIG = ConfigDict(extra="forbid", strict=True)
+_CONFIG = STRICT
 # The five commitments are always written; every other field only when the item gives it.
 _COMMITMENTS = ("id", "change", "evidence", "depends_on", "proof")
-_OUT_KINDS: dict[str, Any] = {"text": str, "optional-text": str | None, "ids": list[str], "proof": str,
-                              "flag": bool | None, "paths": list[str]}
-
-
-_UNIT = Literal[tuple(fields.UNIT_HOURS)]  # type: ignore[valid-type]  # from the declarations
-_CONFIDENCE = Literal[fields.CONFIDENCES]  # type: ignore[valid-type]
-
-
-class EstimateOut(_Strict):
-    low: float
-    high: float
-    unit: _UNIT  # type: ignore[valid-type]
-    confidence: _CONFIDENCE | None = None
-    evidence: str | None = None
-
-
-class ClaimOut(_Strict):
-    description: str
-    low: float
-    high: float
-    unit: str
-    confidence: _CONFIDENCE | None = None
-    evidence: str | None = None
-
-
-BudgetOut: Any = create_model(  # type: ignore[call-overload]  # the parts, from the declaration
-    "BudgetOut", __config__=_CONFIG, __doc__="The plan's budget, as it gives it.",
-    **{part: (int | None, Field(default=None, ge=1, description=words)) for part, words in fields.BUDGET_PARTS},
-)
+# The models made so far, for the kinds whose type is one of them (the evidence list's EvidenceOut).
+_MADE: dict[str, Any] = {}
 
 
 class FlaggedOut(_Strict):
@@ -143,24 +118,14 @@ class ForecastOut(_Strict):
 
 
 def _out(field: fields.Field, *, required: bool = False, described: bool = True) -> tuple[Any, Any]:
-    """A field as the output writes it, by its kind: normalized (lines as START-END)."""
+    """A field as the output writes it, by its kind (compiler/model/kinds.py): normalized (lines as
+    START-END)."""
+    output = KIND_SPECS[field.kind].output
+    if output is None:
+        raise ValueError(f"a field of kind {field.kind} is not written as it is (compiler/model/kinds.py says why)")
+    annotation, keywords = output(field, _MADE)
     options: dict[str, Any] = {"description": field.description} if described else {}
-    if field.kind == "optional-estimate":
-        annotation: Any = EstimateOut | None
-    elif field.kind == "claims":
-        annotation = list[ClaimOut] | None
-    elif field.kind == "budget":
-        annotation = BudgetOut | None
-    elif field.kind == "optional-line":
-        annotation = int | None
-        options["ge"] = 1
-    elif field.kind == "optional-lines":
-        annotation = str | None
-        options["pattern"] = r"^\d+-\d+$"
-    elif field.kind == "choice":
-        annotation = (cast(Any, Literal)[field.choices] if field.choices else str) | None
-    else:
-        annotation = _OUT_KINDS[field.kind]
+    options.update(keywords)
     return annotation, (Field(**options) if required else Field(default=None, **options))
 
 
@@ -171,7 +136,7 @@ EvidenceOut: Any = create_model(  # type: ignore[call-overload]  # fields as key
     **{f.name: _out(f, described=False) for f in fields.EVIDENCE_FIELDS},
     **{f.name: _out(f) for f in fields.COMPILED_EVIDENCE_FIELDS},
 )
-_OUT_KINDS["evidence"] = list[EvidenceOut]
+_MADE["EvidenceOut"] = EvidenceOut
 ItemOut: Any = create_model(  # type: ignore[call-overload]  # fields as keywords, from the declarations
     "ItemOut", __config__=_CONFIG,
     **{f.name: _out(f, required=f.name in _COMMITMENTS, described=f.name not in _COMMITMENTS)
@@ -257,7 +222,7 @@ class HistoryOut(_Strict):
                                " revisions are compared)")
 
 
-class CompiledPlan(_Strict):
+class _Compiled(_Strict):
     """evidence-plan.json: the compiled plan, the machine contract."""
 
     model_config = ConfigDict(title="evidence-plan.json")
@@ -291,6 +256,15 @@ class CompiledPlan(_Strict):
     forecast: ForecastOut | None = Field(default=None, description="the seeded Monte Carlo forecast; present when"
                                          " the plan is ready and an item has a usable estimate")
     items: list[ItemOut] = Field(description="the valid items, in input order")
+
+
+# The plan's own fields that _Compiled does not place (with the words the output has for them) are
+# made from their declarations, as the items' are: the kind's output annotation, written when the
+# plan gives it (compiler/compile/emit.py), after the others.
+CompiledPlan: Any = create_model(  # type: ignore[call-overload]  # fields as keywords, from the declarations
+    "CompiledPlan", __base__=_Compiled, __doc__=_Compiled.__doc__,
+    **{f.name: _out(f) for f in fields.PLAN_FIELDS if f.name not in _Compiled.model_fields},
+)
 
 
 def read_compiled(path: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:

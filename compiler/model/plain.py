@@ -3,8 +3,8 @@
 A mapping whose keys are all declared fields of kinds this module knows, each of exactly its
 type, is read here; it decides nothing else and returns None for anything it is not sure of,
 which then goes to the input model (compiler/model/items.py), the validator of record and the
-source of every message. A field of a kind that is not in ``_PLAIN_OPTIONS`` sends its items to
-the input model: a new field costs speed there, never correctness.
+source of every message. A field of a kind without a fast check (compiler/model/kinds.py:
+``plain``) sends its items to the input model: a new field costs speed there, never correctness.
 
 A differential property test (tests/test_fields.py) holds the fast path to the input model: every
 item it accepts, the input model accepts with the same result and no diagnostic.
@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from compiler.core import globs
 from compiler.core.display import clip, quoted
 from compiler.load.sourcemap import Path
 from compiler.model import fields
+from compiler.model.kinds import KIND_SPECS
 from compiler.model.messages import Collector, suggest_field
 from compiler.model.references import parse_object, parse_reference
 from compiler.model.values import Evidence, Item
@@ -27,55 +27,11 @@ _ITEM_KEYS = fields.names(fields.ITEM_FIELDS)
 _ITEM_ALIASES = fields.aliases(fields.ITEM_FIELDS)
 _OPTIONS = tuple(f for f in fields.ITEM_FIELDS if f.name not in fields.COMMITMENTS)
 
-# An option's value, by its kind, when it is plainly valid as it stands. A kind that is not here
-# is not the fast path's to decide: an item that gives such a field goes to the input model.
+# An option's kind says whether the fast path can decide it (compiler/model/kinds.py: ``plain``): a
+# kind without a fast check is not the fast path's to decide, and an item that gives such a field
+# goes to the input model.
 _PLAIN_OPTIONS: dict[str, Callable[[Any], bool]] = {
-    "text": lambda value: type(value) is str,
-    "optional-text": lambda value: type(value) is str,
-    "ids": lambda value: type(value) is list and all(type(v) is str for v in value),
-    "optional-line": lambda value: type(value) is int and value >= 1,
-    "choice": lambda value: type(value) is str,  # and one of the field's words: _plain_check
-    "flag": lambda value: type(value) is bool,
-    "optional-estimate": lambda value: plain_parts(value, fields.ESTIMATE_PARTS) is not None,
-    "paths": lambda value: type(value) is list and all(type(v) is str and globs.problem(v) is None for v in value),
-}
-# The kinds whose plain value is remade as the input model makes it (its parts in their declared order).
-_REMADE: dict[str, Callable[[Any], Any]] = {
-    "optional-estimate": lambda value: plain_parts(value, fields.ESTIMATE_PARTS),
-}
-
-
-def _plain_number(value: Any) -> bool:
-    return (type(value) is int or type(value) is float) and value - value == 0  # finite: inf - inf is nan
-
-
-_PLAIN_PARTS: dict[str, Callable[[Any], bool]] = {
-    "description": lambda value: type(value) is str,
-    "low": _plain_number,
-    "high": _plain_number,
-    "unit": lambda value: type(value) is str and value in fields.UNIT_HOURS,
-    "confidence": lambda value: type(value) is str and value in fields.CONFIDENCES,
-    "evidence": lambda value: type(value) is str,
-}
-CLAIM_UNIT = {"unit": lambda value: type(value) is str}  # a claim's unit is any text
-
-
-def plain_parts(value: Any, parts: tuple[tuple[str, bool], ...],
-                checks: dict[str, Callable[[Any], bool]] = _PLAIN_PARTS) -> dict[str, Any] | None:
-    """An estimate's or a claim's mapping, when every part is exactly of its type and the needed
-    ones are there: the same dict, parts in their declared order, as the input model makes. Else None."""
-    if type(value) is not dict:
-        return None
-    out = {}
-    for name, needed in parts:
-        if name in value:
-            part = value[name]
-            if not checks.get(name, _PLAIN_PARTS[name])(part):
-                return None
-            out[name] = part
-        elif needed:
-            return None
-    return out if len(out) == len(value) else None
+    kind: check for kind, spec in KIND_SPECS.items() if (check := spec.plain) is not None}
 
 
 def _plain_check(field: fields.Field) -> Callable[[Any], bool]:
@@ -90,7 +46,7 @@ def _plain_check(field: fields.Field) -> Callable[[Any], bool]:
 # The keys the fast path decides: the five commitments (checked below) and the options it can.
 PLAIN_KEYS = frozenset((*fields.COMMITMENTS, *_ITEM_ALIASES,
                         *(f.name for f in _OPTIONS if f.kind in _PLAIN_OPTIONS)))
-_PLAIN_OPTION_CHECKS = tuple((f.name, _plain_check(f), _REMADE.get(f.kind)) for f in _OPTIONS
+_PLAIN_OPTION_CHECKS = tuple((f.name, _plain_check(f), KIND_SPECS[f.kind].remade) for f in _OPTIONS
                              if f.kind in _PLAIN_OPTIONS)
 _COMMITMENT_KEYS = frozenset(fields.COMMITMENTS)
 
@@ -154,9 +110,8 @@ def plain_item_with_unknown_keys(raw: Any, index: int, base: Path, col: Collecto
 
 
 # The evidence object's fields, by their kinds, as the fast path takes them.
-_EVIDENCE_KIND_TYPES: dict[str, type | tuple[type, ...]] = {"optional-text": str, "optional-line": int,
-                                                              "optional-lines": (str, int)}
-_EVIDENCE_TYPES = {f.name: _EVIDENCE_KIND_TYPES[f.kind] for f in fields.EVIDENCE_FIELDS}
+_EVIDENCE_TYPES = {f.name: plain_type for f in fields.EVIDENCE_FIELDS
+                   if (plain_type := KIND_SPECS[f.kind].plain_type) is not None}
 
 
 class _Fields:

@@ -1,7 +1,8 @@
 """Stage 2: plain data -> a validated Plan, every problem a located diagnostic.
 
 The fields are declared in compiler/model/fields.py. ``build_plan`` reads the plan's own fields
-(its name, goal, root, claims and budget) here, and each item by one of two paths:
+(its name, goal, root, claims and budget, any other declared one by its kind) here, and each item
+by one of two paths:
 
 - the fast path (compiler/model/plain.py): a plainly valid item becomes an Item without pydantic;
 - the input model (compiler/model/items.py) reads every other item, its errors said in our words
@@ -21,13 +22,16 @@ from compiler.core.display import kind_of, quoted
 from compiler.load.document import Document, plan_shape
 from compiler.model import fields
 from compiler.model.items import item_label, strip_compiled, validate_item
+from compiler.model.kinds import CLAIM_UNIT, KIND_SPECS, plain_parts
 from compiler.model.messages import Collector, suggest_field
-from compiler.model.plain import CLAIM_UNIT, plain_item, plain_item_with_unknown_keys, plain_parts
-from compiler.model.values import Item, Plan
+from compiler.model.plain import plain_item, plain_item_with_unknown_keys
+from compiler.model.values import PLAN_ATTRIBUTES, Item, Plan
 
 _PLAN_KEYS = fields.names(fields.PLAN_FIELDS)
 _COMPILED_KEYS = _PLAN_KEYS + fields.COMPILED_PLAN_KEYS
 _PLAN_TEXT = tuple(f.name for f in fields.PLAN_FIELDS if f.kind == "optional-text")
+# The declared plan fields that are not the Plan's own attributes: read by their kind, kept as options.
+_PLAN_OPTIONS = tuple(f for f in fields.PLAN_FIELDS if f.kind != "items" and f.name not in PLAN_ATTRIBUTES)
 
 
 def build_plan(doc: Document) -> Plan:
@@ -50,6 +54,8 @@ def build_plan(doc: Document) -> Plan:
 
     claims = _claims(meta.get("claims"), col) if meta.get("claims") is not None else ()
     budget = _budget(meta["budget"], col) if meta.get("budget") is not None else None
+    options = tuple((f.name, value) for f in _PLAN_OPTIONS
+                    if (value := _plan_option(f, meta, text_meta, col)) is not None)
     if compiled:
         raw_items = [strip_compiled(entry) for entry in raw_items]
     items: list[Item] = []
@@ -87,19 +93,42 @@ def build_plan(doc: Document) -> Plan:
         unnamed=tuple(unnamed),
         claims=claims,
         budget=budget,
+        options=options,
     )
+
+
+def _plan_option(field: fields.Field, meta: dict[str, Any], text_meta: dict[str, str | None],
+                 col: Collector) -> Any:
+    """A declared plan field that is no attribute of the Plan, by its kind: a plainly valid value as
+    it stands (compiler/model/kinds.py), any other through the input model, its errors in our words;
+    None when the plan does not give it or it cannot be read."""
+    if field.name in text_meta:  # text: read above
+        return text_meta[field.name]
+    raw = meta.get(field.name)
+    if raw is None:
+        return None
+    kind = KIND_SPECS[field.kind]
+    if kind.plain is not None and kind.plain(raw):
+        return raw if kind.remade is None else kind.remade(raw)
+    from pydantic import ValidationError
+
+    from compiler.model.input_model import PlanFile
+
+    try:
+        return getattr(PlanFile.model_validate({field.name: raw, "items": []}), field.name)
+    except ValidationError as err:
+        col.pydantic(err, {field.name: raw}, (), "plan", None, fields.PLAN_FIELDS)
+        return None
 
 
 _CLAIM_FIELDS = tuple(fields.Field(part, "text", "") for part, _ in fields.CLAIM_PARTS)
 _BUDGET_FIELDS = tuple(fields.Field(part, "optional-line", "") for part, _ in fields.BUDGET_PARTS)
-_BUDGET_NAMES = frozenset(part for part, _ in fields.BUDGET_PARTS)
 
 
 def _budget(raw: Any, col: Collector) -> dict[str, int] | None:
     """The plan's budget: plainly valid (known parts, each a whole number of at least 1), or as the
     input model reads it, its errors in our words; None when it cannot be read (nothing is limited)."""
-    if type(raw) is dict and all(key in _BUDGET_NAMES and type(value) is int and value >= 1
-                                 for key, value in raw.items()):
+    if KIND_SPECS["budget"].plain(raw):  # type: ignore[misc]  # the budget's kind has a fast check
         return dict(raw)
     if not isinstance(raw, dict):
         parts = ", ".join(part for part, _ in fields.BUDGET_PARTS)
@@ -107,7 +136,7 @@ def _budget(raw: Any, col: Collector) -> dict[str, int] | None:
         return None
     from pydantic import TypeAdapter, ValidationError
 
-    from compiler.model.input_model import Budget
+    from compiler.model.annotations import Budget
 
     try:
         return cast(dict[str, int], TypeAdapter(Budget).validate_python(raw))
@@ -140,7 +169,7 @@ def _model_claim(entry: Any, j: int, col: Collector) -> dict[str, Any] | None:
         return None
     from pydantic import TypeAdapter, ValidationError
 
-    from compiler.model.input_model import Claim
+    from compiler.model.annotations import Claim
 
     try:
         return cast(dict[str, Any], TypeAdapter(Claim).validate_python(entry))

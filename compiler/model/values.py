@@ -4,6 +4,7 @@ times faster than a frozen dataclass (and defining one costs no import time)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from compiler.core.diagnostics import Diagnostic
@@ -116,12 +117,40 @@ class Plan(NamedTuple):
     claims: tuple[tuple[int, dict[str, Any]], ...] = ()
     # The plan's budget (compiler/model/fields.py: BUDGET_PARTS), when it gives one that could be read.
     budget: dict[str, int] | None = None
+    # Every other declared plan field the plan gives, that could be read: (name, value) in the
+    # declarations' order, as plain JSON data (an Item's options, for the plan).
+    options: tuple[tuple[str, Any], ...] = ()
 
     def every_item(self) -> tuple[Item, ...]:
         """Every item of the file, in the file's order: the checked ones and the unnamed."""
         if not self.unnamed:
             return self.items
         return tuple(sorted((*self.items, *self.unnamed), key=lambda item: item.position))
+
+
+# The plan fields that are the Plan's own attributes, as plain JSON data (absent: None); every other
+# declared plan field is one of its ``options``. The item list is the plan's items.
+PLAN_ATTRIBUTES: dict[str, Callable[[Plan], Any]] = {
+    "plan": lambda plan: plan.name,
+    "goal": lambda plan: plan.goal,
+    "root": lambda plan: plan.root,
+    "claims": lambda plan: [dict(claim) for _, claim in plan.claims] or None,
+    "budget": lambda plan: dict(plan.budget) if plan.budget is not None else None,
+}
+
+
+def plan_values(plan: Plan) -> dict[str, Any]:
+    """Each declared plan field the plan gives (but its items), in the declarations' order, as
+    plain JSON data: what a converted plan and evidence-plan.json write of it."""
+    options = dict(plan.options)
+    out = {}
+    for field in fields.PLAN_FIELDS:
+        if field.kind == "items":
+            continue
+        value = PLAN_ATTRIBUTES[field.name](plan) if field.name in PLAN_ATTRIBUTES else options.get(field.name)
+        if value is not None:
+            out[field.name] = value
+    return out
 
 
 def field_default(field: fields.Field) -> Any:
