@@ -15,6 +15,7 @@ from test_html import HOSTILE, hostile_plan
 
 from compiler.cli import cli
 from compiler.render.dot import quote
+from compiler.render.picture import FORMATS
 
 EXAMPLE = "examples/duplicate-email/plan.yaml"
 
@@ -121,9 +122,10 @@ def test_rev_path_reads_the_plan_from_git_history(tmp_path: Path, monkeypatch: p
 
 
 def test_help_has_examples() -> None:
+    """The choices are the registry's keys (a format added there is offered), and an example."""
     result = CliRunner().invoke(cli, ["graph", "--help"])
     assert result.exit_code == 0
-    for line in ("--format [mermaid|dot|svg|json]", "evidence-plan graph plan.yaml --format dot | dot -Tpng"):
+    for line in (f"--format [{'|'.join(FORMATS)}]", "evidence-plan graph plan.yaml --format dot | dot -Tpng"):
         assert line in result.output
 
 
