@@ -598,3 +598,15 @@ def test_what_a_schema_cannot_say_the_tool_still_refuses(name: str) -> None:
         data = doc.data
         assert code in {d.code for d in compile_document(doc, "plan.json", verify_evidence=False).diagnostics}
     assert schema_accepts(data), name
+
+
+@pytest.mark.parametrize("name", ["input", "output"])
+def test_a_schema_says_what_a_key_means_not_where_in_our_code_it_is_made(name: str) -> None:
+    """The schemas are user text (editors show their descriptions): they name no module of
+    compiler/, which a refactoring would move; so do the codes' summaries, which SARIF shows."""
+    from compiler.core.codes import CODES
+    from compiler.model.json_schema import generate
+
+    module = re.compile(r"compiler[/.][a-z_]+")
+    assert module.findall(generate(name)) == []
+    assert {code: module.findall(entry.summary) for code, entry in CODES.items() if module.search(entry.summary)} == {}

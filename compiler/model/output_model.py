@@ -70,7 +70,7 @@ class EstimatesOut(_Strict):
 
 
 class ScheduleOut(_Strict):
-    """Present when the plan is ready and gives an estimate (compiler/analysis/forecast.py)."""
+    """Present when the plan is ready and gives an estimate."""
 
     unit: Literal["hours"] = Field(description="the unit of every figure here")
     units: str = Field(description="how days and weeks are counted in hours")
@@ -102,7 +102,7 @@ class ByOut(_Strict):
 
 
 class ForecastOut(_Strict):
-    """Present when the plan is ready and an item has a usable estimate (compiler/analysis/forecast.py)."""
+    """Present when the plan is ready and an item has a usable estimate."""
 
     unit: Literal["hours"] = Field(description="the unit of every figure here")
     runs: int = Field(ge=1, description="Monte Carlo runs: 500, fewer past 2,000 items (at least 20)")
@@ -154,7 +154,7 @@ class SummaryOut(_Strict):
 
 
 class ComplexityOut(_Strict):
-    """How complex the plan is (compiler/analysis/complexity.py), by the repository's thresholds."""
+    """How complex the plan is, by the repository's thresholds."""
 
     tier: Literal["simple", "medium", "complex"]
     why: list[str] = Field(description="each measure that reached the tier, with its threshold")
@@ -204,7 +204,7 @@ class MovesOut(_Strict):
 
 
 class ChangesOut(_Strict):
-    """What changed since the previous revision (compiler/compile/history.py: the model of `diff`, compact)."""
+    """What changed since the previous revision: what `diff` reports, compact."""
 
     added: list[str] = Field(description="ids of the items added")
     removed: list[str] = Field(description="ids of the items removed")
@@ -217,8 +217,8 @@ class ChangesOut(_Strict):
 class HistoryOut(_Strict):
     revision: int = Field(ge=1)
     status: Literal["ready", "blocked"] = Field(description="as its last compile left it")
-    digest: str | None = Field(description="when it is blocked, the digest of its items (compiler/compile/history.py:"
-                               " items_digest): equal digests, the same items; null when ready (only blocked"
+    digest: str | None = Field(description="when it is blocked, the digest of its items (32 hex digits of"
+                               " SHA-256, normalized as `diff` compares them): equal digests, the same items; null when ready (only blocked"
                                " revisions are compared)")
 
 
