@@ -1,7 +1,7 @@
 """Attacks by an untrusted plan in CI or pre-commit, each reproduced (the root oracle is in
-test_root.py, the write side in test_emit.py, the escaping of text in test_display.py and the
-hostile corpus): a plan must not make the compiler print what it should not, read what it
-should not, hang, or crash."""
+tests/compile/test_root.py, the write side in tests/compile/test_emit.py, the escaping of text in
+tests/core/test_display.py and the hostile corpus): a plan must not make the compiler print what it
+should not, read what it should not, hang, or crash."""
 
 from __future__ import annotations
 

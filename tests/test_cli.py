@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from support import run
 
 from compiler import __version__
-from compiler.cli import cli, main
+from compiler.cli import main
 
 READY = """
 plan: tiny
@@ -57,11 +57,6 @@ def evidence_files(tmp_path: Path) -> None:
 
 
 EVIDENCE_FILES = ["a.py", "b.py", "x.py"]
-
-
-def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
-        color: bool = False) -> Result:
-    return CliRunner().invoke(cli, list(args), input=input, env=env, color=color)
 
 
 @pytest.fixture
