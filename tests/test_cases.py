@@ -139,6 +139,7 @@ def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     assert err.splitlines() == [_summary(expected_code, expected_lines)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _cases())
 def test_case_compiles_to_what_render_reads(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -591,6 +591,7 @@ def _script() -> str:
     return str(script)
 
 
+@pytest.mark.slow
 def test_console_script_compiles_the_example(repo: Path, tmp_path: Path) -> None:
     proc = subprocess.run(
         [_script(), "compile", "examples/duplicate-email/plan.yaml", "-o", str(tmp_path)],
@@ -602,6 +603,7 @@ def test_console_script_compiles_the_example(repo: Path, tmp_path: Path) -> None
     assert json.loads((tmp_path / "evidence-plan.json").read_text(encoding="utf-8"))["status"] == "ready"
 
 
+@pytest.mark.slow
 def test_console_script_blocked_example_names_each_problem(repo: Path) -> None:
     proc = subprocess.run(
         [_script(), "check", "--format", "text", "examples/blocked/plan.yaml"],

@@ -283,6 +283,7 @@ def _wide(n: int) -> tuple[Item, ...]:
     return (gate, *plain, *last)
 
 
+@pytest.mark.slow
 def test_a_deep_chain_is_judged_without_recursion() -> None:
     """20,000 items in a chain, far past the recursion limit: gated, ungated, and covered (the
     figures of docs/performance.md take 100,000)."""

@@ -381,6 +381,7 @@ def test_a_revision_that_keeps_the_graph_and_estimates_forecasts_once(at_top: Pa
     assert len(runs) == 2
 
 
+@pytest.mark.slow
 def test_the_markdown_of_a_large_revision_fits_a_pull_request_comment(tmp_path: Path) -> None:
     """GitHub takes at most 65,536 characters in a comment: 3,000 revised items (and one change
     of 5,000 characters) are cut at a row, and the rows left out are counted."""

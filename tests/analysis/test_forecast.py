@@ -152,6 +152,7 @@ def test_two_compiles_write_the_same_bytes(tmp_path: Any) -> None:
     assert b"Forecast over 500 seeded runs (seed 13): P50 " in outputs[0][1]
 
 
+@pytest.mark.slow
 def test_compile_of_a_plan_without_estimates_imports_no_forecast(tmp_path: Any) -> None:
     import subprocess
     import sys

@@ -186,6 +186,7 @@ def test_acyclic(spec: dict[str, list[str]], expected: bool) -> None:
     assert acyclic(items(spec)) is expected
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.sampled_from("abcdefg"), st.lists(st.sampled_from("abcdefgh"), max_size=4), max_size=7))
 def test_acyclic_agrees_with_networkx(spec: dict[str, list[str]]) -> None:
@@ -204,6 +205,7 @@ def test_acyclic_decides_a_plan_written_in_order_in_one_pass(monkeypatch: pytest
     assert graph._in_order((item("a", index=0), item("b", "a", index=1), item("a", "b", index=2)))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abcde"), st.lists(st.sampled_from("abcdef"), max_size=3)), max_size=7))
 def test_acyclic_agrees_with_networkx_with_repeated_ids(spec: list[tuple[str, list[str]]]) -> None:
@@ -270,6 +272,7 @@ def compile_json(raw: list[dict[str, Any]]) -> CompileResult:
     return compile_document(parse_text(text, "plan.json", "json"), "plan.json", verify_evidence=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(dags())
 def test_random_dags_are_ready_with_consistent_waves(raw: list[dict[str, Any]]) -> None:

@@ -214,6 +214,7 @@ def test_no_real_command_reads_as_prose() -> None:
     assert [c for c in commands if reads_as_prose(c)] == []
 
 
+@pytest.mark.slow
 def test_no_proof_of_this_repository_reads_as_prose() -> None:
     """Every proof of every plan the repository holds (cases, examples, golden files) is a
     command, except those of the case that shows EP110."""

@@ -151,6 +151,7 @@ def test_converted_json_has_one_key_per_line_so_diagnostics_have_short_columns(p
     assert f"{broken}:{line}:16: error EP102 a has no proof command" in result.stdout
 
 
+@pytest.mark.slow
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
                     max_leaves=12))

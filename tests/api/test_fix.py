@@ -383,6 +383,7 @@ def test_a_key_is_added_on_the_line_after_the_mappings_last_entry(text: str, exp
     assert apply_to_yaml(text, [((0, "n"), "v")]) == expected
 
 
+@pytest.mark.slow
 def test_the_yaml_editor_reads_the_text_once_at_c_speed_whatever_the_number_of_edits() -> None:
     """fix on a plan of 3,000 items took seconds in ruamel.yaml's pure-Python composer (about
     3,800 calls an item): the nodes now come from libyaml's events, a few dozen calls an item,

@@ -196,6 +196,7 @@ def _slow_changes(document: dict, plan: object) -> dict:
     return changes(compare(Side("old", previous, None, "", ()), Side("new", plan, None, "", ())))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_an_unchanged_recompile_takes_the_fast_path_for_every_bundled_plan(repo: Path, tmp_path: Path) -> None:
     from compiler.compile.emit import build_output
     from compiler.compile.history import plan_changed, same_items
@@ -236,6 +237,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old", range(len(VARIANTS)))
 def test_the_fast_path_says_same_only_where_the_slow_path_finds_no_change(old: int, tmp_path: Path) -> None:
     """Every pair of variants of a plan: where same_items says the compiled file holds the new

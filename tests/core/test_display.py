@@ -30,6 +30,7 @@ def test_escape(raw: str, shown: str) -> None:
     assert escape(raw) == shown
 
 
+@pytest.mark.slow
 @given(st.text())
 @settings(max_examples=300, deadline=None)
 def test_escaped_text_is_one_safe_line(raw: str) -> None:

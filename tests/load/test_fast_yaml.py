@@ -42,6 +42,7 @@ def _parse(text: str, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Document |
             return err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(REPO)))
 def test_fast_and_reference_paths_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = utf8_or_skip(path)
@@ -176,6 +177,7 @@ def test_plain_scalars_resolve_as_ruamel_resolves_them(value: str) -> None:
     assert fastyaml.resolve_plain(value) == _ruamel_tag(value)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="0123456789-+._eExobXaAfFtTnNulL~:<=! \tZz", max_size=12))
 def test_any_plain_scalar_resolves_as_ruamel_resolves_it(value: str) -> None:

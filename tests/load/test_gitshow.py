@@ -181,6 +181,7 @@ def test_base_reads_old_at_the_revision_from_the_working_folder(history: Path) -
             " in 'origin/main'") in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "said"), [
     (["plan.yaml"], "diff compares two plans, OLD and NEW; 1 given"),
     (["--base", "HEAD"], "--base REV takes NEW, or OLD and NEW; 0 given"),
@@ -386,6 +387,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("settings", list(HOSTILE.values()), ids=list(HOSTILE))
 def test_no_setting_of_the_repository_makes_git_run_a_command(partial: Path, tmp_path: Path,
                                                               refusing_server: tuple[str, list[str]],

@@ -61,6 +61,7 @@ def _valid_json(path: Path) -> str | None:
     return text if scan_json(text)[2] is None else None  # a repeated key is refused too
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(REPO)))
 def test_ordered_map_answers_as_the_reference_on_every_corpus_file(path: Path) -> None:
     text = _valid_json(path)

@@ -94,11 +94,13 @@ def _agree(text: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(REPO)))
 def test_nodes_from_libyaml_events_have_the_reference_marks_on_every_corpus_plan(path: Path) -> None:
     _agree(utf8_or_skip(path))
 
 
+@pytest.mark.slow
 def test_most_corpus_plans_are_composed_from_libyaml_events() -> None:
     """The fast path is taken: on the plans that are not hostile on purpose, all but a few."""
     plans = [p for p in FILES if "hostile" not in p.parts and not p.name.startswith("ep")]

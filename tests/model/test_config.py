@@ -132,6 +132,7 @@ def test_a_file_with_few_brackets_is_not_read_for_depth(monkeypatch: pytest.Monk
                         own=False).source == "pyproject.toml"
 
 
+@pytest.mark.slow
 def test_a_table_nested_by_dotted_keys_is_named_not_written_out() -> None:
     """Dotted keys nest tables without recursion in tomllib, but writing one out (repr) recursed."""
     err = error_of("max_tier." + ".".join(["a"] * 5000) + " = 1\n", own=True)

@@ -186,6 +186,7 @@ def test_every_claim_list_the_fast_path_accepts_the_input_model_accepts_alike(cl
     assert json.dumps([c for _, c in plan.claims]) == json.dumps(model.claims) == json.dumps(fast)
 
 
+@pytest.mark.slow
 @given(_VALUES["budget"])
 def test_every_budget_the_fast_path_accepts_the_input_model_accepts_alike(budget: Any) -> None:
     """A budget is decided like a claim: a plainly valid one without pydantic, any other by the

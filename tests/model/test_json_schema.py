@@ -192,6 +192,7 @@ def _loaded(path: Path) -> Any:
         return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(REPO)))
 def test_the_plan_schema_accepts_a_corpus_file_exactly_when_the_tool_finds_its_form_right(path: Path) -> None:
     doc = _loaded(path)
@@ -208,6 +209,7 @@ def test_the_plan_schema_accepts_a_corpus_file_exactly_when_the_tool_finds_its_f
     assert bool(codes) == bool(errors), (sorted(codes), errors[:3])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(REPO)))
 def test_the_item_schema_agrees_with_the_tool_on_each_item_of_the_corpus(path: Path) -> None:
     doc = _loaded(path)
@@ -419,6 +421,7 @@ def test_the_id_pattern_accepts_what_the_id_grammar_accepts(ident: str) -> None:
         assert pattern or not tool, ident  # beyond ASCII the pattern is wider (GAPS), never narrower
 
 
+@pytest.mark.slow
 def test_a_space_to_the_patterns_is_what_str_strip_removes() -> None:
     space = re.compile(references.SPACE)
     for cp in range(0x110000):
@@ -473,6 +476,7 @@ def test_every_committed_output_is_valid_by_the_output_schema_and_render_reads_i
     assert read_compiled(str(path)) == document
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plan", sorted([*REPO.glob("examples/*/plan.*"), *REPO.glob("tests/cases/*/plan.*")]),
                          ids=lambda p: str(p.parent.relative_to(REPO)))
 def test_every_document_compile_writes_is_valid_by_the_output_schema(plan: Path, monkeypatch: pytest.MonkeyPatch,
@@ -500,6 +504,7 @@ def test_the_output_schema_accepts_an_issue_with_a_hint() -> None:
     assert validator("output").is_valid(document)
 
 
+@pytest.mark.slow
 def test_both_schemas_are_valid_schemas_of_the_dialect_they_declare() -> None:
     for kind in ("input", "output"):
         assert schema(kind)["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -575,6 +580,7 @@ def _items(draw: st.DrawFn) -> dict[str, Any]:
     return item
 
 
+@pytest.mark.slow
 @given(_items())
 def test_the_schema_and_the_tool_agree_on_generated_items(item: dict[str, Any]) -> None:
     tool, schema_says = tool_accepts([item]), schema_accepts([item])

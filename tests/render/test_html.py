@@ -174,6 +174,7 @@ def test_compile_html_writes_the_three_files_as_one_set(tmp_path: Path, repo: Pa
     assert not (tmp_path / "plain" / "evidence-plan.html").exists()  # only when asked
 
 
+@pytest.mark.slow
 def test_a_large_plan_page_is_written_in_pieces_and_folds_its_graph() -> None:
     n = 5000
     ids = [f"t{k}" for k in range(n)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -110,6 +111,7 @@ def check_invariants(graph: Graph, lay: Layout) -> None:
     assert lay.crossings == brute_crossings(lay)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(dags())
 def test_ready_layout_has_no_overlap_a_box_per_item_and_edges_between_boxes(graph: Graph) -> None:
@@ -138,6 +140,7 @@ def test_blocked_layout_orders_what_it_can_and_puts_the_rest_in_one_column(graph
     assert lay.boxes[lay.box_of[0]].flagged
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(dags(), blocked()))
 def test_sweeps_never_increase_crossings_over_the_plan_order(graph: Graph) -> None:

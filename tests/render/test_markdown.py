@@ -239,6 +239,7 @@ def _reference_link(path: str, base: str) -> str:
 BASES = ["", ".", "..", "../..", "../repo", "a/b", "/abs", "/", "a/./b", "../x y", "x/", "./x", "a//b"]
 
 
+@pytest.mark.slow
 @given(st.text(alphabet="ab./_- %#:", max_size=12), st.sampled_from(BASES))
 @settings(max_examples=500, deadline=None)
 def test_repository_link_takes_its_shortcut_only_where_it_gives_the_same_target(path: str, base: str) -> None:
@@ -347,6 +348,7 @@ def _tidy_whole(text: str) -> str:
     return text.rstrip("\n") + "\n"
 
 
+@pytest.mark.slow
 @given(st.text(alphabet="ab\n", max_size=60), st.lists(st.integers(min_value=0, max_value=60), max_size=6))
 @settings(max_examples=500, deadline=None)
 def test_tidy_in_pieces_gives_the_whole_texts_answer(text: str, cuts: list[int]) -> None:

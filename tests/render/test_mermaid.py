@@ -102,6 +102,7 @@ def test_a_label_is_the_id_cut_whatever_its_length_in_a_blocked_plan_too(ident: 
     assert max(map(len, text.split("\n"))) <= 26 * len("#35;") + 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [64, 1_000, 10_000, 100_000])
 def test_past_the_waves_a_page_shows_consecutive_waves_fold_into_groups(n: int) -> None:
     text, note = flowchart(chain(n))
@@ -168,6 +169,7 @@ def waved_graphs(draw: st.DrawFn) -> Graph:
     return G(tuple(labels), tuple(waves), tuple(edges))
 
 
+@pytest.mark.slow
 @given(waved_graphs())
 @settings(max_examples=150, deadline=None)
 def test_every_ready_plans_graph_is_drawn_within_mermaids_limits_and_the_pages_width(graph: Graph) -> None:

@@ -230,6 +230,7 @@ def _sarif_of(folder: Path, args: list[str], capsys: pytest.CaptureFixture[str],
     return assert_valid_sarif(out)
 
 
+@pytest.mark.slow
 def test_every_sarif_report_of_the_case_corpus_is_valid_sarif_2_1_0(capsys: pytest.CaptureFixture[str],
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     runs = _corpus()
