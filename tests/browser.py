@@ -1,4 +1,4 @@
-"""Headless Chromium through Selenium, for tests/test_html_browser.py and the screenshot that
+"""Headless Chromium through Selenium, for tests/render/test_html_browser.py and the screenshot that
 tests/regenerate.py --screenshot keeps in outputs/.
 
 Debian's packages: chromium (/usr/bin/chromium) and chromium-driver (/usr/bin/chromedriver);

@@ -1,10 +1,11 @@
-"""Helpers shared by the test modules that compile plans: small repositories built in
-``tmp_path`` (which is not inside a git repository: the tests create ``.git`` themselves where
-root discovery matters), one-item plans, the rows of a result's diagnostics, and a recorder of
-every file opened.
+"""Helpers shared by the test modules, written once here: the command line run in-process
+(``run``), small repositories built in ``tmp_path`` (which is not inside a git repository: the
+tests create ``.git`` themselves where root discovery matters, or commit with ``git_commit``),
+one-item plans, the rows of a result's diagnostics, and a recorder of every file opened.
 
-Imported by name (``from support import ...``): pytest puts tests/ on ``sys.path`` for its
-conftest.py, which holds the fixture ``std_repo`` built from ``STANDARD_FILES`` below.
+Imported by name (``from support import ...``) from every folder of tests/: pyproject.toml puts
+tests/ on ``sys.path`` (``pythonpath``); tests/conftest.py holds the fixture ``std_repo`` built
+from ``STANDARD_FILES`` below.
 """
 
 from __future__ import annotations
@@ -14,20 +15,23 @@ import html
 import io
 import os
 import re
+import subprocess
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
 from compiler.compile.pipeline import CompileResult, compile_document, compile_plan
 from compiler.core.diagnostics import Diagnostic
 from compiler.load.document import parse_text
 
 Row = tuple[str, str | None, int | None, int | None]
-CASES = Path(__file__).resolve().parent / "cases"
-REPO = CASES.parent.parent
+TESTS = Path(__file__).resolve().parent
+CASES = TESTS / "cases"
+REPO = TESTS.parent
 DOCS = REPO / "docs"
 
 
@@ -35,6 +39,18 @@ def case_dirs() -> list[Path]:
     """The case folders of tests/cases (not ``__pycache__``, which importing its conftest.py
     writes there wherever bytecode is written, as in CI)."""
     return sorted(p for p in CASES.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
+        color: bool = False) -> Result:
+    """The command line in-process, as a user runs it (``run("check", "plan.yaml")``): click's
+    result, with its exit code, stdout and stderr."""
+    from compiler.cli import cli
+
+    return CliRunner().invoke(cli, list(args), input=input, env=env, color=color)
+
 
 # --- the documentation -------------------------------------------------------------------------
 
@@ -88,6 +104,17 @@ def git_repo(root: Path, files: dict[str, str | bytes] | None = None) -> Path:
     return root
 
 
+def git_commit(root: Path) -> Path:
+    """Make ``root`` a real git repository with everything in it committed once (git run with no
+    user or system configuration). Returns ``root``."""
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["add", "--all"],
+                 ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false",
+                  "commit", "-q", "--no-verify", "-m", "plan"]):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, timeout=60, env=env)
+    return root
+
+
 def write_plan(folder: Path, text: str, name: str = "plan.yaml") -> Path:
     path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,7 +123,7 @@ def write_plan(folder: Path, text: str, name: str = "plan.yaml") -> Path:
 
 
 # Two items, b depending on a, citing lines 3 and 5 of app.py: the plan that diff and compile's
-# revisions are shown on (tests/test_diff.py, tests/test_revisions_compile.py).
+# revisions are shown on (tests/analysis/test_diff.py, tests/compile/test_revisions_compile.py).
 TWO_ITEMS = """\
 items:
   - id: a
@@ -178,6 +205,27 @@ STANDARD_FILES: dict[str, str | bytes] = {
 }
 
 
+def utf8_or_skip(path: Path) -> str:
+    """The text of a corpus file, or the test skipped when it is not UTF-8 (refused before any
+    parsing, so there is nothing to compare)."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pytest.skip("not UTF-8: refused before parsing")
+
+
+def deep_glob(letters: str, *, first: bool) -> str:
+    """A path of names of 253 characters, ** between them: each name of one (``first``) and each
+    of the other have a common name, found only some 28,000 states deep (the worst case of the
+    overlap search: tests/core/test_globs.py, tests/checks/test_paths.py, CODEOWNERS)."""
+    return "/".join("**/*" + ((c + "?*") * 84 if first else ("?" + c + "*") * 84) for c in letters)
+
+
+def hidden_names(folder: Path) -> list[str]:
+    """The names in ``folder`` that start with a dot (a temporary file left behind would)."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
 # --- results --------------------------------------------------------------------------------------
 
 
@@ -249,7 +297,7 @@ class OpenRecorder:
 
 
 # Files and needles on which the bytes-first search of `where` (Repository.search) is held to
-# Repository.find: tests/test_repository.py and tests/test_listing.py.
+# Repository.find: tests/repo/test_repository.py and tests/repo/test_listing.py.
 SEARCH_NEEDLES = ["needle", "Größe", "東京", "é", "a\r", "\r", "\ufffd", "\udce9", "end", "x" * 40, "ne\u0301"]
 SEARCH_CORPUS: dict[str, str | bytes] = {
     "plain.py": "def f():\n    return needle\n\nneedle = needle + 1\n",

@@ -1,7 +1,7 @@
 """Attacks by an untrusted plan in CI or pre-commit, each reproduced (the root oracle is in
-test_root.py, the write side in test_emit.py, the escaping of text in test_display.py and the
-hostile corpus): a plan must not make the compiler print what it should not, read what it
-should not, hang, or crash."""
+tests/compile/test_root.py, the write side in tests/compile/test_emit.py, the escaping of text in
+tests/core/test_display.py and the hostile corpus): a plan must not make the compiler print what it
+should not, read what it should not, hang, or crash."""
 
 from __future__ import annotations
 
@@ -95,6 +95,7 @@ print(sorted(codes))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["plan", "evidence"])
 def test_a_fifo_swapped_in_after_a_look_never_hangs(what: str, tmp_path: Path) -> None:
     """A file replaced by a FIFO between a look at its path and its opening (a race an attacker
@@ -181,6 +182,7 @@ def test_the_console_script_goes_through_the_guarded_entry_point() -> None:
     assert scripts == {"evidence-plan": "compiler.launch:main"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("literal", ["0x" + "f" * 5000, "0x_" + "f" * 5000, "0o" + "7" * 6000, "0b" + "1" * 20000,
                                      "9" * 5000])
 @pytest.mark.parametrize("where", ["id", "line"])

@@ -59,9 +59,9 @@ UPDATE = os.environ.get("EVIDENCE_PLAN_UPDATE_CASES") == "1"
 KNOWN_BUGS: dict[str, str] = {}
 # code -> why no plan of today's format can give it (and where it is tested instead)
 NO_CASE_YET: dict[str, str] = {
-    "EP403": "needs the evidence-plan.json of earlier revisions at the output path: tests/test_budgets.py compiles"
-             " revision after revision",
-    "EP404": "likewise: tests/test_budgets.py",
+    "EP403": "needs the evidence-plan.json of earlier revisions at the output path:"
+             " tests/checks/test_budgets.py compiles revision after revision",
+    "EP404": "likewise: tests/checks/test_budgets.py",
 }
 
 
@@ -139,6 +139,7 @@ def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     assert err.splitlines() == [_summary(expected_code, expected_lines)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _cases())
 def test_case_compiles_to_what_render_reads(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:

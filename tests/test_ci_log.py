@@ -93,6 +93,7 @@ HOSTILE_ALPHABET = st.sampled_from([":", "::", "#", "##", "[", "]", " ", "\t", "
                                     "error", "warning ", "stop-commands", "\u200b", "\xad", N])
 
 
+@pytest.mark.slow
 @given(st.lists(HOSTILE_ALPHABET, max_size=24), st.lists(st.integers(0, 24), max_size=4))
 @settings(max_examples=400, deadline=None)
 def test_neutralised_text_holds_no_command_whatever_its_pieces(parts: list[str], cuts: list[int]) -> None:
@@ -112,6 +113,7 @@ def test_neutralised_text_holds_no_command_whatever_its_pieces(parts: list[str],
     assert "".join(pieces) == whole  # a command split between two writes is found too
 
 
+@pytest.mark.slow
 @given(st.recursive(st.lists(HOSTILE_ALPHABET, max_size=10).map("".join) | st.text(max_size=8) | st.integers(),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
                     max_leaves=12))
@@ -394,6 +396,7 @@ def check_outputs(outputs: list[Output]) -> None:
             assert_safe(text, where=f"{where} ({name})", data=name.endswith(".json"))
 
 
+@pytest.mark.slow
 def test_no_command_prints_a_workflow_command_in_any_format(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     ws = workspace(tmp_path)

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from support import run
 
 from compiler import __version__
-from compiler.cli import cli, main
+from compiler.cli import main
 
 READY = """
 plan: tiny
@@ -57,11 +57,6 @@ def evidence_files(tmp_path: Path) -> None:
 
 
 EVIDENCE_FILES = ["a.py", "b.py", "x.py"]
-
-
-def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
-        color: bool = False) -> Result:
-    return CliRunner().invoke(cli, list(args), input=input, env=env, color=color)
 
 
 @pytest.fixture
@@ -596,6 +591,7 @@ def _script() -> str:
     return str(script)
 
 
+@pytest.mark.slow
 def test_console_script_compiles_the_example(repo: Path, tmp_path: Path) -> None:
     proc = subprocess.run(
         [_script(), "compile", "examples/duplicate-email/plan.yaml", "-o", str(tmp_path)],
@@ -607,6 +603,7 @@ def test_console_script_compiles_the_example(repo: Path, tmp_path: Path) -> None
     assert json.loads((tmp_path / "evidence-plan.json").read_text(encoding="utf-8"))["status"] == "ready"
 
 
+@pytest.mark.slow
 def test_console_script_blocked_example_names_each_problem(repo: Path) -> None:
     proc = subprocess.run(
         [_script(), "check", "--format", "text", "examples/blocked/plan.yaml"],

@@ -70,6 +70,7 @@ def test_ci_installs_the_test_and_docs_extras_and_builds_the_site_strictly() -> 
     assert ".venv/bin/mkdocs build --strict " in ci
 
 
+@pytest.mark.slow
 def test_the_quick_start_compile_prints_what_the_readme_shows(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, tmp_path / "examples" / "duplicate-email")
     result = run("compile", "examples/duplicate-email/plan.yaml", "-o", "outputs", "--html", cwd=tmp_path)
@@ -79,6 +80,7 @@ def test_the_quick_start_compile_prints_what_the_readme_shows(tmp_path: Path) ->
         assert shown is not None and result.stdout + result.stderr == shown.group(1), page
 
 
+@pytest.mark.slow
 def test_the_blocked_example_prints_the_lines_the_readme_shows() -> None:
     result = run("check", "examples/blocked/plan.yaml")
     assert result.returncode == 1
@@ -126,6 +128,7 @@ def test_a_proof_naming_a_test_the_plan_will_write_is_ep210_today_as_the_guide_s
     _session(repo, docs_block(GUIDE, "first-plan-missing-test-check"))
 
 
+@pytest.mark.slow
 def test_the_guides_phased_plan_is_ready_and_compiles_to_the_waves_it_shows(tmp_path: Path) -> None:
     repo = copy_of_the_example(tmp_path)
     plan = docs_block(GUIDE, "first-plan-phased")

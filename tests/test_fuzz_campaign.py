@@ -47,6 +47,7 @@ def test_fuzz_campaign_reports_a_format_it_cannot_judge(campaign: ModuleType, mo
         "graph --format: svg has no output kind in CHOICE_KINDS of campaign.py"]
 
 
+@pytest.mark.slow
 def test_fuzz_campaign_draws_the_runs_of_every_command_from_its_seed(campaign: ModuleType) -> None:
     """Over a few hundred mutants every command runs, and the same seed draws the same runs."""
     seeds = campaign.load_seeds()

@@ -27,6 +27,7 @@ def test_generated_file_is_current(path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_check_mode_writes_nothing_and_finds_nothing_stale(capsys: pytest.CaptureFixture[str]) -> None:
     assert regenerate.main(["--check"]) == 0
     assert capsys.readouterr().out == ""

@@ -180,6 +180,7 @@ def test_random_plans_compile_into_valid_waves(data: dict[str, Any], tmp_path: P
     CompiledPlan.model_validate(build_output(result, folder))  # what compile writes, the output model describes
 
 
+@pytest.mark.slow
 @settings(PROFILE, max_examples=30)
 @given(data=plans())
 def test_output_is_deterministic_and_the_same_from_yaml_and_json(data: dict[str, Any], tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ def test_linear_work_grows_tenfold_and_stays_under_the_limit() -> None:
     assert 9.9 < grew.ratio < 10.1 < GROWTH_LIMIT, str(grew)
 
 
+@pytest.mark.slow
 def test_quadratic_work_grows_a_hundredfold_and_trips_the_limit() -> None:
     grew = growth(quadratic, 100)
     assert grew.ratio > 90 > GROWTH_LIMIT, str(grew)

@@ -36,6 +36,7 @@ def test_next_prints_what_the_page_shows() -> None:
     assert result.stdout + result.stderr == shown
 
 
+@pytest.mark.slow
 def test_the_compiled_example_states_complexity_progress_schedule_forecast_and_owners(tmp_path: Path) -> None:
     assert run("compile", "examples/worked/plan.yaml", "-o", str(tmp_path)).returncode == 0
     document = json.loads((tmp_path / "evidence-plan.json").read_text(encoding="utf-8"))

@@ -116,7 +116,7 @@ def same_items(raw: Any, plan: Plan) -> bool:
     """Whether a compiled file's items (as loaded) are exactly ``plan``'s, as compile writes them:
     each the item's ``to_dict()`` with the output's own keys (compiler/model/fields.py: COMPILED_*) added.
     The fast path of a recompile: True means the file reads back as these items (the slow path,
-    build_plan and compare, would find no change; held to it by tests/test_revisions_compile.py),
+    build_plan and compare, would find no change; held to it by tests/compile/test_revisions_compile.py),
     False only that the slow path must look."""
     every = plan.every_item()
     if type(raw) is not list or len(raw) != len(every):

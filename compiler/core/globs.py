@@ -76,7 +76,7 @@ class Glob(NamedTuple):
 
 
 # The grammar as a JSON Schema pattern (ECMA-262 and Python's re read it alike), held to
-# ``problem`` by tests/test_globs.py: a segment is ** or a name without /, \\, [ ], control
+# ``problem`` by tests/core/test_globs.py: a segment is ** or a name without /, \\, [ ], control
 # characters or ** inside it, and not . or .., at most 255 characters; an optional final /; not
 # blank. (The schema adds maxLength for MAX_PATH.)
 _SEGMENT = r"(?:\*\*|(?!\.\.?(?:/|$))(?:[^/\\\[\]*\x00-\x1f\x7f]|\*(?!\*)){1,255})"

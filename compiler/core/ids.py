@@ -22,7 +22,7 @@ _ASCII_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*")
 # "a letter of any script" is needs ECMA-262's \p{L}, which only a validator that compiles
 # patterns with the u flag reads (Python's jsonschema uses re, which has no \p), and a character
 # class of every letter would be several kilobytes. So an id with a non-ASCII symbol (``a€``)
-# passes the schema and is still refused by EP015 (tests/test_json_schema.py lists the cases).
+# passes the schema and is still refused by EP015 (tests/model/test_json_schema.py lists the cases).
 # Only negated classes of BMP characters: they read the same in ECMA-262 with or without the u
 # flag (an astral character is one code point, or two surrogates, neither in the class) and in
 # Python's re.

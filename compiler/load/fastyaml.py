@@ -36,7 +36,7 @@ _CORE = "tag:yaml.org,2002:"
 
 # ruamel.yaml's implicit resolvers for YAML 1.2 (ruamel/yaml/resolver.py), verbatim and in its
 # order (the first that matches decides; re.X drops the bare spaces, as in ruamel). tests/
-# test_fast_yaml.py checks that this table resolves every sample exactly as ruamel's own does.
+# tests/load/test_fast_yaml.py checks that this table resolves every sample exactly as ruamel's own does.
 _IMPLICIT: list[tuple[str, str, str]] = [
     ("bool", r"""^(?:true|True|TRUE|false|False|FALSE)$""", "tTfF"),
     ("float", r"""^(?:

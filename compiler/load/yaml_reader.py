@@ -5,7 +5,7 @@ and whenever that path is not sure, or libyaml is missing, by the reference read
 *composes* the file (every node keeps its start mark) and its nodes are turned into plain values
 in one iterative pass, so that positions cost nothing extra, deep documents do not recurse here,
 explicit tags are refused instead of constructed, and aliases are expanded under a budget. Both
-give the same values, positions and errors (tests/test_fast_yaml.py).
+give the same values, positions and errors (tests/load/test_fast_yaml.py).
 
 Bounded (see ``Limits``): the item list is counted while it is composed, nesting is bounded while
 composing, alias expansion while building values, and a long file that only the reference would

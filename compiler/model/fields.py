@@ -11,7 +11,7 @@ Everything else is derived from these declarations, never restated:
   declared here too;
 - the keys a compiled evidence-plan.json may hold when it is read back as a plan;
 - did-you-mean for unknown fields, and the README's table of fields (tests/regenerate.py);
-- the property tests' generators and wrong-type values (tests/test_fields.py).
+- the property tests' generators and wrong-type values (tests/model/test_fields.py).
 
 A field's *kind* says what its values are; each kind is one record (compiler/model/kinds.py:
 KIND_SPECS) that all of those places read, and a test fails naming a kind and a part it lacks.

@@ -6,7 +6,7 @@ which then goes to the input model (compiler/model/items.py), the validator of r
 source of every message. A field of a kind without a fast check (compiler/model/kinds.py:
 ``plain``) sends its items to the input model: a new field costs speed there, never correctness.
 
-A differential property test (tests/test_fields.py) holds the fast path to the input model: every
+A differential property test (tests/model/test_fields.py) holds the fast path to the input model: every
 item it accepts, the input model accepts with the same result and no diagnostic.
 """
 
@@ -93,7 +93,7 @@ def plain_item_with_unknown_keys(raw: Any, index: int, base: Path, col: Collecto
     format does not define (a misspelt ``depend_on``). Reports each as the input model's path
     does (EP010, with the same did-you-mean) and returns the item as read without them, or None
     when the rest is not plainly valid either. The differential test holds the two paths to the
-    same diagnostics and the same item (tests/test_fields.py)."""
+    same diagnostics and the same item (tests/model/test_fields.py)."""
     if type(raw) is not dict:
         return None
     unknown = [key for key in raw if key not in _ITEM_KEYS]

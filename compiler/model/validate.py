@@ -9,7 +9,7 @@ by one of two paths:
   (compiler/model/messages.py): one bad item never hides the others, and no pydantic text
   reaches a user.
 
-A differential property test (tests/test_fields.py) holds the fast path to the input model: every
+A differential property test (tests/model/test_fields.py) holds the fast path to the input model: every
 item it accepts, the input model accepts with the same result and no diagnostic.
 """
 

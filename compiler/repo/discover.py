@@ -2,7 +2,7 @@
 
 A plan file is named ``plan.yaml`` or ``NAME.plan.yaml``, or the same in ``.yml`` or ``.json``:
 ``PLAN_FILES`` says so once, and ``.pre-commit-hooks.yaml`` repeats it as the hook's ``files:``
-(tests/test_discover.py holds the two equal), so that `check DIR` and the hook see the same files.
+(tests/repo/test_discover.py holds the two equal), so that `check DIR` and the hook see the same files.
 
 The folder is walked as it is on disk, without running git and without reading git's index or
 ``.gitignore`` (a parser of either, done right, is larger than the rest of this module): an

@@ -305,7 +305,7 @@ class Files:
         its UTF-8 occurs in the bytes (decoding maps valid UTF-8 to itself and everything else to
         U+FFFD; CRLF as LF only drops a CR before a line's end, and a needle never holds a LF);
         any other needle, a file already read, and a large (memory-mapped) file go to ``find``.
-        tests/test_repository.py holds the two equal."""
+        tests/repo/test_repository.py holds the two equal."""
         key = posixpath.normpath(path.replace("\\", "/"))
         if key in self._facts or not needle or limit < 1 or "\ufffd" in needle:
             return self.find(key, needle, limit)

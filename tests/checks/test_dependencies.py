@@ -4,7 +4,7 @@ diagnostic per cycle with a note at each edge on it (EP303: found by networkx wh
 orders a plan, by a plain topological sort when `check` does not, the same either way), and a
 dependency listed twice (EP304, a warning).
 
-The graph algorithms behind them (waves, cycles, critical path) are tests/test_graph.py.
+The graph algorithms behind them (waves, cycles, critical path) are tests/analysis/test_graph.py.
 """
 
 from __future__ import annotations

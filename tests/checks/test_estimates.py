@@ -1,6 +1,6 @@
 """compiler/checks/estimates.py and compiler/analysis/estimates.py: grounded estimates (EP112), on items'
 estimates and the plan's claims, in both artifacts; the field's wrong values (EP011, EP010, EP017)
-on both validation paths are in tests/test_fields.py and the case ep011-estimate-wrong-type."""
+on both validation paths are in tests/model/test_fields.py and the case ep011-estimate-wrong-type."""
 
 from __future__ import annotations
 

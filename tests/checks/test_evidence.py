@@ -7,8 +7,8 @@ did-you-mean of a missing file (EP201), where ``contains`` text was found instea
 plans run against ``std_repo`` (tests/conftest.py) or a small repository of their own.
 
 Elsewhere: how the repository reads the files behind these codes (once, streamed, binary,
-FIFOs, permissions, symlinks) is tests/test_repository.py; symbol lookup and the did-you-mean of
-a symbol (EP206) tests/test_symbols.py; where the root is found (EP006, EP208) tests/test_root.py.
+FIFOs, permissions, symlinks) is tests/repo/test_repository.py; symbol lookup and the did-you-mean of
+a symbol (EP206) tests/repo/test_symbols.py; where the root is found (EP006, EP208) tests/compile/test_root.py.
 """
 
 from __future__ import annotations

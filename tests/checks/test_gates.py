@@ -1,6 +1,6 @@
 """compiler/checks/gates.py: an irreversible item needs an approval among its transitive
 dependencies (EP310), and a recorded approval must still hold (EP111), seen through
-compile_document. What an approval covers and its digest are tests/test_approvals.py."""
+compile_document. What an approval covers and its digest are tests/analysis/test_approvals.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """compiler/checks/paths.py: EP305, two items of one wave whose `paths` can overlap, named with a
 path both may write and located at the later item's entry, with a note at the other's. The
-overlap decision itself is tests/test_globs.py."""
+overlap decision itself is tests/core/test_globs.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support import compile_yaml, rows
+from support import compile_yaml, deep_glob, rows
 from work import GROWTH_LIMIT, growth
 
 from compiler.analysis.graph import build_graph, plain_waves, waves
@@ -177,14 +177,9 @@ def test_a_dropped_item_writes_nothing() -> None:
 
 # --- bounded work: the steps of each pair, and of the check -------------------------------------------
 
-def _slow(letters: str, *, first: bool) -> str:
-    """A path of names of 253 characters, ** between them: each name of one and each of the other
-    have a common name found only some 28,000 states deep (tests/test_globs.py has the same)."""
-    return "/".join("**/*" + ((c + "?*") * 84 if first else ("?" + c + "*") * 84) for c in letters)
-
-
 def test_a_pair_of_paths_too_costly_to_decide_is_ep309_at_the_later_items_path() -> None:
-    result = compile_yaml(_plan(("one", [], [_slow("abc", first=True)]), ("two", [], [_slow("ijk", first=False)])))
+    result = compile_yaml(_plan(("one", [], [deep_glob("abc", first=True)]),
+                                ("two", [], [deep_glob("ijk", first=False)])))
     assert rows(result.diagnostics) == [("EP309", "two", 12, 13)]
     (d,) = result.diagnostics
     assert d.severity == "warning"
@@ -195,16 +190,16 @@ def test_a_pair_of_paths_too_costly_to_decide_is_ep309_at_the_later_items_path()
 
 
 def test_the_other_pairs_are_still_compared_after_one_is_undecided() -> None:
-    result = compile_yaml(_plan(("one", [], ["x/" + _slow("abc", first=True)]),
-                                ("two", [], ["x/" + _slow("ijk", first=False)]),
+    result = compile_yaml(_plan(("one", [], ["x/" + deep_glob("abc", first=True)]),
+                                ("two", [], ["x/" + deep_glob("ijk", first=False)]),
                                 ("three", [], ["src/"]), ("four", [], ["src/x.py"])))
     assert [(d.code, d.item) for d in result.diagnostics] == [("EP309", "two"), ("EP305", "four")]
 
 
 def test_a_pair_found_to_conflict_is_ep305_not_ep309() -> None:
     """two's first path cannot be decided against one's, its second conflicts: one report, EP305."""
-    result = compile_yaml(_plan(("one", [], [_slow("abc", first=True)]),
-                                ("two", [], [_slow("ijk", first=False), "**/*.py"])))
+    result = compile_yaml(_plan(("one", [], [deep_glob("abc", first=True)]),
+                                ("two", [], [deep_glob("ijk", first=False), "**/*.py"])))
     assert [(d.code, d.item) for d in result.diagnostics] == [("EP305", "two")]
 
 
@@ -221,7 +216,7 @@ def test_the_worst_4kb_plan_costs_the_steps_of_one_pair(monkeypatch: pytest.Monk
         spend(self, n)
 
     monkeypatch.setattr(globs.Steps, "spend", counted)
-    text = _plan(("one", [], [_slow("abcdefgh", first=True)]), ("two", [], [_slow("ijklmnop", first=False)]))
+    text = _plan(("one", [], [deep_glob("abcdefgh", first=True)]), ("two", [], [deep_glob("ijklmnop", first=False)]))
     assert len(text) < 4500
     assert [d.code for d in compile_yaml(text).diagnostics] == ["EP309"]
     assert globs.MAX_STEPS < sum(spent) <= 2 * globs.MAX_STEPS + 1

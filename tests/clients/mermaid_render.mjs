@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Render Mermaid diagrams with the real mermaid (npm, v11) in headless Chromium, as GitHub does,
 // and report for each: whether it rendered (or Mermaid's error), the SVG's natural width and
-// height in pixels, and the nodes and edges drawn. Used by tests/test_mermaid.py (marked slow).
+// height in pixels, and the nodes and edges drawn. Used by tests/render/test_mermaid.py (marked slow).
 //
 //   node mermaid_render.mjs NODE_MODULES CHROMIUM DIAGRAM.mmd...   -> one JSON line per diagram
 import fs from 'node:fs';

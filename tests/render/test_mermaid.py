@@ -1,0 +1,305 @@
+"""The Mermaid graph (compiler/render/mermaid.py) past Mermaid's limits and the page's width: folded, so
+that what GitHub shows always renders and stays legible. Labels' escaping is in test_markdown.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler.core.display import ID_CHARACTERS
+from compiler.render import mermaid
+from compiler.render.mermaid import flowchart
+from compiler.render.view import Graph
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def G(ids: tuple[str, ...], waves: tuple[tuple[int, ...], ...], edges: tuple[tuple[int, int], ...]) -> Graph:
+    """A Graph from item numbers (1-based): the waves' items, and (dependency, dependent) edges."""
+    depends_on: list[list[str]] = [[] for _ in ids]
+    for a, b in edges:
+        depends_on[b - 1].append(ids[a - 1])
+    return Graph(tuple(ids), [[ids[n - 1] for n in wave] for wave in waves], tuple(depends_on))
+
+
+def chain(n: int) -> Graph:
+    return G(tuple(f"item-{k}" for k in range(n)), tuple((k,) for k in range(1, n + 1)),
+                 tuple((k, k + 1) for k in range(1, n)))
+
+
+def wide(n: int) -> Graph:
+    """One root, n - 2 items that depend on it, one sink that depends on them all."""
+    middle = tuple(range(2, n))
+    return G(tuple(f"item-{k}" for k in range(n)), ((1,), middle, (n,)),
+                 tuple([(1, k) for k in middle] + [(k, n) for k in middle]))
+
+
+def layered(n: int, width: int = 100) -> Graph:
+    rnd = random.Random(1234)
+    waves = tuple(tuple(range(a + 1, min(a + width, n) + 1)) for a in range(0, n, width))
+    edges = [(d, k) for w in range(1, len(waves)) for k in waves[w] for d in rnd.sample(waves[w - 1], 2)]
+    return G(tuple(f"item-{k}" for k in range(n)), waves, tuple(sorted(edges, key=lambda e: (e[1], e[0]))))
+
+
+def parts(text: str) -> tuple[list[str], list[tuple[str, str]], list[list[str]]]:
+    """The nodes, edges and each wave's item nodes of a flowchart (the grammar flowchart() writes)."""
+    nodes, edges, rows = [], [], []
+    for line in text.splitlines()[1:]:
+        if m := re.fullmatch(r" +([nwg]\d+)\[\[?\"[^\"]*\"\]\]?", line):
+            nodes.append(m.group(1))
+            if line.startswith("    "):
+                rows[-1].append(m.group(1))
+        elif m := re.fullmatch(r"  (\w+) --> (\w+)", line):
+            edges.append((m.group(1), m.group(2)))
+        elif line.startswith("  subgraph "):
+            rows.append([])
+        else:
+            assert line == "  end", line
+    return nodes, edges, rows
+
+
+def test_a_small_plan_is_drawn_item_by_item_top_down() -> None:
+    text, note = flowchart(G(("a", "b", "c"), ((1,), (2, 3)), ((1, 3), (1, 2))))
+    assert note is None
+    assert text == ('flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["a"]\n  end\n  subgraph wave2["Wave 2"]\n'
+                    '    n2["b"]\n    n3["c"]\n  end\n  n1 --> n2\n  n1 --> n3\n')
+
+
+def test_a_wave_wider_than_the_page_is_one_node() -> None:
+    """60 independent items were 9,400 pixels wide top down (and 6,000 high left to right)."""
+    text, note = flowchart(wide(60))
+    assert text == ('flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["item-0"]\n  end\n'
+                    '  w2[["Wave 2#58; 58 items"]]\n  subgraph wave3["Wave 3"]\n    n60["item-59"]\n  end\n'
+                    '  n1 --> w2\n  w2 --> n60\n')
+    assert note == "a wave of more than 8 items (or 64 characters of ids) is drawn as one node"
+
+
+def test_a_wave_of_long_ids_is_one_node_but_a_wave_of_one_item_is_drawn() -> None:
+    """Labels are ids cut as every picture cuts them (26 characters): three cut ids are wider than
+    the page, two are not; an id of any length is one label of 26 characters."""
+    ids = ("x" * 40, "y" * 40, "w" * 40, "z" * 5_000, "u" * 40, "v" * 40)
+    text, _ = flowchart(G(ids, ((1, 2, 3), (4,), (5, 6)), ((1, 4), (2, 4), (3, 4), (4, 5), (4, 6))))
+    assert text is not None
+    assert '  w1[["Wave 1#58; 3 items"]]' in text and f'    n4["{"z" * 25}…"]' in text
+    assert f'    n5["{"u" * 25}…"]\n    n6["{"v" * 25}…"]' in text
+    assert text.endswith("  w1 --> n4\n  n4 --> n5\n  n4 --> n6\n")
+    assert max(map(len, text.split("\n"))) < 40
+
+
+@pytest.mark.parametrize("ident", ["x" * 5_000, "#" * 5_000, "\x1b" * 2_000])
+def test_a_label_is_the_id_cut_whatever_its_length_in_a_blocked_plan_too(ident: str) -> None:
+    text, _ = flowchart(Graph((ident, "b"), [], ((), (ident,))))
+    assert text is not None
+    assert max(map(len, text.split("\n"))) <= 26 * len("#35;") + 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [64, 1_000, 10_000, 100_000])
+def test_past_the_waves_a_page_shows_consecutive_waves_fold_into_groups(n: int) -> None:
+    text, note = flowchart(chain(n))
+    assert text is not None
+    nodes, edges, _ = parts(text)
+    assert nodes == [f"g{k}" for k in range(1, mermaid.MAX_GROUPS + 1)]
+    assert edges == [(f"g{k}", f"g{k + 1}") for k in range(1, mermaid.MAX_GROUPS)]
+    assert f'  g1[["Waves 1–{n // 32:,}#58; {n // 32:,} items"]]' in text
+    assert note == (f"{n:,} waves are drawn as 32 nodes (Mermaid draws at most 500 edges; a page shows about 50 "
+                    "waves)")
+
+
+def test_max_groups_is_the_most_nodes_whose_forward_edges_mermaid_draws() -> None:
+    groups = mermaid.MAX_GROUPS
+    assert groups * (groups - 1) // 2 <= mermaid.MAX_EDGES < (groups + 1) * groups // 2
+
+
+def test_waves_whose_edges_are_more_than_mermaid_draws_fold_into_groups() -> None:
+    # 50 waves of 8 items, each depending on two of the wave before: 784 edges, none folded away.
+    waves = tuple(tuple(range(8 * w + 1, 8 * w + 9)) for w in range(50))
+    edges = tuple((waves[w - 1][(k + j) % 8], waves[w][k]) for w in range(1, 50) for k in range(8) for j in (0, 1))
+    text, note = flowchart(G(tuple(f"i{k}" for k in range(400)), waves, edges))
+    assert text is not None and note is not None and note.startswith("50 waves are drawn as 32 nodes")
+    assert len(parts(text)[1]) == 31
+
+
+def test_a_blocked_plan_past_a_waves_worth_of_items_leaves_the_graph_out_with_a_sentence() -> None:
+    """A blocked plan has no waves to fold into: Mermaid drew its 50 independent items 8,000 pixels wide."""
+    few = G(tuple(f"i{k}" for k in range(8)), (), ((1, 2),))
+    nodes = "".join(f'  n{k}["i{k - 1}"]\n' for k in range(1, 9))
+    assert flowchart(few)[0] == "flowchart TD\n" + nodes + "  n1 --> n2\n"
+    many = G(tuple(f"i{k}" for k in range(9)), (), ())
+    assert flowchart(many) == (None, "a blocked plan has no waves to fold its 9 items into (it is drawn up to 8)")
+
+
+# What ids may hold that changes their drawn length: wide letters, quotes, brackets, spaces.
+_ID_CHARACTERS = 'ab-_.:/\u00e9\u4e2d"[]{}()<>` #%&\u200b'
+
+
+@st.composite
+def waved_graphs(draw: st.DrawFn) -> Graph:
+    """A plan's graph as compiled: waves of any width and ids of any length, each item of a wave
+    after the first depending on at least one item of the wave before, and some on earlier ones.
+    The widths are drawn (and shrink); ids and edges are built from a drawn seed, since drawing
+    each of up to 3,200 ids took hypothesis 45 ms an example."""
+    widths = draw(st.lists(st.integers(1, 40), min_size=1, max_size=80))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    labels: list[str] = []
+    waves: list[tuple[int, ...]] = []
+    edges: list[tuple[int, int]] = []
+    for width in widths:
+        wave = []
+        for _ in range(width):
+            size = rng.choice((0, 1, 8, 30, 120)) if rng.random() < 0.5 else rng.randint(0, 120)
+            labels.append(f"{len(labels)}" + "".join(rng.choice(_ID_CHARACTERS) for _ in range(size)))  # unique
+            wave.append(len(labels))
+            if waves:
+                edges += [(d, len(labels)) for d in rng.sample(waves[-1], min(len(waves[-1]), rng.randint(1, 3)))]
+                for _ in range(rng.choice((0, 0, 1, 3))):  # and on items of any earlier wave
+                    earlier = rng.choice(waves)
+                    if (d := rng.choice(earlier)) and (d, len(labels)) not in edges[-4:]:
+                        edges.append((d, len(labels)))
+        waves.append(tuple(wave))
+    return G(tuple(labels), tuple(waves), tuple(edges))
+
+
+@pytest.mark.slow
+@given(waved_graphs())
+@settings(max_examples=150, deadline=None)
+def test_every_ready_plans_graph_is_drawn_within_mermaids_limits_and_the_pages_width(graph: Graph) -> None:
+    text, _ = flowchart(graph)
+    assert text is not None
+    # Mermaid's own defaults (maxTextSize, maxEdges), written out: not our constants, which a
+    # change could raise past them.
+    assert len(text) <= 50_000
+    nodes, edges, rows = parts(text)
+    assert len(edges) <= 500 and len(set(edges)) == len(edges)
+    assert len(rows) <= mermaid.MAX_WAVES
+    for row in rows:  # a wave drawn item by item is no wider than the page: its labels, ids cut
+        assert len(row) == 1 or (len(row) <= mermaid.MAX_WAVE_ITEMS and sum(
+            min(len(graph.ids[int(n[1:]) - 1]), ID_CHARACTERS) for n in row) <= mermaid.MAX_WAVE_CHARACTERS)
+    assert len(nodes) == len(set(nodes))
+
+
+# --- with the real Mermaid ---------------------------------------------------------------------
+
+# Mermaid 11 from npm and playwright-core (`npm install mermaid@11 playwright-core`), and a Chromium.
+MERMAID_MODULES = [Path(p) for p in (os.environ.get("EVIDENCE_PLAN_MERMAID_MODULES", ""), REPO / "node_modules",
+                                     "/work/clients/node_modules") if p]
+CHROMIUM = [os.environ.get("EVIDENCE_PLAN_CHROMIUM", ""), "/usr/bin/chromium", "/usr/bin/chromium-browser",
+            "/usr/bin/google-chrome"]
+
+
+def _renderer() -> tuple[str, Path, str] | None:
+    node = shutil.which("node")
+    modules = next((m for m in MERMAID_MODULES if (m / "mermaid" / "dist" / "mermaid.min.js").is_file()
+                    and (m / "playwright-core").is_dir()), None)
+    chromium = next((c for c in CHROMIUM if c and os.access(c, os.X_OK)), None)
+    return (node, modules, chromium) if node and modules and chromium else None
+
+
+@pytest.mark.slow
+def test_folded_graphs_of_large_plans_render_in_mermaid_and_fit_the_page(tmp_path: Path) -> None:
+    renderer = _renderer()
+    if renderer is None:
+        pytest.skip("needs node, mermaid@11 with playwright-core (EVIDENCE_PLAN_MERMAID_MODULES) and a Chromium")
+    node, modules, chromium = renderer
+    graphs = {f"{shape.__name__}-{n}": shape(n) for shape in (chain, wide, layered) for n in (60, 300, 1_000, 10_000)}
+    waves = tuple(tuple(range(8 * w + 1, 8 * w + 9)) for w in range(50))  # the largest graph drawn item by item
+    graphs["widest-unfolded"] = G(tuple(f"w{k // 8:02d}i{k % 8}xyz" for k in range(400)), waves,
+                                      tuple((waves[w - 1][k], waves[w][k]) for w in range(1, 50) for k in range(8)))
+    # progress: done items (a class and a check mark), a folded wave all done, a blocked plan's dropped item
+    graphs["progress-chain"] = chain(30)._replace(done=frozenset(chain(30).ids[:12]))
+    graphs["progress-wide"] = wide(60)._replace(done=frozenset(wide(60).ids[:59]))
+    graphs["progress-blocked"] = Graph(("a", "b", "c"), [], ([], ["a"], []), done=frozenset({"a"}),
+                                       dropped=frozenset({"c"}))
+    files = []
+    for name, graph in graphs.items():
+        text, _ = flowchart(graph)
+        assert text is not None, name
+        (tmp_path / f"{name}.mmd").write_text(text, encoding="utf-8")
+        files.append(str(tmp_path / f"{name}.mmd"))
+    out = subprocess.run([node, str(REPO / "tests" / "clients" / "mermaid_render.mjs"), str(modules), chromium, *files],
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(results) == len(files)
+    for r in results:
+        print(f"{Path(r['file']).stem}: {r.get('width')} x {r.get('height')} px, {r.get('nodes')} nodes, "
+              f"{r.get('edges')} edges, {r['chars']:,} characters")
+        assert r["ok"], r
+        assert r["width"] <= 2_000 and r["height"] <= 10_000, r  # legible on a page, scrolled down
+
+
+def test_the_densest_plan_folds_within_mermaids_edge_limit() -> None:
+    """Every item depending on every earlier one, one per wave: the folded groups are then joined
+    as densely as they can be, and still within Mermaid's 500 edges (its maxEdges, written out)."""
+    n = 120
+    graph = G(tuple(f"i{k}" for k in range(n)), tuple((k + 1,) for k in range(n)),
+              tuple((a + 1, b + 1) for b in range(n) for a in range(b)))
+    text, note = flowchart(graph)
+    assert text is not None and note is not None and note.startswith("120 waves are drawn as ")
+    assert 400 < len(parts(text)[1]) <= 500
+
+
+# --- progress: done items marked (compiler/analysis/progress.py) -----------------------------------------------
+
+
+def test_done_items_are_marked_with_a_class_and_a_check_mark() -> None:
+    graph = G(("a", "b", "c"), ((1,), (2, 3)), ((1, 2), (1, 3)))._replace(done=frozenset({"a", "c"}))
+    text, _ = flowchart(graph)
+    assert text == ('flowchart TD\n  classDef done fill:#dcfce7,stroke:#15803d,color:#14532d\n'
+                    '  subgraph wave1["Wave 1"]\n    n1["a ✓"]:::done\n  end\n  subgraph wave2["Wave 2"]\n'
+                    '    n2["b"]\n    n3["c ✓"]:::done\n  end\n  n1 --> n2\n  n1 --> n3\n')
+
+
+def test_a_plan_id_cannot_take_or_define_a_class() -> None:
+    """An id that writes Mermaid's class syntax stays a label: its quote, colons and `#` are entities."""
+    ids = ('x"]:::done', "classDef done fill:#f00")
+    text, _ = flowchart(G(ids, ((1, 2),), ()))
+    assert text == ('flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["x#quot;]#58;#58;#58;done"]\n'
+                    '    n2["classDef done fill#58;#35;f00"]\n  end\n')
+
+
+def test_a_folded_wave_is_marked_done_only_when_all_its_items_are() -> None:
+    graph = wide(12)
+    middle = graph.waves[1]
+    text, _ = flowchart(graph._replace(done=frozenset(middle)))
+    assert text is not None and '  w2[["Wave 2#58; 10 items ✓"]]:::done' in text
+    text, _ = flowchart(graph._replace(done=frozenset(middle[1:])))
+    assert text is not None and '  w2[["Wave 2#58; 10 items"]]\n' in text and "classDef" not in text
+
+
+def test_folded_groups_are_marked_done_when_all_their_waves_are() -> None:
+    graph = chain(64)
+    text, _ = flowchart(graph._replace(done=frozenset(graph.ids[:2])))
+    assert text is not None and text.splitlines()[2].endswith(":::done") and text.count(":::done") == 1
+
+
+def test_a_blocked_plans_graph_marks_done_and_dropped_items() -> None:
+    graph = Graph(("a", "b", "c"), [], ([], ["a"], []), done=frozenset({"a"}), dropped=frozenset({"c"}))
+    text, _ = flowchart(graph)
+    assert text == ('flowchart TD\n  classDef done fill:#dcfce7,stroke:#15803d,color:#14532d\n'
+                    '  classDef dropped fill:#f3f4f6,stroke:#9ca3af,stroke-dasharray:4 3,color:#6b7280\n'
+                    '  n1["a ✓"]:::done\n  n2["b"]\n  n3["c (dropped)"]:::dropped\n  n1 --> n2\n')
+
+
+def test_the_critical_path_by_median_is_marked_by_node_name_only() -> None:
+    """The ids on the schedule's critical path are drawn bold through a class of their node
+    names (n1, n3): no plan text reaches the class line; a folded wave's items are not marked."""
+    hostile = 'a"%%{init}'
+    graph = G((hostile, "b", "c"), ((1,), (2, 3)), ((1, 2), (1, 3)))._replace(marked=frozenset({hostile, "c"}))
+    text, _ = mermaid.flowchart(graph)
+    assert text is not None and text.endswith("  classDef critical stroke-width:3px\n  class n1,n3 critical\n")
+    assert text.count("%%") == 0
+    folded = wide(20)._replace(marked=frozenset(wide(20).ids))
+    drawn, _ = mermaid.flowchart(folded)
+    assert drawn is not None and drawn.endswith("  class n1,n20 critical\n")  # wave 2, 18 items, is one node
+    unmarked, _ = mermaid.flowchart(G(("a",), ((1,),), ()))
+    assert unmarked == 'flowchart TD\n  subgraph wave1["Wave 1"]\n    n1["a"]\n  end\n'
