@@ -130,3 +130,10 @@ def test_fuzz_campaign_takes_dropped_items_out_of_the_waves(campaign: ModuleType
     doc["items"][1]["wave"] = 1
     raw = (json.dumps(doc) + "\n").encode()
     assert [f.sig for f in campaign.artifact_findings(raw, None, 0)] == ["artifact-invariant:dropped-item-with-wave"]
+
+
+def test_fuzz_campaign_passes_no_id_a_command_line_cannot_hold(campaign: ModuleType) -> None:
+    """An id of NUL (a mutant's) is no argument: it would be read as a run's placeholder and the
+    worker would die on it (the final campaign's one "crash" was this)."""
+    ids, _ = campaign.plan_ids('{"items": [{"id": "\x00"}, {"id": "a"}]}')
+    assert ids == ["a"]

@@ -1375,8 +1375,9 @@ _ID_RE = re.compile(r"""(?:^|[{,\n])[ \t-]*["']?id["']?[ \t]*:[ \t]*["']?([^"'\s
 
 def plan_ids(text: str) -> tuple[list[str], list[str]]:
     """The item ids a plan's text seems to give, and those of them that seem to be approvals (an
-    item whose text, between the ids before and after it, says approval): a guess, for drivers."""
-    found = list(_ID_RE.finditer(text[:300_000]))
+    item whose text, between the ids before and after it, says approval): a guess, for drivers.
+    An id holding NUL is left out: no command line can hold it, and NUL marks a run's placeholder."""
+    found = [m for m in _ID_RE.finditer(text[:300_000]) if P not in m.group(1)]
     ids, approvals = [], []
     for k, m in enumerate(found):
         ident = m.group(1)
