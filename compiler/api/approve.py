@@ -93,4 +93,4 @@ def approve_document(doc: Any, text: str, path: str, ident: str, by: str, at: st
     state = states(after.plan.items).get(ident)
     if state is None or state.state != "current":
         raise Refused("the recorded approval would not be current; nothing was written", Location(doc.name))
-    return Approved(doc.name, text, fixed, cover, record)
+    return Approved(name=doc.name, original=text, fixed=fixed, coverage=cover, record=record)

@@ -40,7 +40,7 @@ from compiler.repo.repository import Repository
 from compiler.repo.symbols import heuristic_symbols
 
 
-@dataclass
+@dataclass(kw_only=True)
 class FixResult:
     name: str
     original: str
@@ -214,8 +214,8 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
         if first.changes:
             doc = parse_text(first.fixed, doc.name, doc.format)
         second = _fix_once(doc, first.fixed, path, root=root, dry_run=dry_run, pin=True)
-        return FixResult(doc.name, text, second.fixed, first.changes + second.changes, second.result,
-                         first.left + second.left)
+        return FixResult(name=doc.name, original=text, fixed=second.fixed, changes=first.changes + second.changes,
+                         result=second.result, left=first.left + second.left)
     return _fix_once(doc, text, path, root=root, dry_run=dry_run, to_symbols=to_symbols)
 
 
@@ -234,7 +234,7 @@ def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, d
         edits = [e for n, e in enumerate(edits) if n not in shared]
         notes = [note for n, note in enumerate(notes) if n not in shared]
     if not edits:
-        return FixResult(doc.name, text, text, [], result, left)
+        return FixResult(name=doc.name, original=text, fixed=text, changes=[], result=result, left=left)
     intended = apply_to_data(doc.data, edits)
     if doc.format == "json":
         from compiler.api.convert import dump_json
@@ -250,4 +250,5 @@ def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, d
         raise FixError("the edited file would not read back as intended; nothing was written")
     if dry_run:
         again = doc._replace(data=intended, source_map=OnDisk(doc.source_map, edits))
-    return FixResult(doc.name, text, fixed, notes, compile_document(again, path, root=root), left)
+    return FixResult(name=doc.name, original=text, fixed=fixed, changes=notes,
+                     result=compile_document(again, path, root=root), left=left)

@@ -129,7 +129,8 @@ def plain_item(raw: Any, index: int) -> Item | None:
                     return None
                 found.append((name, raw[name] if remade is None else remade(raw[name])))
         options = tuple(found)
-    return Item(ident, change, tuple(parsed), tuple(depends_on), proof, index, depends_key, options=options)
+    return Item(id=ident, change=change, evidence=tuple(parsed), depends_on=tuple(depends_on), proof=proof,
+                position=index, depends_key=depends_key, options=options)
 
 
 def plain_item_with_unknown_keys(raw: Any, index: int, base: Path, col: Collector) -> Item | None:
