@@ -109,13 +109,16 @@ def positional_records(package: Path = PACKAGE) -> list[str]:
 
     found = []
     for module, path, call in calls:
-        func, record = call.func, None
+        func, record, given = call.func, None, len(call.args)
         if isinstance(func, ast.Name):
             record = resolve(module, func.id)
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            imported = modules.get(module, {}).get(func.value.id)
-            record = resolve(imported, func.attr) if imported else None
-        if record in records and len(records[record]) > MAX_POSITIONAL and record not in TABLES:
+            if func.attr == "__new__":  # Record.__new__(Record, ...): the class, then the fields
+                record, given = resolve(module, func.value.id), given - 1
+            elif imported := modules.get(module, {}).get(func.value.id):
+                record = resolve(imported, func.attr)
+        if (record in records and given > MAX_POSITIONAL and len(records[record]) > MAX_POSITIONAL
+                and record not in TABLES):
             found.append(f"{path.relative_to(package.parent).as_posix()}:{call.lineno}: {'.'.join(record)}")
     return found
 
@@ -133,5 +136,8 @@ def test_the_check_of_records_finds_positional_calls_in_functions_and_through_mo
                                        "class Four(NamedTuple):\n    a: int\n    b: int\n    c: int\n    d: int = 0\n")
     (package / "uses.py").write_text("import compiler.values as values\n\n\n"
                                      "def build():\n    from compiler.values import Four\n\n"
-                                     "    return Four(1, 2, 3, 4), Four(1, 2, 3, d=4), values.Four(1, 2, 3, 4)\n")
-    assert positional_records(package) == ["compiler/uses.py:7: compiler.values.Four"] * 2
+                                     "    return Four(1, 2, 3, 4), Four(1, 2, 3, d=4), values.Four(1, 2, 3, 4)\n\n\n"
+                                     "def fast():\n    from compiler.values import Four\n\n"
+                                     "    return Four.__new__(Four, 1, 2, 3, 4), Four.__new__(Four, 1, 2, 3, d=4)\n")
+    assert positional_records(package) == ["compiler/uses.py:7: compiler.values.Four"] * 2 + [
+        "compiler/uses.py:13: compiler.values.Four"]
