@@ -247,28 +247,29 @@ def problems(item: Item, cover: Callable[[], Coverage] | None) -> list[Problem]:
         return []
     label = clip(item.id)
     if not is_approval(item):
-        return [Problem(given[0], True, "it is not kind: approval",
-                        f"{label} records an approval ({', '.join(given)}) but is not kind: approval",
-                        "make it kind: approval, or remove the record")]
+        return [Problem(field=given[0], at_key=True, reason="it is not kind: approval",
+                        message=f"{label} records an approval ({', '.join(given)}) but is not kind: approval",
+                        hint="make it kind: approval, or remove the record")]
     out: list[Problem] = []
     missing = [key for key in RECORD if key not in given and key not in item.broken]
     if missing:
         what = " or ".join(missing)
-        out.append(Problem(given[0], True, f"its record has no {what}", f"{label}'s approval record has no {what}",
-                           _approve_hint(item.id)))
+        out.append(Problem(field=given[0], at_key=True, reason=f"its record has no {what}",
+                           message=f"{label}'s approval record has no {what}", hint=_approve_hint(item.id)))
     at = item.option("approved_at")
     if at is not None and not valid_date_time(at):
-        out.append(Problem("approved_at", False, "its approved_at is no date-time",
-                           f"{label}: approved_at must be an ISO 8601 date-time with its offset"
-                           f" (2026-12-01T15:04:05Z), not {quoted(clip(at))}", None))
+        out.append(Problem(field="approved_at", at_key=False, reason="its approved_at is no date-time",
+                           message=f"{label}: approved_at must be an ISO 8601 date-time with its offset"
+                           f" (2026-12-01T15:04:05Z), not {quoted(clip(at))}", hint=None))
     recorded = item.option("approval_digest")
     if recorded is None or cover is None:
         return out
     if OLD_DIGEST.fullmatch(recorded):
-        out.append(Problem("approval_digest", False, "it was approved under the old digest format",
-                           f"{label} was approved under the old digest format ({quoted(recorded)}: 48 bits, blind"
-                           " to dependencies and paths), which binds too little to be current: approve it again",
-                           _approve_hint(item.id)))
+        out.append(Problem(field="approval_digest", at_key=False,
+                           reason="it was approved under the old digest format",
+                           message=f"{label} was approved under the old digest format ({quoted(recorded)}: 48 bits,"
+                           " blind to dependencies and paths), which binds too little to be current: approve it again",
+                           hint=_approve_hint(item.id)))
         return out
     coverage = cover()
     if recorded == coverage.digest:
@@ -276,9 +277,10 @@ def problems(item: Item, cover: Callable[[], Coverage] | None) -> list[Problem]:
     covers = coverage.covers
     what = (f"it covers {len(covers)} item{'' if len(covers) == 1 else 's'} ({names(covers)})"
             if covers else "it covers nothing now (no irreversible item depends on it)")
-    out.append(Problem("approval_digest", False, "what it covers changed",
-                       f"{label} is a stale approval: {what}, and what it covers changed since it was approved"
-                       f" (digest {quoted(clip(recorded))} recorded, {coverage.digest} now)", _approve_hint(item.id)))
+    out.append(Problem(field="approval_digest", at_key=False, reason="what it covers changed",
+                       message=f"{label} is a stale approval: {what}, and what it covers changed since it was approved"
+                       f" (digest {quoted(clip(recorded))} recorded, {coverage.digest} now)",
+                       hint=_approve_hint(item.id)))
     return out
 
 

@@ -89,7 +89,7 @@ def parse(text: str) -> list[Rule]:
             owners.append(word)
         glob = pattern_glob(words[0])
         if glob is not None:
-            rules.append(Rule(n, words[0], glob, tuple(owners)))
+            rules.append(Rule(line=n, pattern=words[0], glob=glob, owners=tuple(owners)))
     return rules
 
 

@@ -77,5 +77,5 @@ def above_max_tier(complexity: Complexity, settings: Settings) -> Diagnostic | N
         return None
     source = settings.source or "the settings"
     return Diagnostic("EP311", f"the plan is {complexity.tier}: {'; '.join(complexity.why)}; {source} allows"
-                      f" {allowed} at most", None, None,
+                      f" {allowed} at most",
                       hint=f"split the plan into smaller ones, or raise max_tier in {source}")

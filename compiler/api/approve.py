@@ -39,7 +39,7 @@ def approve_document(doc: Any, text: str, path: str, ident: str, by: str, at: st
                      root: str | None = None) -> Approved:
     """The plan's text with the approval ``ident`` recorded: ``approved_by``, ``approved_at`` and
     the ``approval_digest`` of what it covers now, each replaced where the item gives it, else
-    added after its last key. A YAML plan keeps every other byte (compiler/api/fix.py's editor); a
+    added after its last key. A YAML plan keeps every other byte (compiler/api/edit.py); a
     JSON plan is rewritten in convert's layout. The edited text is read back, and must give exactly
     the intended data and an approval that is current, or nothing is returned.
 
@@ -47,7 +47,7 @@ def approve_document(doc: Any, text: str, path: str, ident: str, by: str, at: st
     is refused: the digest binds the covered items' content, and a person should not sign off
     content that must still change to compile, nor a graph whose cycle makes "what it covers"
     meaningless. Raises Refused."""
-    from compiler.api.fix import apply_to_data, apply_to_yaml
+    from compiler.api.edit import apply_to_data, apply_to_yaml
     from compiler.compile.pipeline import compile_document
     from compiler.core.diagnostics import Location, did_you_mean
     from compiler.core.display import quoted
@@ -93,4 +93,4 @@ def approve_document(doc: Any, text: str, path: str, ident: str, by: str, at: st
     state = states(after.plan.items).get(ident)
     if state is None or state.state != "current":
         raise Refused("the recorded approval would not be current; nothing was written", Location(doc.name))
-    return Approved(doc.name, text, fixed, cover, record)
+    return Approved(name=doc.name, original=text, fixed=fixed, coverage=cover, record=record)

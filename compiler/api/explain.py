@@ -91,8 +91,9 @@ def example(case: Path) -> Example:
         text, utf8 = raw.decode("utf-8"), True
     except UnicodeDecodeError:
         text, utf8 = raw.decode("utf-8", "backslashreplace"), False
-    return Example(case.name, plan_name, text, utf8, ["check", "--format", "text", *options, plan_name],
-                   int(first.removeprefix("exit: ")), output, files)
+    return Example(case=case.name, plan_name=plan_name, plan_text=text, utf8=utf8,
+                   argv=["check", "--format", "text", *options, plan_name],
+                   exit_code=int(first.removeprefix("exit: ")), output=output, files=files)
 
 
 def examples(code: str, cases: Path) -> list[Example]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from compiler.api.fix import Edit, Rename
+from compiler.api.edit import Edit, Rename
 from compiler.core.display import clip
 from compiler.model.values import Evidence
 

@@ -23,7 +23,7 @@ def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_ev
 
     doc, path = load_plan_argument(arg, stdin=stdin, limits=limits or DEFAULT_LIMITS, rev=rev)
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=False)
-    return Side(doc.name, result.plan, doc, result.status, result.diagnostics)
+    return Side(name=doc.name, plan=result.plan, doc=doc, status=result.status, diagnostics=result.diagnostics)
 
 
 def read_document(arg: str, *, root: str | None = None, verify_evidence: bool = True,

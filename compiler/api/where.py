@@ -53,8 +53,8 @@ def where(text: str, root: str | None = None, within: Sequence[str] = (), max_hi
     from compiler.repo.repository import Repository
 
     if not text.strip() or "\n" in text:
-        raise PlanInputError(Diagnostic("EP014", "give one line of text to look for, not an empty one", None,
-                                        Location("<text>")))
+        raise PlanInputError(Diagnostic("EP014", "give one line of text to look for, not an empty one",
+                                        location=Location("<text>")))
     base = repository_root(root, os.getcwd())
     paths: list[str] = []
     for given in within or [base]:
@@ -70,7 +70,7 @@ def where(text: str, root: str | None = None, within: Sequence[str] = (), max_hi
         elif os.path.lexists(given):
             paths.append(rel)
         else:
-            raise PlanInputError(Diagnostic("EP201", f"{clip(given)} does not exist", None, Location(given)))
+            raise PlanInputError(Diagnostic("EP201", f"{clip(given)} does not exist", location=Location(given)))
     repo = Repository(base)
     hits: list[Hit] = []
     more = False
@@ -90,4 +90,4 @@ def where(text: str, root: str | None = None, within: Sequence[str] = (), max_hi
                 break
     finally:
         repo.close()
-    return Found(base, tuple(hits), len(paths), more)
+    return Found(root=base, hits=tuple(hits), files=len(paths), more=more)

@@ -25,7 +25,7 @@ def no_plan(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP401: a plan without a single item (valid or not) is never ready: nothing would be done
     and nothing proved, and a run that reports an empty plan as ready has hidden a failure."""
     if ctx.plan.item_count == 0:
-        yield Diagnostic("EP401", "the plan has no items: nothing to do and nothing to prove", None, at_plan(ctx),
+        yield Diagnostic("EP401", "the plan has no items: nothing to do and nothing to prove", location=at_plan(ctx),
                          hint="write the plan's items; an agent whose plan came out empty writes a recovery plan"
                               " instead: what to try next, each item with its proof")
 
@@ -36,7 +36,7 @@ def step_budget(ctx: CheckContext) -> Iterator[Diagnostic]:
     limit = budget.get("max_items") if budget else None
     if limit is not None and ctx.plan.item_count > limit:
         yield Diagnostic("EP402", f"the plan has {ctx.plan.item_count:,} items, more than its budget of {limit:,}"
-                         f" (budget.max_items)", None, at_plan(ctx, "budget", "max_items"),
+                         f" (budget.max_items)", location=at_plan(ctx, "budget", "max_items"),
                          hint="shorten the plan: merge or drop items, or split it into plans that each fit; raise"
                               " max_items only deliberately")
 
@@ -54,13 +54,13 @@ def revision_checks(ctx: CheckContext) -> Iterator[Diagnostic]:
     limit = budget.get("max_revisions") if budget else None
     if limit is not None and number > limit:
         yield Diagnostic("EP403", f"this compile would be revision {number}, past the plan's budget of {limit}"
-                         f" revision{'s' if limit != 1 else ''} (budget.max_revisions)", None,
-                         at_plan(ctx, "budget", "max_revisions"),
+                         f" revision{'s' if limit != 1 else ''} (budget.max_revisions)",
+                         location=at_plan(ctx, "budget", "max_revisions"),
                          hint="stop replanning: feed the last error back (evidence-plan check --format json) and"
                               " route around it in this revision, or have a person raise max_revisions")
     if repeats is not None:
         yield Diagnostic("EP404", f"replan repeats revision {repeats}: the items are the same as that revision's,"
-                         f" which was blocked", None, at_plan(ctx),
+                         f" which was blocked", location=at_plan(ctx),
                          hint=f"read revision {repeats}'s issues and change what they name: resubmitting a blocked"
                               " plan loops")
 

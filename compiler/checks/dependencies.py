@@ -43,8 +43,8 @@ def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
         yield Diagnostic(
             "EP301",
             f"{clip(item.id)} depends on unknown items: {shown_names(names)}{hint}",
-            item.id,
-            ctx.loc(item, item.depends_key, unknown[0][0]),
+            item=item.id,
+            location=ctx.loc(item, item.depends_key, unknown[0][0]),
         )
 
 
@@ -53,8 +53,8 @@ def self_dependency(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         for j, dep in enumerate(item.depends_on):
             if dep == item.id:
-                yield Diagnostic("EP302", f"{item.id} depends on itself", item.id,
-                                 ctx.loc(item, item.depends_key, j))
+                yield Diagnostic("EP302", f"{item.id} depends on itself", item=item.id,
+                                 location=ctx.loc(item, item.depends_key, j))
                 break
 
 
@@ -62,8 +62,8 @@ def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP304 (warning): the same dependency listed twice."""
     for item in ctx.plan.items:
         for j in repeated(item.depends_on):
-            yield Diagnostic("EP304", f"{item.id} lists dependency {item.depends_on[j]} twice", item.id,
-                             ctx.loc(item, item.depends_key, j))
+            yield Diagnostic("EP304", f"{item.id} lists dependency {item.depends_on[j]} twice", item=item.id,
+                             location=ctx.loc(item, item.depends_key, j))
 
 
 class Redundant(NamedTuple):
@@ -219,7 +219,8 @@ def redundant(items: tuple[Item, ...]) -> list[Redundant]:
                         hits ^= low
                         dep = ids[base + low.bit_length() - 1]
                         item = first[ident]
-                        found.append(Redundant(item, item.depends_on.index(dep), dep, via, dep in deps[via]))
+                        found.append(Redundant(item=item, at=item.depends_on.index(dep), dep=dep, via=via,
+                                               direct=dep in deps[via]))
             for d in asked:
                 asking[d] -= 1
                 if asking[d] == 0:
@@ -245,8 +246,8 @@ def redundant_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
         ident = clip(item.id)
         chain = f"{ident} -> {via} -> {dep}" if r.direct else f"{ident} -> {via} -> ... -> {dep}"
         yield Diagnostic("EP306", f"{ident} depends on {dep}, which it already depends on through {via} ({chain})",
-                         item.id, ctx.loc(item, item.depends_key, r.at),
-                         (Note(f"{ident} depends on {via}", ctx.loc(item, item.depends_key,
+                         item=item.id, location=ctx.loc(item, item.depends_key, r.at),
+                         notes=(Note(f"{ident} depends on {via}", ctx.loc(item, item.depends_key,
                                                                     item.depends_on.index(r.via))),),
                          hint="remove it (evidence-plan fix does): the order stays the same")
 
@@ -281,9 +282,9 @@ def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:
         yield Diagnostic(
             "EP303",
             f"dependency cycle among: {shown_names(sorted(set(path)))} ({shown_names(path, joiner=' -> ')})",
-            path[0],
-            notes[0].location,
-            tuple(notes),
+            item=path[0],
+            location=notes[0].location,
+            notes=tuple(notes),
         )
 
 

@@ -30,13 +30,13 @@ def ungrounded(ctx: CheckContext) -> Iterator[Diagnostic]:
             where = ctx.loc(item, "estimate", flag.part)
             if where.line is None:  # a part not given (evidence): at the estimate
                 where = ctx.loc(item, "estimate")
-            yield Diagnostic("EP112", f"{clip(item.id)}: estimate is ungrounded: {flag.reason}", item.id, where,
-                             hint=_HINTS[flag.part])
+            yield Diagnostic("EP112", f"{clip(item.id)}: estimate is ungrounded: {flag.reason}", item=item.id,
+                             location=where, hint=_HINTS[flag.part])
     for j, claim in ctx.plan.claims:
         for flag in flags(claim, ctx.max_spread):
             where = _at(ctx, ("claims", j, flag.part)) or _at(ctx, ("claims", j)) or Location(ctx.doc.name)
             yield Diagnostic("EP112", f"claim {j + 1} ({clip(claim['description'], 40)}) is ungrounded: {flag.reason}",
-                             None, where, hint=_HINTS[flag.part])
+                             location=where, hint=_HINTS[flag.part])
 
 
 def _at(ctx: CheckContext, path: tuple[object, ...]) -> Location | None:

@@ -145,7 +145,8 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
             if elsewhere:
                 shown = ", ".join(map(str, elsewhere[:5])) + (", ..." if len(elsewhere) > 5 else "")
                 seen = f" (found at line{'s' if len(elsewhere) > 1 else ''} {shown})"
-            return Finding("EP203", f"{label}: {quoted(ev.contains)} is not in {where}{seen}", ("contains",), moved)
+            return Finding(code="EP203", message=f"{label}: {quoted(ev.contains)} is not in {where}{seen}",
+                           fields=("contains",), moved_to=moved)
     return None
 
 
@@ -210,8 +211,8 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             entry = (*ctx.plan.items_path, item.position, "evidence", item.evidence_index(j))
             present = [f for f in finding.fields if ctx.doc.source_map.has((*entry, f))]
             hint = ctx.root_hint if finding.code == "EP201" else finding.hint
-            out.append(Diagnostic(finding.code, finding.message, item.id, ctx.loc(item, "evidence", j, *present[:1]),
-                                  hint=hint))
+            out.append(Diagnostic(finding.code, finding.message, item=item.id,
+                                  location=ctx.loc(item, "evidence", j, *present[:1]), hint=hint))
     missing = [n for n, d in enumerate(out) if d.code == "EP201"]
     if cited > 1 and len(missing) == cited and not near and ctx.root_hint is None:
         # Not one cited path exists: the root is wrong far more often than every path is. Said once.
@@ -227,8 +228,8 @@ def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         # The first entry decides for almost every item, without a generator per item.
         if item.evidence and item.evidence[0].url is not None and all(ev.url is not None for ev in item.evidence):
-            yield Diagnostic("EP106", f"{clip(item.id)} has no repository evidence: only external links", item.id,
-                             ctx.loc(item, "evidence"))
+            yield Diagnostic("EP106", f"{clip(item.id)} has no repository evidence: only external links", item=item.id,
+                             location=ctx.loc(item, "evidence"))
 
 
 def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -248,7 +249,7 @@ def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
                 guess = ctx.repo.suggest(path)
                 hint = f" (did you mean {guess}?)" if guess else ""
                 yield Diagnostic("EP209", f"{clip(item.id)} proof runs {clip(script)}, but {clip(path)} does not"
-                                 f" exist{hint}", item.id, ctx.loc(item, "proof"))
+                                 f" exist{hint}", item=item.id, location=ctx.loc(item, "proof"))
 
 
 # A class whose tests may come from a base class defined elsewhere: a name it lacks may be inherited.
@@ -341,8 +342,8 @@ def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
         for target in targets_of(item.proof):
             problem = _missing_test(target, ctx.repo)
             if problem is not None:
-                yield Diagnostic("EP210", f"{clip(item.id)} proof runs {clip(target.word)}, but {problem}", item.id,
-                                 ctx.loc(item, "proof"))
+                yield Diagnostic("EP210", f"{clip(item.id)} proof runs {clip(target.word)}, but {problem}",
+                                 item=item.id, location=ctx.loc(item, "proof"))
 
 
 RULES = (

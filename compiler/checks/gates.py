@@ -31,8 +31,8 @@ def unapproved_irreversible(ctx: CheckContext) -> Iterator[Diagnostic]:
             notes = (Note(f"{clip(elsewhere.id)} is an approval, but {clip(item.id)} does not depend on it",
                           ctx.loc(elsewhere, "kind")),)
         yield Diagnostic(
-            "EP310", f"{clip(item.id)} is irreversible but no approval precedes it", item.id,
-            ctx.loc(item, "irreversible", key=True), notes,
+            "EP310", f"{clip(item.id)} is irreversible but no approval precedes it", item=item.id,
+            location=ctx.loc(item, "irreversible", key=True), notes=notes,
             hint=f"add an item with kind: approval (a checkpoint a person passes) and make {clip(item.id)}"
                  " depend on it, directly or through the items before it",
         )
@@ -62,8 +62,8 @@ def approval_records(ctx: CheckContext) -> Iterator[Diagnostic]:
         first = firsts[item.id] is item  # a repeated id (EP104) is judged as its first item: the graph's
         cover = (lambda ident=item.id: cover_of(ident)) if first else None
         for problem in approvals.problems(item, cover):
-            yield Diagnostic("EP111", problem.message, item.id, ctx.loc(item, problem.field, key=problem.at_key),
-                             hint=problem.hint)
+            yield Diagnostic("EP111", problem.message, item=item.id,
+                             location=ctx.loc(item, problem.field, key=problem.at_key), hint=problem.hint)
 
 
 RULES = (

@@ -16,22 +16,23 @@ def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP101: every item cites at least one repository fact."""
     for item in ctx.plan.items:
         if not item.evidence and "evidence" not in item.broken:
-            yield Diagnostic("EP101", f"{clip(item.id)} has no repository evidence", item.id,
-                             ctx.loc(item, "evidence"))
+            yield Diagnostic("EP101", f"{clip(item.id)} has no repository evidence", item=item.id,
+                             location=ctx.loc(item, "evidence"))
 
 
 def no_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP102: every item closes with one exact proof command (located at `proof`, else the item)."""
     for item in ctx.plan.items:
         if not item.proof.strip() and "proof" not in item.broken:
-            yield Diagnostic("EP102", f"{clip(item.id)} has no proof command", item.id, ctx.loc(item, "proof"))
+            yield Diagnostic("EP102", f"{clip(item.id)} has no proof command", item=item.id,
+                             location=ctx.loc(item, "proof"))
 
 
 def no_change(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP103: every item states the change it makes."""
     for item in ctx.plan.items:
         if not item.change.strip() and "change" not in item.broken:
-            yield Diagnostic("EP103", f"{clip(item.id)} has no change", item.id, ctx.loc(item, "change"))
+            yield Diagnostic("EP103", f"{clip(item.id)} has no change", item=item.id, location=ctx.loc(item, "change"))
 
 
 def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -46,9 +47,9 @@ def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
         yield Diagnostic(
             "EP104",
             f"duplicate id {clip(ident)} (first defined at line {where.line})",
-            ident,
-            ctx.at(index, "id"),
-            (Note(f"{clip(ident)} first defined here", where),),
+            item=ident,
+            location=ctx.at(index, "id"),
+            notes=(Note(f"{clip(ident)} first defined here", where),),
         )
 
 
@@ -58,7 +59,7 @@ def id_grammar(ctx: CheckContext) -> Iterator[Diagnostic]:
     for ident, index in ctx.plan.id_indexes:
         problem = ids.grammar_problem(ident)
         if problem:
-            yield Diagnostic("EP015", f"id {quoted(ident, 60)} {problem}", ident, ctx.at(index, "id"))
+            yield Diagnostic("EP015", f"id {quoted(ident, 60)} {problem}", item=ident, location=ctx.at(index, "id"))
 
 
 def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -70,7 +71,7 @@ def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
         mixed = ids.mixed_scripts(ident)
         if mixed:
             yield Diagnostic("EP016", f"id {quoted(ident)} mixes {mixed[0].title()} and {mixed[1].title()} letters",
-                             ident, ctx.at(index, "id"), hint="write it in one script")
+                             item=ident, location=ctx.at(index, "id"), hint="write it in one script")
         shape = ids.skeleton(ident)
         other = looks.get(shape)
         if other is not None and other[0] != ident:
@@ -79,7 +80,7 @@ def confusable_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
                 "EP016",
                 f"id {quoted(ident)} looks like {quoted(other[0])} (line {where.line}): it has"
                 f" {ids.describe_difference(ident, other[0])}",
-                ident, ctx.at(index, "id"), (Note(f"{clip(other[0])} is defined here", where),),
+                item=ident, location=ctx.at(index, "id"), notes=(Note(f"{clip(other[0])} is defined here", where),),
             )
         looks.setdefault(shape, (ident, index))
 
@@ -99,8 +100,8 @@ def similar_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
             continue
         where = ctx.at(other[1], "id")
         yield Diagnostic("EP108", f"id {quoted(ident)} differs from {quoted(other[0])} (line {where.line}) only in"
-                         " case or in - against _", ident, ctx.at(index, "id"),
-                         (Note(f"{clip(other[0])} is defined here", where),),
+                         " case or in - against _", item=ident, location=ctx.at(index, "id"),
+                         notes=(Note(f"{clip(other[0])} is defined here", where),),
                          hint="give them names that differ in words, or make them one item")
 
 
@@ -112,7 +113,7 @@ def backslash_paths(ctx: CheckContext) -> Iterator[Diagnostic]:
             if ev.path is not None and "\\" in ev.path and not leaves_root(ev.path):  # else EP204 says it
                 meant = ev._replace(path=ev.path.replace("\\", "/")).ref()
                 yield Diagnostic("EP109", f"{clip(item.id)} cites {clip(ev.ref())} with \\ in its path: write"
-                                 f" {clip(meant)}", item.id, ctx.loc(item, "evidence", j, "path"))
+                                 f" {clip(meant)}", item=item.id, location=ctx.loc(item, "evidence", j, "path"))
 
 
 def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -121,8 +122,8 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
         if len(item.evidence) < 2 or len(set(item.evidence)) == len(item.evidence):
             continue  # nothing repeated: decided at C speed, for almost every item
         for j in repeated(item.evidence):
-            yield Diagnostic("EP105", f"{clip(item.id)} cites {clip(item.evidence[j].ref())} twice", item.id,
-                             ctx.loc(item, "evidence", j))
+            yield Diagnostic("EP105", f"{clip(item.id)} cites {clip(item.evidence[j].ref())} twice", item=item.id,
+                             location=ctx.loc(item, "evidence", j))
 
 
 def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -130,12 +131,14 @@ def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         if item.proof_parts > 1:
             yield Diagnostic("EP107", f"{clip(item.id)} proof is a list of {item.proof_parts} commands, read as"
-                             f" {quoted(item.proof)}: split the item, one proof each", item.id, ctx.loc(item, "proof"))
+                             f" {quoted(item.proof)}: split the item, one proof each", item=item.id,
+                             location=ctx.loc(item, "proof"))
         # Most proofs hold no separator at all: one C-speed search settles them.
         elif may_split(item.proof) and len(commands := split_commands(item.proof)) > 1:
             shown = clip(item.proof.strip().replace("\n", "\\n"))  # one diagnostic, one line
             yield Diagnostic("EP107", f"{clip(item.id)} proof runs {len(commands)} commands ({shown}):"
-                             " split the item, one proof each", item.id, ctx.loc(item, "proof"))
+                             " split the item, one proof each", item=item.id,
+                             location=ctx.loc(item, "proof"))
 
 
 def prose_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -146,7 +149,7 @@ def prose_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         if item.proof_parts <= 1 and reads_as_prose(item.proof):
             yield Diagnostic("EP110", f"{clip(item.id)} proof reads as a sentence, not a command:"
-                             f" {quoted(item.proof.strip())}", item.id, ctx.loc(item, "proof"),
+                             f" {quoted(item.proof.strip())}", item=item.id, location=ctx.loc(item, "proof"),
                              hint="give the one exact check that closes the item: a command, such as"
                                   " pytest tests/test_login.py::test_redirect")
 

@@ -150,7 +150,7 @@ def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
                 f"{first} and {second} may run in parallel (wave {n}), and whether their paths overlap was not"
                 f" decided in {globs.MAX_STEPS:,} steps of the search ({first}: {quoted(a.glob.text)}, {second}:"
                 f" {quoted(b.glob.text)}): they were compared partly, and a conflict may be missed",
-                b.item.id, ctx.loc(b.item, "paths", b.at), note,
+                item=b.item.id, location=ctx.loc(b.item, "paths", b.at), notes=note,
                 hint="write paths with fewer wildcards (list the files, or start with their literal folder), or add"
                      f" a dependency ({second} depends on {first}, or the other way)",
             )
@@ -159,9 +159,9 @@ def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
             "EP305",
             f"{first} and {second} may run in parallel (wave {n}) and both may write {clip(w)}"
             f" ({first}: {quoted(a.glob.text)}, {second}: {quoted(b.glob.text)})",
-            b.item.id,
-            ctx.loc(b.item, "paths", b.at),
-            note,
+            item=b.item.id,
+            location=ctx.loc(b.item, "paths", b.at),
+            notes=note,
             hint=f"add a dependency ({second} depends on {first}, or the other way) or split ownership so that"
                  " their paths do not overlap",
         )
@@ -174,7 +174,7 @@ def path_conflicts(ctx: CheckContext) -> Iterator[Diagnostic]:
             f"{compared}, and those of wave {budget.out_at} onwards were not all"
             f" compared: two items of one wave may still write the same file ({wild:,} paths start with a wildcard,"
             " and each of those is compared with every other path of its wave)",
-            None, Location(ctx.doc.name),
+            location=Location(ctx.doc.name),
             hint="start paths with their literal folder (src/billing/**/*.py, not **/billing/*.py)",
         )
 

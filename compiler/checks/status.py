@@ -22,8 +22,8 @@ def missing_reason(ctx: CheckContext) -> Iterator[Diagnostic]:
             continue
         reason = item.option("reason")
         if reason is None or not str(reason).strip():
-            yield Diagnostic("EP019", f"{clip(item.id)} is dropped without a reason", item.id,
-                             ctx.loc(item, "status"),
+            yield Diagnostic("EP019", f"{clip(item.id)} is dropped without a reason", item=item.id,
+                             location=ctx.loc(item, "status"),
                              hint="say why in reason: what replaced it, or why it is no longer needed")
 
 
@@ -55,8 +55,9 @@ def depends_on_dropped(ctx: CheckContext) -> Iterator[Diagnostic]:
             reason = gone.option("reason")
             why = f": {clip(str(reason))}" if isinstance(reason, str) and reason.strip() else ""
             yield Diagnostic(
-                "EP307", f"{clip(item.id)} depends on {clip(dep)}, which is dropped", item.id,
-                ctx.loc(item, item.depends_key, j), (Note(f"{clip(dep)} is dropped{why}", ctx.loc(gone, "status")),),
+                "EP307", f"{clip(item.id)} depends on {clip(dep)}, which is dropped", item=item.id,
+                location=ctx.loc(item, item.depends_key, j),
+                notes=(Note(f"{clip(dep)} is dropped{why}", ctx.loc(gone, "status")),),
                 hint=f"drop {clip(item.id)} too, or depend on what replaced {clip(dep)}")
 
 
@@ -78,8 +79,8 @@ def done_before_dependency(ctx: CheckContext) -> Iterator[Diagnostic]:
             state = status(first[dep])
             if state not in (DONE, DROPPED):
                 yield Diagnostic(
-                    "EP308", f"{clip(item.id)} is done, but depends on {clip(dep)}, which is {state}", item.id,
-                    ctx.loc(item, item.depends_key, j),
+                    "EP308", f"{clip(item.id)} is done, but depends on {clip(dep)}, which is {state}", item=item.id,
+                    location=ctx.loc(item, item.depends_key, j),
                     hint=f"mark {clip(dep)} done too, or {clip(item.id)} doing until {clip(dep)} is done")
 
 

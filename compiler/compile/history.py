@@ -233,8 +233,8 @@ def revise(plan: Plan, previous: Previous, source: str | None = None) -> Revisio
         if previous.plan is plan:  # read_previous found the very same items: nothing to compare
             recorded = no_changes()
         else:
-            old = Side("previous", previous.plan, None, "", ())  # type: ignore[arg-type]  # compare reads no doc
-            new = Side("new", plan, None, "", ())  # type: ignore[arg-type]
+            old = Side(name="previous", plan=previous.plan, doc=None, status="", diagnostics=())  # type: ignore[arg-type]  # compare reads no doc
+            new = Side(name="new", plan=plan, doc=None, status="", diagnostics=())  # type: ignore[arg-type]
             recorded = changes(compare(old, new, consequences=False))
         if previous.revision is not None:
             history = previous.history

@@ -102,7 +102,7 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
     if "\x00" in (root or "") + (plan_root or ""):  # no file system call takes a NUL
         given = root if root is not None else plan_root
         raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(str(given))} holds a NUL character",
-                                        None, where, hint="fix --root or the plan's root: key"))
+                                        location=where, hint="fix --root or the plan's root: key"))
     if root is not None:
         chosen = os.path.abspath(root)
     elif plan_root is not None:
@@ -117,8 +117,8 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
         chosen = tree if tree is not None else folder
     if refused is None and not os.path.isdir(chosen):
         given = root if root is not None else plan_root
-        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(str(given))} is not a folder", None,
-                                        where, hint="fix --root or the plan's root: key"))
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(str(given))} is not a folder",
+                                        location=where, hint="fix --root or the plan's root: key"))
     return Root(chosen, refused)
 
 
@@ -157,7 +157,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         raise with_excerpt(PlanInputError(err.diagnostic._replace(location=where)), doc.text) from None
     first: list[Diagnostic] = list(plan.diagnostics)
     if chosen.refused is not None and verify_evidence:  # without verification, the root is never read
-        first.append(Diagnostic("EP208", f"{chosen.refused}: its evidence was not checked", None, at_root_key(),
+        first.append(Diagnostic("EP208", f"{chosen.refused}: its evidence was not checked", location=at_root_key(),
                                 hint="a plan's root: stays inside the git work tree that holds the plan (or its"
                                      " folder, outside git); to check against another folder, give --root"))
         verify_evidence = False

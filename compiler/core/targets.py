@@ -143,7 +143,7 @@ def _through_link(path: str, folder: str) -> Target:
     if kind == "stream":
         if (inside(real, scope) or _own_descriptor(path)
                 or (stat.S_ISCHR(mode) and _HARMLESS_DEVICES.fullmatch(real))):
-            return Target(path, path, "stream", True)
+            return Target(path=path, real=path, kind="stream", link=True)
         what = "a device" if stat.S_ISCHR(mode) else "a FIFO"
         raise refuse(path, f"it is a symlink to {real}, {what} outside {where}",
                      "through a symlink, only /dev/null, /dev/zero, /dev/full, a terminal, this process's own "
@@ -155,7 +155,7 @@ def _through_link(path: str, folder: str) -> Target:
     leaves = _leaves(real, scope, where)
     if leaves is not None:
         raise refuse(path, f"it is a symlink to {real}, which {leaves}", FOLLOW, errno.EPERM)
-    return Target(path, real, "file", True)
+    return Target(path=path, real=real, kind="file", link=True)
 
 
 FOLLOW = ("a symlink is followed only within the git work tree that holds it (else its own folder), never into "
@@ -219,14 +219,14 @@ def _resolve(path: str) -> Target:
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
-        return Target(path, path, "file", False)
+        return Target(path=path, real=path, kind="file", link=False)
     except NotADirectoryError:
         raise not_a_folder(path) from None
     except OSError as err:
         raise refuse(path, err.strerror or str(err), ELSEWHERE, err.errno) from None
     if stat.S_ISLNK(mode):
         return _through_link(path, folder if folder is not None else os.path.realpath(os.path.dirname(path) or "."))
-    return Target(path, path, _kind_of(path, mode, link=False), False)
+    return Target(path=path, real=path, kind=_kind_of(path, mode, link=False), link=False)
 
 
 STDIN = "-"  # an input named so is standard input

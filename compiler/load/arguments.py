@@ -85,6 +85,6 @@ def _ambiguous(arg: str, known: bool | None) -> PlanInputError:
     has = "has" if known else "may have (the clone has not fetched the trees to tell)"
     return PlanInputError(Diagnostic(
         "EP001", f"ambiguous: a file of this name exists, and git history {has} {path} at {rev}; neither is read",
-        None, Location(arg),
+        location=Location(arg),
         hint=f"for the file, write ./{arg}; for git history, give the revision by option: --base {rev} {here} "
              f"(diff: OLD as it was at that revision) or --rev {rev} {here} (graph)"))

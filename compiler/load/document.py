@@ -63,7 +63,7 @@ def parse_text(text: str, name: str, fmt: Format, *, limits: Limits = DEFAULT_LI
         _check_item_count(data, smap, name, limits)
     except PlanInputError as err:
         raise with_excerpt(err, text) from None
-    return Document(data, smap, name, fmt, empty=not text.strip(), text=text)
+    return Document(data=data, source_map=smap, name=name, format=fmt, empty=not text.strip(), text=text)
 
 
 def _check_item_count(data: Any, smap: SourceMap, name: str, limits: Limits) -> None:
@@ -98,7 +98,7 @@ def _refuse_surrogates(data: Any, smap: SourceMap, name: str) -> None:
 def _not_a_plan(doc: Document, path: Path, message: str, hint: str | None = None) -> PlanInputError:
     pos = doc.source_map.value(path)
     where = Location(doc.name, *pos) if pos else Location(doc.name)
-    return with_excerpt(PlanInputError(Diagnostic("EP004", f"not a plan: {message}", None, where, hint=hint)),
+    return with_excerpt(PlanInputError(Diagnostic("EP004", f"not a plan: {message}", location=where, hint=hint)),
                         doc.text)
 
 

@@ -13,7 +13,7 @@ def input_error(code: str, message: str, name: str, pos: Position | None = None,
                 hint: str | None = None) -> PlanInputError:
     """An input error of file ``name``, at ``pos`` when there is one."""
     loc = Location(name, pos[0], pos[1]) if pos else Location(name)
-    return PlanInputError(Diagnostic(code, message, None, loc, hint=hint))
+    return PlanInputError(Diagnostic(code, message, location=loc, hint=hint))
 
 
 def with_excerpt(err: PlanInputError, text: str) -> PlanInputError:

@@ -142,7 +142,7 @@ def read_blob(spec: str, limits: Limits) -> bytes:
     blob (nothing is fetched); EP007 when it is larger than ``limits.max_bytes``, before it is read."""
 
     def fail(message: str, hint: str | None = None, code: str = "EP001") -> PlanInputError:
-        return PlanInputError(Diagnostic(code, message, None, Location(spec), hint=hint))
+        return PlanInputError(Diagnostic(code, message, location=Location(spec), hint=hint))
 
     try:
         oid, said = _name(spec)

@@ -1,4 +1,4 @@
-"""The YAML nodes an edit of the text needs (compiler/api/fix.py: fix and approve), with their marks.
+"""The YAML nodes an edit of the text needs (compiler/api/edit.py, the editor of fix and approve), with their marks.
 
 An edit in place needs, along its path, each node's start and end in the text, its keys, its
 neighbours and whether it is in flow style: what ruamel.yaml's composer gives. But that pure-Python

@@ -41,18 +41,21 @@ class Setting(NamedTuple):
 # the value from which the measure makes a plan medium, and complex.
 MEASURES = ("items", "waves", "widest_wave", "irreversible", "files")
 SETTINGS: tuple[Setting, ...] = (
-    Setting("strict", "bool", False, "warnings block too, as `check --strict` (the option also turns it on)"),
-    Setting("max_spread", "spread", MAX_SPREAD, "an estimate or claim whose high is more than this many times its"
-            " low is flagged (EP112); `--max-spread N` overrides it"),
-    Setting("max_tier", "tier", "complex", "the highest complexity tier a plan may have without a warning"
+    Setting("strict", "bool", False,
+            description="warnings block too, as `check --strict` (the option also turns it on)"),
+    Setting("max_spread", "spread", MAX_SPREAD,
+            description="an estimate or claim whose high is more than this many times its low"
+            " is flagged (EP112); `--max-spread N` overrides it"),
+    Setting("max_tier", "tier", "complex", description="the highest complexity tier a plan may have without a warning"
             " (EP311): `simple`, `medium` or `complex` (the default: never a warning)"),
-    Setting("tiers.items", "thresholds", (10, 30), "items from which a plan is medium, and complex"),
-    Setting("tiers.waves", "thresholds", (4, 8), "waves from which a plan is medium, and complex"),
-    Setting("tiers.widest_wave", "thresholds", (4, 10), "items in the widest wave from which a plan is medium, and"
-            " complex"),
-    Setting("tiers.irreversible", "thresholds", (1, 3), "irreversible items from which a plan is medium, and complex"),
-    Setting("tiers.files", "thresholds", (10, 30), "distinct files cited as evidence or listed in `paths` from which"
-            " a plan is medium, and complex"),
+    Setting("tiers.items", "thresholds", (10, 30), description="items from which a plan is medium, and complex"),
+    Setting("tiers.waves", "thresholds", (4, 8), description="waves from which a plan is medium, and complex"),
+    Setting("tiers.widest_wave", "thresholds", (4, 10),
+            description="items in the widest wave from which a plan is medium, and complex"),
+    Setting("tiers.irreversible", "thresholds", (1, 3),
+            description="irreversible items from which a plan is medium, and complex"),
+    Setting("tiers.files", "thresholds", (10, 30), description="distinct files cited as evidence or listed in `paths`"
+            " from which a plan is medium, and complex"),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 MAX_BYTES = 1 << 20  # a settings file larger than this is refused (EP009): no real one comes near
@@ -73,7 +76,7 @@ DEFAULTS = Settings({s.key: s.default for s in SETTINGS})
 def _fail(file: str, text: str, key: str | None, message: str, hint: str | None = None) -> PlanInputError:
     where = _position_of(text, key) if key is not None else None
     location = Location(file, *where) if where is not None else Location(file)
-    return PlanInputError(Diagnostic("EP009", message, None, location, hint=hint))
+    return PlanInputError(Diagnostic("EP009", message, location=location, hint=hint))
 
 
 def _position_of(text: str, key: str) -> tuple[int, int] | None:
@@ -173,14 +176,14 @@ def parse(text: str, file: str, *, own: bool) -> Settings:
     if (deep := too_deep(text)) is not None:
         raise PlanInputError(Diagnostic(
             "EP009", f"{file} nests arrays or inline tables more than {MAX_DEPTH} deep: it is not read",
-            None, Location(file, *deep), hint="no setting needs more than one level: write the value flat"))
+            location=Location(file, *deep), hint="no setting needs more than one level: write the value flat"))
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         where = re.search(r"\(at line (\d+), column (\d+)\)", str(err))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
         location = Location(file, int(where.group(1)), int(where.group(2))) if where else Location(file)
-        raise PlanInputError(Diagnostic("EP009", f"{file} is not valid TOML: {message}", None, location)) from None
+        raise PlanInputError(Diagnostic("EP009", f"{file} is not valid TOML: {message}", location=location)) from None
     table: Any = document
     if not own:
         table = document.get("tool", {}).get("evidence-plan")
@@ -223,8 +226,8 @@ def load(root: str) -> Settings:
                                             f"it is over {MAX_BYTES >> 20} MiB" if facts.size > MAX_BYTES
                                             else f"it is a {facts.kind}")
                 if own:
-                    raise PlanInputError(Diagnostic("EP009", f"{shown} cannot be read: {problem}", None,
-                                                    Location(shown)))
+                    raise PlanInputError(Diagnostic("EP009", f"{shown} cannot be read: {problem}",
+                                                    location=Location(shown)))
                 continue  # a pyproject.toml that cannot be read is not ours to judge
             text = repo.text(name) or ""
             if not own and "evidence-plan" not in text:

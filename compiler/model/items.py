@@ -141,8 +141,9 @@ def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: Colle
     if "id" in broken:
         return None  # nothing to name the item by: its problems are reported, and it is checked no further
     options = tuple((f.name, getattr(model, f.name)) for f in _OPTIONS if f.name in data and f.name not in broken)
-    return Item(model.id, model.change, tuple(evidence), tuple(model.depends_on), model.proof, index, dep_key, parts,
-                options, tuple(dict.fromkeys(broken)), tuple(at) if len(at) < len(model.evidence) else ())
+    return Item(id=model.id, change=model.change, evidence=tuple(evidence), depends_on=tuple(model.depends_on),
+                proof=model.proof, position=index, depends_key=dep_key, proof_parts=parts, options=options,
+                broken=tuple(dict.fromkeys(broken)), evidence_at=tuple(at) if len(at) < len(model.evidence) else ())
 
 
 def strip_compiled(entry: Any) -> Any:

@@ -87,7 +87,7 @@ class Collector:
 
     def add(self, code: str, message: str, item: str | None, path: Path, *, key: bool = False,
             hint: str | None = None) -> None:
-        self.out.append(Diagnostic(code, message, item, self.loc(path, key=key), hint=hint))
+        self.out.append(Diagnostic(code, message, item=item, location=self.loc(path, key=key), hint=hint))
 
     def pydantic(self, err: ValidationError, raw: Any, base: Path, label: str, item: str | None,
                  declared: tuple[fields.Field, ...], rename: dict[str, str] | None = None) -> None:

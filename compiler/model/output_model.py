@@ -275,8 +275,8 @@ def read_compiled(path: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
     if doc.format != "json" or not compiled:
         pos = doc.source_map.value(())
         raise PlanInputError(Diagnostic(
-            "EP004", "not a compiled evidence-plan.json", None,
-            Location(doc.name, *pos) if pos else Location(doc.name),
+            "EP004", "not a compiled evidence-plan.json",
+            location=Location(doc.name, *pos) if pos else Location(doc.name),
             hint="render reads what compile writes: run evidence-plan compile PLAN first",
         ))
     try:
@@ -300,8 +300,8 @@ def _not_compiled(doc: Any, error: Any) -> PlanInputError:
     problem = ("is missing" if error["type"] == "missing" else
                f"must be {expected_words(dict(error))}, not {kind_of(value_at(doc.data, path))}")
     return PlanInputError(Diagnostic(
-        "EP011", f"evidence-plan.json does not match its schema at {where}: {problem}", None,
-        Location(doc.name, *pos) if pos else Location(doc.name),
+        "EP011", f"evidence-plan.json does not match its schema at {where}: {problem}",
+        location=Location(doc.name, *pos) if pos else Location(doc.name),
         hint="regenerate it with evidence-plan compile",
     ))
 

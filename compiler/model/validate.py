@@ -78,8 +78,8 @@ def build_plan(doc: Document) -> Plan:
             items.append(item)
         else:
             change = raw.get("change") if isinstance(raw, dict) else None
-            unnamed.append(Item(ident or "", change if isinstance(change, str) else "", (), (), "", index,
-                                broken=("id",)))
+            unnamed.append(Item(id=ident or "", change=change if isinstance(change, str) else "", evidence=(),
+                                depends_on=(), proof="", position=index, broken=("id",)))
     return Plan(
         name=text_meta["plan"],
         goal=text_meta["goal"],

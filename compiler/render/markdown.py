@@ -155,17 +155,18 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
         if state in _MARKED:  # todo goes unsaid
             title += _MARKED[state]
         reason = item.get("reason")
-        yield Row(
-            title,
-            md(change) if (change := item.get("change")) and not change.isspace() else "_none_",
-            EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
-            ", ".join([code(d) for d in deps]) if deps else "_nothing_",
-            proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
-            gate_text(item) if "kind" in item or "irreversible" in item else "",
-            md(reason) if isinstance(reason, str) and reason.strip() else "",
-            _estimate_line(item) if "estimate" in item else "",
-            ", ".join([code(p) for p in item.get("paths") or ()]),
-            owners_text(item, code),
+        yield Row.__new__(  # by name, without the dict Row(...) gathers keywords in: as fast as by position
+            Row,
+            title=title,
+            change=md(change) if (change := item.get("change")) and not change.isspace() else "_none_",
+            evidence=EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
+            depends_on=", ".join([code(d) for d in deps]) if deps else "_nothing_",
+            proof=proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
+            gate=gate_text(item) if "kind" in item or "irreversible" in item else "",
+            reason=md(reason) if isinstance(reason, str) and reason.strip() else "",
+            estimate=_estimate_line(item) if "estimate" in item else "",
+            paths=", ".join([code(p) for p in item.get("paths") or ()]),
+            owners=owners_text(item, code),
         )
 
 

@@ -89,8 +89,8 @@ def find_plans(folder: str, *, max_entries: int = MAX_ENTRIES) -> list[str] | Di
     found = tree_files(folder, max_entries=max_entries, wanted=is_plan_file, purpose="searched for plans")
     if isinstance(found, Diagnostic) or found:
         return found
-    return Diagnostic("EP001", f"is a folder that holds no plan files ({NAMES})", None,
-                      Location(escape_surrogates(folder)),
+    return Diagnostic("EP001", f"is a folder that holds no plan files ({NAMES})",
+                      location=Location(escape_surrogates(folder)),
                       hint="name the plans so, or give their paths (not searched: symlinks, .git,"
                            " node_modules, virtual environments and tool caches)")
 
@@ -119,10 +119,10 @@ def tree_files(folder: str, *, max_entries: int = MAX_ENTRIES, wanted: Callable[
                     if seen + len(entries) > max_entries:
                         return Diagnostic(
                             "EP007", f"holds more than {max_entries:,} files and folders: not {purpose}",
-                            None, Location(name), hint=hint)
+                            location=Location(name), hint=hint)
         except OSError as err:
             if not parts:
-                return Diagnostic("EP001", f"cannot list the folder: {err.strerror or err}", None, Location(name))
+                return Diagnostic("EP001", f"cannot list the folder: {err.strerror or err}", location=Location(name))
             continue  # as os.walk: a subfolder that cannot be listed is passed over
         seen += len(entries)
         if any(entry.name == "pyvenv.cfg" for entry in entries) and parts:

@@ -33,8 +33,8 @@ def repository_root(root: str | None, near: str) -> str:
     git work tree that holds ``near``, else ``near`` itself. EP006 when it is not a folder."""
     base = os.path.abspath(root) if root is not None else (work_tree(near) or near)
     if not os.path.isdir(base):
-        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(root or base)} is not a folder", None,
-                                        Location(root or base), hint="fix --root"))
+        raise PlanInputError(Diagnostic("EP006", f"the repository root {clip(root or base)} is not a folder",
+                                        location=Location(root or base), hint="fix --root"))
     return base
 
 
@@ -42,8 +42,8 @@ def cited_path(path: str, base: str) -> str:
     """``path`` as evidence cites it: POSIX, relative to ``base``. EP204 when it leaves the root."""
     rel = relative_posix(os.path.abspath(path), base)
     if leaves_root(rel):
-        raise PlanInputError(Diagnostic("EP204", f"{clip(path)} is outside the repository root {clip(base)}", None,
-                                        Location(path), hint="give --root the repository that holds it"))
+        raise PlanInputError(Diagnostic("EP204", f"{clip(path)} is outside the repository root {clip(base)}",
+                                        location=Location(path), hint="give --root the repository that holds it"))
     return rel
 
 
@@ -69,7 +69,7 @@ def list_symbols(path: str, root: str | None = None) -> Listing:
         problem = "is a binary file: it has no symbols"
     if problem is not None:
         code = {"missing": "EP201", "folder": "EP205", "unsafe": "EP204"}.get(facts.kind, "EP207")
-        raise PlanInputError(Diagnostic(code, f"{clip(path)} {problem}", None, where))
+        raise PlanInputError(Diagnostic(code, f"{clip(path)} {problem}", location=where))
     found = repo.symbols(rel)
     note = repo.not_parsed(rel)
     if note is None and repo.too_large_to_parse(rel):

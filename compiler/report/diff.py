@@ -70,7 +70,7 @@ def lines(change: dict[str, Any]) -> list[Row]:
             if figures:
                 rows.append(Row("forecast", None, ", ".join(figures)))
     for d in change["issues"]["added"]:
-        rows.append(Row("new issue", d["item"], _issue(d), (d.get("location") or {}).get("line")))
+        rows.append(Row(kind="new issue", item=d["item"], text=_issue(d), line=(d.get("location") or {}).get("line")))
     for d in change["issues"]["resolved"]:
         rows.append(Row("resolved issue", None, _issue(d)))
     return rows

@@ -310,7 +310,7 @@ def test_a_replaced_scalar_reads_back_as_the_text_written_in_any_style(value: st
     """Names (a Markdown heading is any text, control characters too) and ranges replace plain,
     single- and double-quoted scalars in block and flow context, and read back as themselves,
     never as a number or syntax; a block scalar becomes a quoted one."""
-    from compiler.api.fix import apply_to_yaml
+    from compiler.api.edit import apply_to_yaml
     from compiler.load.document import parse_text
 
     flow = context.startswith(("- [", "- {{"))
@@ -344,7 +344,7 @@ def test_an_inserted_string_reads_back_as_the_same_string_whatever_its_character
     """The YAML editor (fix, approve) writes every string it inserts so that both readers give it
     back exactly: double-quoted with escapes where a plain or single-quoted scalar cannot hold
     it; nothing unsafe written raw; never an error."""
-    from compiler.api.fix import apply_to_data, apply_to_yaml
+    from compiler.api.edit import apply_to_data, apply_to_yaml
     from compiler.core import display
     from compiler.load.document import parse_text
     from compiler.load.yaml_reader import _parse_yaml_reference
@@ -366,7 +366,7 @@ def test_an_inserted_string_reads_back_as_the_same_string_whatever_its_character
 ])
 def test_removing_several_entries_of_a_list_keeps_the_others_with_their_separators(
         text: str, removed: list[int], expected: str) -> None:
-    from compiler.api.fix import REMOVE, apply_to_yaml
+    from compiler.api.edit import REMOVE, apply_to_yaml
 
     flow = text.startswith("- [")
     assert apply_to_yaml(text, [((0, i) if flow else (i,), REMOVE) for i in removed]) == expected
@@ -378,7 +378,7 @@ def test_removing_several_entries_of_a_list_keeps_the_others_with_their_separato
     ("- k: 1\n  j:\n  # a comment\n- z: 2\n", "- k: 1\n  j:\n  n: v\n  # a comment\n- z: 2\n"),
 ])
 def test_a_key_is_added_on_the_line_after_the_mappings_last_entry(text: str, expected: str) -> None:
-    from compiler.api.fix import apply_to_yaml
+    from compiler.api.edit import apply_to_yaml
 
     assert apply_to_yaml(text, [((0, "n"), "v")]) == expected
 
@@ -388,7 +388,7 @@ def test_the_yaml_editor_reads_the_text_once_at_c_speed_whatever_the_number_of_e
     """fix on a plan of 3,000 items took seconds in ruamel.yaml's pure-Python composer (about
     3,800 calls an item): the nodes now come from libyaml's events, a few dozen calls an item,
     and the work grows linearly with the plan and its edits (one removal an item here)."""
-    from compiler.api.fix import REMOVE, apply_to_yaml
+    from compiler.api.edit import REMOVE, apply_to_yaml
 
     def plan(n: int, repeat: bool = True) -> str:
         deps = (f"[x{k}, x{k}]" if repeat else f"[x{k}]" for k in range(n))
@@ -659,7 +659,7 @@ def test_outermost_is_the_name_all_others_are_nested_in(names: list[str], expect
     ("- path: a\n  line: 1\n", "- path: a\n  symbol: f\n"),
 ])
 def test_a_renamed_key_is_replaced_in_place_with_its_value(text: str, expected: str) -> None:
-    from compiler.api.fix import Rename, apply_to_data, apply_to_yaml
+    from compiler.api.edit import Rename, apply_to_data, apply_to_yaml
     from compiler.load.document import parse_text
 
     key = "line" if "line:" in text else "lines"
@@ -672,25 +672,25 @@ def test_a_renamed_key_is_replaced_in_place_with_its_value(text: str, expected: 
 
 
 def test_the_read_back_check_compares_key_order_where_a_key_was_renamed() -> None:
-    from compiler.api.fix import same_key_order
+    from compiler.api.edit import same_key_order
 
     assert same_key_order([{"a": 1, "b": [{"c": 1, "d": 2}]}], [{"a": 1, "b": [{"c": 1, "d": 2}]}])
     assert not same_key_order([{"a": 1, "b": [{"c": 1, "d": 2}]}], [{"a": 1, "b": [{"d": 2, "c": 1}]}])
 
 
 def test_dry_run_positions_of_a_renamed_key_are_those_of_the_old_key() -> None:
-    from compiler.api.fix import Rename, _OnDisk
+    from compiler.api.edit import OnDisk, Rename
     from compiler.load.document import parse_text
 
     doc = parse_text("items:\n  - evidence:\n      - {path: a, lines: 1-2}\n", "p.yaml", "yaml")
     entry = ("items", 0, "evidence", 0)
-    on_disk = _OnDisk(doc.source_map, [((*entry, "lines"), Rename("symbol", "f"))])
+    on_disk = OnDisk(doc.source_map, [((*entry, "lines"), Rename("symbol", "f"))])
     assert on_disk.key((*entry, "symbol")) == doc.source_map.key((*entry, "lines")) is not None
     assert on_disk.value((*entry, "symbol")) == doc.source_map.value((*entry, "lines"))
 
 
 def test_symbol_edits_are_edits_of_the_document_with_one_note_each(write: Callable[..., Path]) -> None:
-    from compiler.api.fix import Rename
+    from compiler.api.edit import Rename
     from compiler.api.fix_symbols import symbol_edits
     from compiler.compile.pipeline import compile_plan
     from compiler.repo.repository import Repository
