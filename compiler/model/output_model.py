@@ -218,8 +218,8 @@ class HistoryOut(_Strict):
     revision: int = Field(ge=1)
     status: Literal["ready", "blocked"] = Field(description="as its last compile left it")
     digest: str | None = Field(description="when it is blocked, the digest of its items (32 hex digits of"
-                               " SHA-256, normalized as `diff` compares them): equal digests, the same items; null when ready (only blocked"
-                               " revisions are compared)")
+                               " SHA-256, normalized as `diff` compares them): equal digests, the same items;"
+                               " null when ready (only blocked revisions are compared)")
 
 
 class _Compiled(_Strict):
