@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -573,8 +574,9 @@ def test_a_plan_field_declared_once_reaches_both_artifacts_convert_and_both_sche
     """A plan-level field added to PLAN_FIELDS, and nowhere else (in a fresh process, so that every
     module derives from the declarations as they are then), is written to evidence-plan.json and
     by `convert`, and described by both schemas."""
-    done = subprocess.run([sys.executable, "-c", NEWCOMER_PLAN_FIELD, str(REPO / "tests"), str(tmp_path)],
-                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    paths = os.pathsep.join((str(REPO), str(REPO / "tests")))  # this checkout, and tests/support.py
+    done = subprocess.run([sys.executable, "-c", NEWCOMER_PLAN_FIELD, str(Path(__file__).parent), str(tmp_path)],
+                          capture_output=True, text=True, env={"PYTHONPATH": paths, "PATH": "/usr/bin:/bin"},
                           check=False)
     assert done.returncode == 0, done.stderr
     missing = json.loads(done.stdout)
