@@ -275,31 +275,22 @@ def echo_commands(text: Commands) -> None:
         stream.flush()
 
 
-# Pieces of a file are neutralised this many characters at a time (a page comes in many small ones).
-BATCH = 1 << 20
-
-
 def shown(content: Content) -> Content:
     """A file's content (compiler.core.write's Content: a text, or a function that makes it, whole or
-    in pieces) as the guard prints it: what a page shows is what stdout shows."""
+    in pieces) as the guard prints it: what a page shows is what stdout shows. Pieces are
+    neutralised a batch of about a megabyte at a time (a page comes in many small ones)."""
     if isinstance(content, str):
         return neutralise(content)
 
     def pieces() -> Iterator[str]:
+        from compiler.core.write import batches
+
         neutraliser = Neutraliser()
         made = content()
         if isinstance(made, str):
             yield neutraliser(made)
             return
-        batch: list[str] = []
-        size = 0
-        for piece in made:
-            batch.append(piece)
-            size += len(piece)
-            if size >= BATCH:
-                yield neutraliser("".join(batch))
-                batch, size = [], 0
-        if batch:
-            yield neutraliser("".join(batch))
+        for batch in batches(made):
+            yield neutraliser(batch)
 
     return pieces

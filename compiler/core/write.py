@@ -24,7 +24,7 @@ import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from compiler.core.targets import (
     ELSEWHERE,
@@ -37,11 +37,28 @@ from compiler.core.targets import (
 )
 from compiler.core.targets import WriteError as WriteError  # raised by every function here
 
-WRITE_CHUNK = 1 << 20  # characters written at a time
+# A page is made, shown and written in pieces of about this many characters: never held whole,
+# and its template's many small fragments not written one by one.
+PIECE = 1 << 20
+WRITE_CHUNK = PIECE  # characters written at a time
 # What is written: a text, or its pieces in order (made as they are written, so that a large
 # text is never held whole); a file's content may be a function that makes either.
 Text = str | Iterable[str]
 Content = str | Callable[[], Text]
+
+
+def batches(fragments: Iterable[str], size: int = PIECE) -> Iterator[str]:
+    """Small fragments joined, in order, into pieces of about ``size`` characters."""
+    batch: list[str] = []
+    held = 0
+    for fragment in fragments:
+        batch.append(fragment)
+        held += len(fragment)
+        if held >= size:
+            yield "".join(batch)
+            batch, held = [], 0
+    if batch:
+        yield "".join(batch)
 BOM = b"\xef\xbb\xbf"
 
 

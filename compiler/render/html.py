@@ -277,13 +277,13 @@ def render_html(document: dict[str, Any]) -> str:
 
 
 def render_pieces(document: dict[str, Any]) -> Iterator[str]:
-    """The page as pieces of about a megabyte (compiler/render/pieces.py): a large plan's
+    """The page as pieces of about a megabyte (compiler/core/write.py: batches): a large plan's
     page is written as it is made, never held whole."""
     import jinja2
     from markupsafe import Markup
 
     from compiler.core.resources import read_text
-    from compiler.render.pieces import batches
+    from compiler.core.write import batches
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, keep_trailing_newline=True)

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from compiler.core.markdown import cell, code, md, proof_text
 from compiler.core.paths import leaves_root, relative_posix
-from compiler.render.pieces import batches
+from compiler.core.write import batches
 from compiler.render.sentences import (
     OWNERS_INCOMPLETE,
     Inline,

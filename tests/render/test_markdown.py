@@ -18,6 +18,7 @@ from support import shown as as_shown
 from compiler.compile.emit import build_output
 from compiler.core.display import UNSAFE
 from compiler.core.markdown import cell, code, md
+from compiler.core.write import PIECE
 from compiler.render import markdown as render
 from compiler.render import mermaid as graphs
 from compiler.render.markdown import (
@@ -28,7 +29,6 @@ from compiler.render.markdown import (
     repository_link,
 )
 from compiler.render.mermaid import label as mermaid
-from compiler.render.pieces import PIECE_CHARACTERS
 
 
 @pytest.mark.parametrize(
@@ -366,7 +366,7 @@ def test_a_large_page_comes_in_pieces_that_join_to_the_page() -> None:
                                                  "warnings": 0},
                 "issues": [], "waves": [], "critical_path": [], "items": items}
     pieces = list(render.render_pieces(document))
-    assert len(pieces) > 2 and max(map(len, pieces)) < 2 * PIECE_CHARACTERS
+    assert len(pieces) > 2 and max(map(len, pieces)) < 2 * PIECE
     assert "".join(pieces) == render_markdown(document)
 
 
