@@ -123,7 +123,8 @@ def write_plan(folder: Path, text: str, name: str = "plan.yaml") -> Path:
 
 
 # Two items, b depending on a, citing lines 3 and 5 of app.py: the plan that diff and compile's
-# revisions are shown on (tests/analysis/test_diff.py, tests/compile/test_revisions_compile.py).
+# revisions are shown on (tests/analysis/test_diff.py, tests/compile/test_revisions_compile.py),
+# and budgets (tests/checks/test_budgets.py).
 TWO_ITEMS = """\
 items:
   - id: a

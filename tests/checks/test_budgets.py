@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner, Result
-from support import write_plan
+from support import TWO_ITEMS, write_plan
 
 from compiler.cli import cli
 from compiler.compile.emit import JSON_NAME
@@ -23,17 +23,7 @@ plan: budgeted
 budget:
   max_revisions: 3
   max_items: 5
-items:
-  - id: a
-    change: first
-    evidence: [app.py:3]
-    proof: pytest
-  - id: b
-    change: second
-    evidence: [app.py:5]
-    depends_on: [a]
-    proof: pytest
-"""
+""" + TWO_ITEMS
 BROKEN = PLAN.replace("[app.py:5]", "[app.py:50]")  # past the end of app.py: EP202, blocked
 
 
