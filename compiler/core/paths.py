@@ -7,6 +7,18 @@ import posixpath
 from pathlib import Path
 
 
+def open_flag(name: str) -> int:
+    """The ``os.O_*`` flag of that name, or 0 where the platform has none (most are POSIX only)."""
+    value: int = getattr(os, name, 0)
+    return value
+
+
+# How a file is opened to be read, plan or evidence: without blocking (a FIFO swapped in opens at
+# once instead of waiting for a writer, and a read that would wait raises), never as a controlling
+# terminal, in binary. Evidence adds O_NOFOLLOW: its path was resolved already.
+READ_FLAGS = os.O_RDONLY | open_flag("O_NONBLOCK") | open_flag("O_NOCTTY") | open_flag("O_BINARY")
+
+
 def relative_posix(target: str | os.PathLike[str], start: str | os.PathLike[str]) -> str:
     """``target`` relative to folder ``start``, with forward slashes."""
     rel = os.path.relpath(os.path.abspath(target), os.path.abspath(start))

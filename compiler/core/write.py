@@ -26,6 +26,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
+from compiler.core.paths import open_flag
 from compiler.core.targets import (
     ELSEWHERE,
     NOTHING_REPLACED,
@@ -120,9 +121,9 @@ def _write_text(handle_fd: int, text: Text, *, sync: bool) -> None:
 def _open_stream(target: Target) -> int:
     """A character device or FIFO opened for writing, without blocking on a FIFO that has no
     reader (ENXIO, then an error), and blocking once open. Never created, never truncated."""
-    flags = os.O_WRONLY | _flag("O_NONBLOCK") | _flag("O_NOCTTY") | _flag("O_CLOEXEC")
+    flags = os.O_WRONLY | open_flag("O_NONBLOCK") | open_flag("O_NOCTTY") | open_flag("O_CLOEXEC")
     if not target.link:
-        flags |= _flag("O_NOFOLLOW")  # what was checked is what is opened
+        flags |= open_flag("O_NOFOLLOW")  # what was checked is what is opened
     try:
         fd = os.open(target.real, flags)
     except OSError as err:
@@ -139,11 +140,6 @@ def _open_stream(target: Target) -> int:
         os.close(fd)
         raise
     return fd
-
-
-def _flag(name: str) -> int:
-    value: int = getattr(os, name, 0)  # POSIX only
-    return value
 
 
 def _is_fifo(path: str) -> bool:

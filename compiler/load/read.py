@@ -59,7 +59,7 @@ def _read_file(path: str, name: str, limits: Limits) -> bytes:
     import os
     import stat
 
-    from compiler.core.paths import inside, work_tree
+    from compiler.core.paths import READ_FLAGS, inside, work_tree
 
     real = os.path.realpath(path)
     if real != os.path.abspath(path):
@@ -69,9 +69,8 @@ def _read_file(path: str, name: str, limits: Limits) -> bytes:
         if tree is not None and not inside(real, os.path.realpath(tree)):
             raise input_error("EP005", "is a symlink that leads outside the repository that holds it; it was not read",
                               name, hint="a plan in a repository is a file of that repository")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
         raise input_error("EP001", "no such file", name, hint="check the path") from None
     except IsADirectoryError:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Self
 
-from compiler.core.paths import is_absolute, leaves_root
+from compiler.core.paths import READ_FLAGS, is_absolute, leaves_root, open_flag
 
 if TYPE_CHECKING:
     from compiler.repo.symbols import TopLevel
@@ -40,11 +40,9 @@ _BINARY_SNIFF = 8192
 
 Kind = Literal["file", "folder", "missing", "unsafe", "special", "unreadable"]
 
-# Evidence is opened without blocking (a FIFO swapped in opens at once instead of waiting for a
-# writer; a read that would wait raises), never as a controlling terminal, and without following
-# a symlink at the end of a path that was already resolved.
-_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-               | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+# Evidence is opened as every file read is (core/paths.py: READ_FLAGS), and without following a
+# symlink at the end of a path that was already resolved.
+_OPEN_FLAGS = READ_FLAGS | open_flag("O_NOFOLLOW")
 _LINK_ERRNOS = {errno.ELOOP, errno.EMLINK}  # O_NOFOLLOW met a symlink (EMLINK on FreeBSD)
 
 
