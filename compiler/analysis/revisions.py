@@ -71,7 +71,7 @@ def _first(items: tuple[Item, ...]) -> dict[str, Item]:
 
 
 def compare(old: Side, new: Side, *, consequences: bool = True) -> dict[str, Any]:
-    """The change from ``old`` to ``new``: plain JSON data, its keys documented in the README.
+    """The change from ``old`` to ``new``: plain JSON data, its keys documented in docs/reference/revisions.md.
     ``consequences=False`` leaves out what follows from the items' change, ``timing`` (a forecast
     of each side) and the voided approvals: what `compile` records needs neither."""
     from compiler.analysis.progress import wave_numbers

@@ -20,7 +20,7 @@ CHANGE_WIDTH = 72
 
 
 def as_json(found: Next) -> dict[str, Any]:
-    """The JSON answer; its keys are documented in the README (Progress and `next`)."""
+    """The JSON answer; its keys are documented in docs/reference/progress.md."""
     return {
         "plan": found.plan,
         "source": found.name,

@@ -1,4 +1,4 @@
-"""The registry of diagnostic codes: one line each, the single source of the README table.
+"""The registry of diagnostic codes: one line each, the single source of the codes table and pages.
 
 Ranges: EP00x the file cannot be read as a plan (exit 2); EP01x an item does not fit the format;
 EP1xx an item breaks a commitment (evidence, proof, change, unique id); EP2xx evidence does not
@@ -92,7 +92,7 @@ CODES: dict[str, Code] = {c.code: c for c in _ALL}
 
 
 def markdown_table() -> str:
-    """The README's table of codes, generated so that it cannot go stale (a test compares it)."""
+    """The table of codes (docs/reference/codes.md), generated so that it cannot go stale."""
     lines = ["| code | name | severity | meaning |", "|---|---|---|---|"]
     for c in _ALL:
         severity = "error (exit 2)" if c.input_error else c.severity

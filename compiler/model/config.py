@@ -1,7 +1,7 @@
 """The repository's settings for evidence-plan: ``[tool.evidence-plan]`` of its ``pyproject.toml``,
 or an ``.evidence-plan.toml`` at its root (which wins when both exist: it is the file that exists
 for this tool alone). Each setting is declared once, here (name, kind, default, meaning); the
-README's table of settings is generated from SETTINGS, and options on the command line override
+docs/reference/settings.md's table of settings is generated from SETTINGS, and options on the command line override
 what a file says.
 
 The file is the repository's, so it is read like evidence (compiler/repo/files.py: inside the
@@ -237,7 +237,7 @@ def load(root: str) -> Settings:
 
 
 def markdown_table() -> str:
-    """The README's table of settings, generated so that it cannot go stale."""
+    """The table of settings (docs/reference/settings.md), generated so that it cannot go stale."""
     lines = ["| setting | default | meaning |", "|---|---|---|"]
     for s in SETTINGS:
         default = ("`true`" if s.default else "`false`") if s.kind == "bool" else f"`{s.default}`" if (

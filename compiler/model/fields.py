@@ -10,7 +10,8 @@ Everything else is derived from these declarations, never restated:
 - the output model and its JSON Schema (compiler/model/output_model.py), with the output-only keys
   declared here too;
 - the keys a compiled evidence-plan.json may hold when it is read back as a plan;
-- did-you-mean for unknown fields, and the README's table of fields (tests/regenerate.py);
+- did-you-mean for unknown fields, and the table of fields of docs/reference/plan-format.md
+  (tests/regenerate.py);
 - the property tests' generators and wrong-type values (tests/model/test_fields.py).
 
 A field's *kind* says what its values are; each kind is one record (compiler/model/kinds.py:
@@ -181,7 +182,7 @@ PLAN_FIELDS: tuple[Field, ...] = (
           default=None, synonyms=("limits", "budgets")),
 )
 
-# The parts of a plan's budget, each optional (what it limits, in the README): the plan-execute
+# The parts of a plan's budget, each optional (what it limits: docs/reference/revisions.md): the plan-execute
 # loop's failure modes, replanning without end and a plan that grows without end.
 BUDGET_PARTS: tuple[tuple[str, str], ...] = (
     ("max_revisions", "the most revisions this plan may have (revision 1 is the first compile): a compile past it"
@@ -260,7 +261,7 @@ def by_name(fields: tuple[Field, ...]) -> dict[str, Field]:
 
 
 def markdown_table() -> str:
-    """The README's table of fields, generated so that it cannot go stale (a test compares it)."""
+    """The table of fields (docs/reference/plan-format.md), generated so that it cannot go stale."""
     lines = ["| where | field | default | meaning |", "|---|---|---|---|"]
     for where, fields in (("plan", PLAN_FIELDS), ("item", ITEM_FIELDS), ("evidence object", EVIDENCE_FIELDS)):
         for f in fields:

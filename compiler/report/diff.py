@@ -120,7 +120,7 @@ def text(change: dict[str, Any]) -> str:
 
 
 # GitHub refuses a pull-request comment of more than 65,536 characters (and `gh pr comment` with
-# it): the Markdown stays under this many, its last rows left out and counted, so that the README's
+# it): the Markdown stays under this many, its last rows left out and counted, so that the CI guide's
 # recipe posts a large revision too. The JSON and the text formats hold every row.
 MAX_MARKDOWN = 60_000
 # A cell's text at most (a revised field can hold a whole plan's worth of text).
