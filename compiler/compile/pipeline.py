@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.analysis.complexity import Complexity, above_max_tier, assess, measure
@@ -26,35 +25,66 @@ if TYPE_CHECKING:
     from compiler.compile.history import Revision
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CompileResult:
-    path: str  # the plan path as given ("-" for standard input)
-    document: Document
-    plan: Plan
-    diagnostics: tuple[Diagnostic, ...]  # sorted by file, line, column, code
-    waves: tuple[tuple[str, ...], ...]  # empty when blocked
-    critical_path: tuple[str, ...]  # empty when blocked
-    root: str = "."  # the repository root that evidence is resolved against (absolute)
-    evidence_verified: bool = False
-    # (item position, evidence index) -> the lines the entry covers and their pin (compiler/core/pins.py),
-    # where evidence was verified and the plan was ordered (`check` writes no JSON that needs them)
-    resolved: dict[tuple[int, int], tuple[int, int, str]] = field(default_factory=dict)
-    settings: Settings = DEFAULTS  # the repository's (compiler/model/config.py)
-    complexity: Complexity | None = None  # its tier and why (compiler/analysis/complexity.py)
-    max_spread: float = MAX_SPREAD  # the estimates' spread limit the checks used (EP112)
-    # The critical path by median estimate (compiler/analysis/forecast.py), when the plan is ready and gives one
-    schedule: dict[str, Any] | None = None
-    # The seeded Monte Carlo forecast of the same plan (compiler/analysis/forecast.py: monte_carlo)
-    forecast: dict[str, Any] | None = None
-    # item position -> the CODEOWNERS owners of its paths (compiler/analysis/codeowners.py), where the
-    # repository was read, the plan was ordered and it has a CODEOWNERS file
-    owners: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    # Its place among the revisions compiled to the output folder (compiler/compile/history.py), when
-    # compiled with ``previous``
-    revision: Revision | None = None
-    # the positions of the items whose owners could not all be decided within the bound on work
-    # (compiler/analysis/codeowners.py): what ``owners`` lists for them may miss some
-    owners_incomplete: frozenset[int] = frozenset()
+    """What compiling a plan gives: the document, the validated plan, every diagnostic, and, for a
+    plan that was ordered, its waves and what was found on the way. Built by keyword, read-only by
+    convention. A plain class, not a dataclass: making the dataclass (and importing dataclasses)
+    cost about 2 ms at every start of `check`, for a record built in one place."""
+
+    __slots__ = (
+        "complexity",
+        "critical_path",
+        "diagnostics",
+        "document",
+        "evidence_verified",
+        "forecast",
+        "max_spread",
+        "owners",
+        "owners_incomplete",
+        "path",
+        "plan",
+        "resolved",
+        "revision",
+        "root",
+        "schedule",
+        "settings",
+        "waves",
+    )
+
+    def __init__(self, *, path: str, document: Document, plan: Plan, diagnostics: tuple[Diagnostic, ...],
+                 waves: tuple[tuple[str, ...], ...], critical_path: tuple[str, ...], root: str = ".",
+                 evidence_verified: bool = False, resolved: dict[tuple[int, int], tuple[int, int, str]] | None = None,
+                 settings: Settings = DEFAULTS, complexity: Complexity | None = None, max_spread: float = MAX_SPREAD,
+                 schedule: dict[str, Any] | None = None, forecast: dict[str, Any] | None = None,
+                 owners: dict[int, tuple[str, ...]] | None = None, revision: Revision | None = None,
+                 owners_incomplete: frozenset[int] = frozenset()) -> None:
+        self.path = path  # the plan path as given ("-" for standard input)
+        self.document = document
+        self.plan = plan
+        self.diagnostics = diagnostics  # sorted by file, line, column, code
+        self.waves = waves  # empty when blocked
+        self.critical_path = critical_path  # empty when blocked
+        self.root = root  # the repository root that evidence is resolved against (absolute)
+        self.evidence_verified = evidence_verified
+        # (item position, evidence index) -> the lines the entry covers and their pin (compiler/core/pins.py),
+        # where evidence was verified and the plan was ordered (`check` writes no JSON that needs them)
+        self.resolved: dict[tuple[int, int], tuple[int, int, str]] = {} if resolved is None else resolved
+        self.settings = settings  # the repository's (compiler/model/config.py)
+        self.complexity = complexity  # its tier and why (compiler/analysis/complexity.py)
+        self.max_spread = max_spread  # the estimates' spread limit the checks used (EP112)
+        # The critical path by median estimate (compiler/analysis/forecast.py), when the plan is ready and gives one
+        self.schedule = schedule
+        # The seeded Monte Carlo forecast of the same plan (compiler/analysis/forecast.py: monte_carlo)
+        self.forecast = forecast
+        # item position -> the CODEOWNERS owners of its paths (compiler/analysis/codeowners.py), where the
+        # repository was read, the plan was ordered and it has a CODEOWNERS file
+        self.owners: dict[int, tuple[str, ...]] = {} if owners is None else owners
+        # Its place among the revisions compiled to the output folder (compiler/compile/history.py), when
+        # compiled with ``previous``
+        self.revision = revision
+        # the positions of the items whose owners could not all be decided within the bound on work
+        # (compiler/analysis/codeowners.py): what ``owners`` lists for them may miss some
+        self.owners_incomplete = owners_incomplete
 
     @property
     def status(self) -> str:
@@ -74,7 +104,8 @@ class CompileResult:
         from compiler.load.sourcemap import SourceMap
 
         document = self.document._replace(data=None, source_map=SourceMap({}, {}), text="")
-        return replace(self, document=document)
+        return CompileResult(**{name: getattr(self, name) for name in self.__slots__ if name != "document"},
+                             document=document)
 
 
 def plan_folder(path: str) -> str:
