@@ -104,8 +104,10 @@ WHERE_GIT_TARGET = 3.0
 # Modules that a command must not import: jinja2 only renders; ruamel.yaml reads a valid YAML
 # plan only where libyaml (PyYAML's C parser) is missing: see not_needed().
 NOT_NEEDED = {
-    ("check", "yaml"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml", "pydantic", "pydantic_core", "networkx"),
-    ("check", "json"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml", "pydantic", "pydantic_core", "networkx"),
+    ("check", "yaml"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml", "pydantic", "pydantic_core", "networkx",
+                          "dataclasses"),
+    ("check", "json"): ("jinja2", "markupsafe", "ruamel", "_ruamel_yaml", "pydantic", "pydantic_core", "networkx",
+                          "dataclasses"),
     ("compile", "json"): ("ruamel", "_ruamel_yaml"),
     ("compile", "yaml"): ("ruamel", "_ruamel_yaml"),
 }
