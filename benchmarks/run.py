@@ -81,6 +81,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 SHAPES = ("chain", "wide", "layered")
 FORMATS = ("json", "yaml")
@@ -92,6 +93,11 @@ SEED = 1234
 STARTUP_TARGET = 1.3  # check of a 20-item YAML plan / python -c "import <what check needs>"
 JSON_TARGET = 3.0  # compile of 100,000 JSON items / (start-up + imports + json load)
 YAML_TARGET = 1.2  # compile of 100,000 YAML items / (start-up + imports + ruamel safe pure load)
+# The floor of the required stack (issue 22): what any compiler on it must do for a JSON plan.
+# compile of the 100,000-item JSON chain / (start-up + imports + json load + networkx waves + json out)
+STACK_TARGET = 1.2
+SCAN_TARGET = 3.0  # compile of the 100,000-item YAML chain / (start-up + imports + libyaml's bare event scan)
+IMPORTS_TARGET = 1.3  # check of the 20-item YAML plan / python -c "import click, yaml"
 LINEAR_TARGET = 12.0  # time at 1,000,000 items / time at 100,000
 MEMORY_TARGET = 4 << 30  # peak RSS at 1,000,000 items
 WHERE_FILES = 10_000  # files in the repository that `where` searches
@@ -492,6 +498,7 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
             modules = needed_modules(imports)
             parse = (JSON_LOAD if fmt == "json" else RUAMEL_LOAD).format(path=str(path))
             cases = {"python": [PY, "-c", "pass"], "floor": floor_argv(modules), "check": [PY, *argv],
+                     "click_yaml": floor_argv(["click", "yaml"]),
                      "floor_parse": floor_argv(modules, parse)}
             if fmt == "yaml":  # the path a writer meets most: the same plan, blocked
                 cases["check_blocked"] = [PY, "-m", "compiler", "check", str(blocked)]
@@ -503,7 +510,7 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
             out[fmt] = {
                 "python": timing["python"].seconds, "floor": timing["floor"].seconds,
                 "check": timing["check"].seconds, "ratio": timing["check"].seconds / timing["floor"].seconds,
-                "floor_parse": timing["floor_parse"].seconds,
+                "floor_parse": timing["floor_parse"].seconds, "click_yaml": timing["click_yaml"].seconds,
                 "modules": modules, "unneeded": unneeded, "import_ms": total_us / 1000, "own_ms": own_us / 1000,
                 "packages": [(k, v / 1000) for k, v in by_package(imports)[:14]],
                 "top": [(i.name, i.cumulative_us / 1000, i.self_us / 1000)
@@ -533,6 +540,8 @@ def bench_startup(runs: int, results: dict[str, Any]) -> None:
         print(f"  python -c 'import <floor>'     {r['floor']:7.3f} s  (floor)")
         print(f"  evidence-plan check            {r['check']:7.3f} s  ({r['ratio']:.2f}x the floor"
               + (f"; target <= {STARTUP_TARGET}x)" if fmt == "yaml" else ")"))
+        print(f"  python -c 'import click, yaml' {r['click_yaml']:7.3f} s  (check is "
+              f"{r['check'] / r['click_yaml']:.2f}x this; target <= {IMPORTS_TARGET}x)")
         print(f"  the floor + the bare parse     {r['floor_parse']:7.3f} s  (check is "
               f"{r['check'] / r['floor_parse']:.2f}x this; the parse alone is "
               f"{(r['floor_parse'] - r['floor']) / r['floor']:.2f}x the floor)")
@@ -548,6 +557,22 @@ JSON_LOAD = "import json\njson.loads(open({path!r}, encoding='utf-8').read())"
 RUAMEL_LOAD = ("from ruamel.yaml import YAML\n"
                "YAML(typ='safe', pure=True).load(open({path!r}, encoding='utf-8').read())")
 LIBYAML_LOAD = "import yaml\nyaml.load(open({path!r}, encoding='utf-8').read(), Loader=yaml.CSafeLoader)"
+# The events of the file from libyaml and nothing more: no objects built.
+LIBYAML_SCAN = ("import yaml\nfor _ in yaml.parse(open({path!r}, encoding='utf-8').read(), Loader=yaml.CSafeLoader):\n"
+                "    pass")
+# The required stack's floor for a compile: the JSON read, its items ordered into waves by networkx,
+# and a document of the same size written as JSON.
+STACK = ("import json, networkx\n"
+         "data = json.loads(open({path!r}, encoding='utf-8').read())\n"
+         "graph = networkx.DiGraph()\n"
+         "graph.add_nodes_from(item['id'] for item in data['items'])\n"
+         "graph.add_edges_from((d, item['id']) for item in data['items'] for d in item['depends_on'])\n"
+         "waves = [sorted(w) for w in networkx.topological_generations(graph)]\n"
+         "wave = {{i: n for n, w in enumerate(waves, 1) for i in w}}\n"
+         "for item in data['items']:\n"
+         "    item['wave'] = wave[item['id']]\n"
+         "data['waves'] = waves\n"
+         "open({out!r}, 'w', encoding='utf-8').write(json.dumps(data, indent=1))")
 
 
 def grid(args: argparse.Namespace) -> list[tuple[str, str, int]]:
@@ -625,6 +650,10 @@ def bench_scale(args: argparse.Namespace, results: dict[str, Any]) -> None:
                 cases["load"] = floor_argv(needed, parse)
             if fmt == "yaml" and libyaml:
                 cases["libyaml"] = floor_argv(needed, LIBYAML_LOAD.format(path=str(path)))
+                if shape == "chain":
+                    cases["scan"] = floor_argv(needed, LIBYAML_SCAN.format(path=str(path)))
+            if fmt == "json" and shape == "chain":
+                cases["stack"] = floor_argv(needed, STACK.format(path=str(path), out=str(folder / "stack.json")))
             if not large_yaml or args.yaml_large_check:
                 cases["check"] = [*COMMAND, "check", "--no-verify-evidence", str(path)]
                 if not large_yaml:  # check's own floor: its imports and the parse
@@ -706,81 +735,113 @@ def bench_profile(args: argparse.Namespace) -> None:
         print_profile(profiler, args.top)
 
 
-# The pipeline's stages, timed where they are called. Functions that no longer exist are skipped,
-# so the breakdown survives refactoring; a new stage shows up as "everything else" until added.
-STAGES = {
-    "compiler.load.read": ("read_text",),
-    "compiler.load.document": ("parse_text",),
-    "compiler.model.validate": ("build_plan",),
-    "compiler.analysis.graph": ("build_graph", "find_cycles", "acyclic", "waves", "critical_path"),
-    "compiler.checks.registry": ("run",),
-    "compiler.compile.emit": ("build_output", "dumps"),
-    "compiler.core.write": ("write_all_atomic",),
-    "compiler.render.view": ("plan_view",),
-    "compiler.render.markdown": ("page", "render_markdown"),
-    "compiler.report.reporters": ("text",),
-}
-
-
 def stage_times(argv: list[str]) -> None:
-    """Runs the command in-process with each stage function wrapped by a timer (own time: a stage
-    called inside another is taken out of it). No profiler, so the shares are not distorted."""
-    import importlib
+    """The command run in-process with each stage timed where it is called (benchmarks/stages.py:
+    own time, no profiler, so the shares are not distorted)."""
+    import stages
 
-    from compiler.cli import main
-
-    for module in STAGES:
-        importlib.import_module(module)
-    own: dict[str, float] = {}
-    stack: list[float] = []  # time spent in nested stages, per open stage
-    patched: list[tuple[Any, str, Any]] = []
-
-    def wrap(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def timed(*a: Any, **k: Any) -> Any:
-            stack.append(0.0)
-            start = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                spent = time.perf_counter() - start
-                nested = stack.pop()
-                own[label] = own.get(label, 0.0) + spent - nested
-                if stack:
-                    stack[-1] += spent
-
-        return timed
-
-    originals = {}
-    for module, names in STAGES.items():
-        mod = sys.modules[module]
-        for name in names:
-            fn = getattr(mod, name, None)
-            if callable(fn):
-                originals[id(fn)] = (f"{module.removeprefix('compiler.')}.{name}", fn)
-    wrappers = {key: wrap(label, fn) for key, (label, fn) in originals.items()}
-    for mod_name, mod in list(sys.modules.items()):
-        if not (mod_name == "compiler" or mod_name.startswith("compiler.")) or mod is None:
-            continue
-        for attr, value in list(vars(mod).items()):
-            if callable(value) and id(value) in wrappers:
-                patched.append((mod, attr, value))
-                setattr(mod, attr, wrappers[id(value)])
-    sink = io.StringIO()
-    stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = sink
-    start = time.perf_counter()
-    try:
-        main(argv)
-    finally:
-        total = time.perf_counter() - start
-        sys.stdout, sys.stderr = stdout, stderr
-        for mod, attr, value in patched:
-            setattr(mod, attr, value)
+    own, total = stages.timed(argv)
     print(f"  stages, timed where they are called, own time ({total:.2f} s in all, without start-up):")
-    for label, seconds in sorted(own.items(), key=lambda kv: -kv[1]):
-        print(f"    {seconds:8.3f} s  {100 * seconds / total:5.1f}%  {label}")
-    rest = total - sum(own.values())
-    print(f"    {rest:8.3f} s  {100 * rest / total:5.1f}%  everything else (cli, compile glue, the rest of checks)")
+    for label, spent in sorted(own.items(), key=lambda kv: -kv[1]):
+        print(f"    {spent:8.3f} s  {100 * spent / total:5.1f}%  {label}")
+
+
+# --- stages -------------------------------------------------------------------------------------------
+
+# Stages with a floor of their own: (the stages, what the floor does, in-process).
+STAGE_FLOORS = {
+    "load": (("load: read", "load: parse"), "json.loads of the file (JSON) / yaml.load with CSafeLoader (YAML)"),
+    "order": (("order: graph", "order: waves", "order: critical path"),
+              "networkx: a DiGraph of the items and topological_generations"),
+    "evidence-plan.json": (("file: evidence-plan.json",), "json.dumps(document) of the same document (C encoder)"),
+    "evidence-plan.md": (("page: evidence-plan.md",),
+                         "a jinja2 loop over the same items printing id, change, evidence, depends_on, proof"),
+}
+FLOOR_PAGE = """{% for i in items %}
+### {{ i.id }}
+
+- **Change:** {{ i.change }}
+- **Evidence:** {{ i.evidence }}
+- **Depends on:** {{ i.depends_on | join(", ") }}
+- **Proof:** {{ i.proof }}
+{% endfor %}
+"""
+
+
+def stage_floors(plan: Path, out_dir: Path) -> dict[str, float]:
+    """The floors of STAGE_FLOORS for a plan and the evidence-plan.json compiled from it, in-process."""
+    import jinja2
+    import networkx
+
+    text = plan.read_text(encoding="utf-8")
+    if plan.suffix == ".json":
+        load = lambda: json.loads(text)  # noqa: E731
+    else:
+        import yaml
+
+        load = lambda: yaml.load(text, Loader=yaml.CSafeLoader)  # noqa: E731
+    data = load()
+    document = json.loads((out_dir / "evidence-plan.json").read_text(encoding="utf-8"))
+    items = document["items"]
+
+    def order() -> None:
+        graph = networkx.DiGraph()
+        graph.add_nodes_from(item["id"] for item in data["items"])
+        graph.add_edges_from((d, item["id"]) for item in data["items"] for d in item.get("depends_on") or ())
+        [sorted(w) for w in networkx.topological_generations(graph)]
+
+    template = jinja2.Environment(autoescape=False).from_string(FLOOR_PAGE)
+    return {"load": _median_seconds(load, 3), "order": _median_seconds(order, 3),
+            "evidence-plan.json": _median_seconds(lambda: json.dumps(document), 3),
+            "evidence-plan.md": _median_seconds(lambda: "".join(template.generate(items=items)), 3)}
+
+
+def bench_stages(args: argparse.Namespace, results: dict[str, Any]) -> None:
+    """Each stage's own time (median of --runs) as a share of the in-process compile, and over its
+    floor where it has one: the 100,000-item JSON plans of the three shapes, and a plan that uses
+    every feature (benchmarks/stages.py: feature_plan, --feature-n items, YAML, verified, --html)."""
+    import shutil
+
+    import stages
+    import yaml
+
+    out: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cases: list[tuple[str, Path, list[str]]] = []
+        for shape in args.shapes.split(","):
+            plan = write_plan(folder, shape, args.n, "json")
+            cases.append((f"{shape} {args.n:,} JSON", plan, ["compile", "--no-verify-evidence"]))
+        features = folder / "features"
+        features.mkdir()
+        stages.feature_repository(features)
+        plan = features / "plan.yaml"
+        plan.write_text(yaml.safe_dump(stages.feature_plan(features, args.feature_n), sort_keys=False, width=200),
+                        encoding="utf-8")
+        cases.append((f"every feature {args.feature_n:,} YAML", plan, ["compile", "--html"]))
+        for label, plan, command in cases:
+            out_dir = folder / "out"
+            argv = [*command, str(plan), "-o", str(out_dir)]
+            runs = []
+            for _ in range(args.runs):
+                shutil.rmtree(out_dir, ignore_errors=True)  # each run a first compile: no previous revision
+                runs.append(stages.timed(argv))
+            own = {k: statistics.median(r[0].get(k, 0.0) for r in runs) for k in runs[0][0]}
+            total = statistics.median(r[1] for r in runs)
+            floors = stage_floors(plan, out_dir)
+            row = {"case": label, "total": total, "stages": own, "floors": {}}
+            print(f"\nstages: compile of {label}, in-process, median of {args.runs}: {total:.2f} s")
+            for name, (parts, _) in STAGE_FLOORS.items():
+                spent = sum(own.get(p, 0.0) for p in parts)
+                row["floors"][name] = {"seconds": spent, "floor": floors[name]}
+            for stage, spent in sorted(own.items(), key=lambda kv: -kv[1]):
+                print(f"  {spent:8.3f} s {100 * spent / total:5.1f}%  {stage}")
+            print("  over their floors: " + "; ".join(
+                f"{name} {f['seconds']:.3f} s / {f['floor']:.3f} s = {f['seconds'] / f['floor']:.2f}x"
+                for name, f in row["floors"].items()))
+            out.append(row)
+    print("\nfloors: " + "; ".join(f"{name}: {why}" for name, (_, why) in STAGE_FLOORS.items()))
+    results["stages"] = out
 
 
 def _where(func: tuple[str, int, str]) -> str:
@@ -1331,6 +1392,15 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         r = startup["yaml"]
         out.append(("check, 20-item YAML plan / python -c 'import <what check needs>'", f"{r['ratio']:.2f}x",
                     f"<= {STARTUP_TARGET}x", verdict(r["ratio"] <= STARTUP_TARGET)))
+    if "yaml" in startup and "click_yaml" in startup["yaml"]:
+        r = startup["yaml"]
+        ratio = r["check"] / r["click_yaml"]
+        out.append(("check, 20-item YAML plan / python -c 'import click, yaml'", f"{ratio:.2f}x",
+                    f"<= {IMPORTS_TARGET}x", verdict(ratio <= IMPORTS_TARGET)))
+        if "check_blocked" in r:
+            ratio = r["check_blocked"] / r["check"]
+            out.append(("check of that plan blocked (a misspelt key, a missing file) / check of it ready",
+                        f"{ratio:.2f}x", f"<= {BLOCKED_TARGET}x", verdict(ratio <= BLOCKED_TARGET)))
     for fmt in ("yaml", "json"):
         if fmt in startup:
             r = startup[fmt]
@@ -1345,6 +1415,16 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             ratio = r["compile"] / r["load"]
             out.append((f"compile, 100,000-item JSON {shape} / (start-up + imports + json load)", f"{ratio:.2f}x",
                         f"<= {JSON_TARGET}x", verdict(ratio <= JSON_TARGET)))
+    r = _row(rows, "json", "chain", 100_000)
+    if r and "stack" in r:
+        ratio = r["compile"] / r["stack"]
+        out.append(("compile, 100,000-item JSON chain / (start-up + imports + json load + networkx waves + json out)",
+                    f"{ratio:.2f}x", f"<= {STACK_TARGET}x", verdict(ratio <= STACK_TARGET)))
+    r = _row(rows, "yaml", "chain", 100_000)
+    if r and "scan" in r:
+        ratio = r["compile"] / r["scan"]
+        out.append(("compile, 100,000-item YAML chain / (start-up + imports + libyaml's bare event scan)",
+                    f"{ratio:.2f}x", f"<= {SCAN_TARGET}x", verdict(ratio <= SCAN_TARGET)))
     for shape in SHAPES:
         r = _row(rows, "yaml", shape, 100_000)
         if r and "load" in r:
@@ -1525,7 +1605,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
                                                                       "forecast", "reduction", "diff", "html",
-                                                                      "hostile", "all", "report"])
+                                                                      "hostile", "stages", "all", "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
@@ -1555,10 +1635,12 @@ def main() -> int:
     parser.add_argument("--load", metavar="FILE", action="append", default=[],
                         help="report: merge saved results (later files win) and print the targets")
     parser.add_argument("--shape", default="chain", help="profile: shape")
-    parser.add_argument("--n", type=int, default=100_000, help="profile: items")
+    parser.add_argument("--n", type=int, default=100_000, help="profile and stages: items")
     parser.add_argument("--format", default="json", help="profile: json or yaml")
     parser.add_argument("--command", default="compile", help="profile: check or compile")
     parser.add_argument("--top", type=int, default=20, help="profile: functions shown")
+    parser.add_argument("--feature-n", type=int, default=20_000,
+                        help="stages: items of the plan that uses every feature")
     args = parser.parse_args()
 
     results: dict[str, Any] = {}
@@ -1596,10 +1678,13 @@ def main() -> int:
         bench_html(args.runs, args.repeat_under, results)
     if args.case in ("hostile", "all"):
         bench_hostile(args.runs, results)
+    if args.case == "stages":
+        bench_stages(args, results)
     if args.case == "profile":
         bench_profile(args)
         return 0
-    if args.case not in ("verify", "where", "forecast", "reduction", "diff", "html", "hostile") or args.markdown:
+    if args.case not in ("verify", "where", "forecast", "reduction", "diff", "html", "hostile",
+                         "stages") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)

@@ -3,6 +3,7 @@
     python tests/regenerate.py            # write what is stale
     python tests/regenerate.py --check    # write nothing; exit 1 and name what is stale
     python tests/regenerate.py --screenshot   # also docs/images/evidence-plan.png, in headless Chromium
+    python tests/regenerate.py --work-budget  # also tests/work_budget.json, the calls per stage counted now
 
 - schemas/plan.schema.json and schemas/evidence-plan.schema.json (from the pydantic models);
 - outputs/evidence-plan.json, .md and .html (the ready example, compiled with --html);
@@ -14,6 +15,10 @@
 - tests/golden/* (rendered output of the test plans in tests/golden/);
 - tests/golden/diff/revised.* (`diff` of the example against that revision, in each format);
 - the hostile-input corpus, tests/hostile/* (written by tests/hostile/make.py);
+- with --work-budget only, tests/work_budget.json: the calls per pipeline stage of the work budget's
+  plans (benchmarks/stages.py), counted now. tests/test_work_budget.py fails when a stage moves by
+  more than its margin from this file, so it is not regenerated with the rest: regenerate it when
+  the work of a stage changes on purpose, and say by how much in the commit;
 - with --screenshot only, docs/images/evidence-plan.png: the top of outputs/evidence-plan.html in
   headless Chromium (tests/browser.py), a box hovered, for docs/reference/outputs.md. Pixels differ
   between machines (fonts), so it is not checked for staleness; regenerate it when the page's look
@@ -225,7 +230,29 @@ def screenshot() -> int:
     return 0
 
 
+def work_budget() -> int:
+    """tests/work_budget.json from ``python benchmarks/stages.py counts``, in a fresh process (as the
+    test counts), and the stages that moved."""
+    import json
+    import subprocess
+
+    from stages import over_budget
+
+    target = REPO / "tests" / "work_budget.json"
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "stages.py"), "counts"], cwd=REPO,
+                          capture_output=True, text=True, check=True)
+    old = json.loads(target.read_text(encoding="utf-8"))["counts"] if target.exists() else {}
+    target.write_text(done.stdout, encoding="utf-8")
+    for line in over_budget(old, json.loads(done.stdout)["counts"]):
+        print(f"  moved: {line}")
+    print(f"regenerated {target.relative_to(REPO)}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if "--work-budget" in argv:
+        code = main([a for a in argv if a != "--work-budget"])
+        return code or work_budget()
     if "--screenshot" in argv:
         code = main([a for a in argv if a != "--screenshot"])
         return code or screenshot()
@@ -251,4 +278,5 @@ def main(argv: list[str]) -> int:
 if __name__ == "__main__":
     sys.path.insert(0, str(REPO))
     sys.path.insert(0, str(REPO / "tests"))
+    sys.path.insert(0, str(REPO / "benchmarks"))
     raise SystemExit(main(sys.argv[1:]))
