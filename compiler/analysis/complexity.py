@@ -36,15 +36,19 @@ def measure(items: Iterable[Item], waves: tuple[tuple[str, ...], ...]) -> dict[s
     items have left the plan: not counted."""
     count = irreversible = 0
     files: set[str] = set()
+    add = files.add
     for item in items:
-        if item.option("status") == "dropped":
-            continue
+        if item.options:  # most items of a large plan give none: their options are not looked for
+            if item.option("status") == "dropped":
+                continue
+            irreversible += item.option("irreversible", False) is True
+            paths = item.option("paths", ())
+            if isinstance(paths, (list, tuple)):
+                files.update(p for p in paths if isinstance(p, str))
         count += 1
-        irreversible += item.option("irreversible", False) is True
-        files.update(ev.path for ev in item.evidence if ev.path is not None)
-        paths = item.option("paths", ())
-        if isinstance(paths, (list, tuple)):
-            files.update(p for p in paths if isinstance(p, str))
+        for ev in item.evidence:
+            if ev.path is not None:
+                add(ev.path)
     out = {"items": count, "irreversible": irreversible, "files": len(files)}
     if waves:
         out["waves"] = len(waves)

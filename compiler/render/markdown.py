@@ -4,8 +4,8 @@ The page shows the view of compiler/render/view.py; each piece of plan text is e
 place it lands in (Markdown text, code spans and table cells by compiler/core/markdown.py, link
 targets here; the graph's labels are compiler/render/mermaid.py's), so that no plan can break the
 page: checked with cmark-gfm, GitHub's renderer. The sentences the HTML page says too come from
-compiler/render/sentences.py. The template gets finished rows, by name, and does no work beyond
-placing them.
+compiler/render/sentences.py. The template lays out the page and gets each section's items as
+finished text (``item_text`` lays out one item's block): it does no work per item.
 """
 
 from __future__ import annotations
@@ -126,8 +126,8 @@ def evidence_line(ev: dict[str, Any], link: Callable[[str], str]) -> str:
                 start, end = resolved.groups()
                 anchor = f"#L{start}" if start == end else f"#L{start}-L{end}"
         # A path outside the repository (absolute, or climbing out with ..) is reported as
-        # such, never opened: it is shown, not linked.
-        target = "" if leaves_root(path) else link(path) + anchor
+        # such, never opened: it is shown, not linked. A plain path (most) stays inside.
+        target = "" if _PLAIN_PATH.fullmatch(path) is None and leaves_root(path) else link(path) + anchor
     line = f"[{code(text)}]({target})" if target else code(text)
     contains = ev.get("contains")
     return line if contains is None else f"{line} contains {code(contains)}"
@@ -142,10 +142,10 @@ _MARKED = {"doing": " · doing", "done": " · done ✓", "dropped": " · dropped
 
 
 def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> Iterator[Row]:
-    """Each item as a Row: the template's loop runs once per item, so it gets finished fragments.
+    """Each item as a Row: its parts, each escaped for where it lands (``item_text`` places them).
 
-    Yielded as the template reads them: a large plan's rows are never all held at once (their
-    text, in the rendered page, is enough)."""
+    Yielded as the page is made: a large plan's rows are never all held at once (their text, in
+    the rendered page, is enough)."""
     for item in items:
         deps = item.get("depends_on")
         title = code(item["id"]) if item["id"] else "_no id_"
@@ -155,19 +155,55 @@ def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> It
         if state in _MARKED:  # todo goes unsaid
             title += _MARKED[state]
         reason = item.get("reason")
+        evidence = item.get("evidence")
         yield Row.__new__(  # by name, without the dict Row(...) gathers keywords in: as fast as by position
             Row,
             title=title,
             change=md(change) if (change := item.get("change")) and not change.isspace() else "_none_",
-            evidence=EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
-            depends_on=", ".join([code(d) for d in deps]) if deps else "_nothing_",
+            evidence=(evidence_line(evidence[0], link) if len(evidence) == 1 else
+                      EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in evidence])) if evidence else "",
+            depends_on=(code(deps[0]) if len(deps) == 1 else ", ".join([code(d) for d in deps])) if deps
+            else "_nothing_",
             proof=proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
             gate=gate_text(item) if "kind" in item or "irreversible" in item else "",
             reason=md(reason) if isinstance(reason, str) and reason.strip() else "",
             estimate=_estimate_line(item) if "estimate" in item else "",
-            paths=", ".join([code(p) for p in item.get("paths") or ()]),
-            owners=owners_text(item, code),
+            paths=", ".join([code(p) for p in paths]) if (paths := item.get("paths")) else "",
+            owners=owners_text(item, code) if "owners" in item or "owners_incomplete" in item else "",
         )
+
+
+def item_text(row: Row) -> str:
+    """An item's block of the page: its heading and its list, each line ending in a line break,
+    after the blank line that separates it from the block before.
+
+    Made here, one string per item, rather than by the template's loop: the template placed about
+    twenty fragments per item, each a call into its generator and one more to gather it, which
+    were half the page's time at 100,000 items (benchmarks/RESULTS.md)."""
+    title, change, evidence, depends_on, proof, gate, reason, estimate, paths, owners = row
+    return "".join([
+        f"\n### {title}\n\n- **Change:** {change}\n",
+        f"- **Evidence:**\n  - {evidence}\n" if evidence else "- **Evidence:** _none_\n",
+        f"- **Depends on:** {depends_on}\n",
+        f"- **Writes:** {paths}\n" if paths else "",
+        f"- **Owners:** {owners}\n" if owners else "",
+        f"- **Proof:** {proof}{estimate}\n",
+        f"- **Gate:** {gate}\n" if gate else "",
+        f"- **Reason:** {reason}\n" if reason else "",
+    ])
+
+
+def items_pieces(sections: Iterable[Any], link: Callable[[str], str]) -> Iterator[str]:
+    """The items' part of the page, section by section (a wave, or the plan's order when it is
+    blocked): each heading and its items' blocks, joined into pieces of about a megabyte. One
+    stream for the page, not one per section: a chain of 100,000 items has 100,000 waves."""
+
+    def texts() -> Iterator[str]:
+        for section in sections:
+            yield f"\n## {_heading(section)}\n"
+            yield from map(item_text, item_rows(section.items, link))
+
+    return batches(texts())
 
 
 def owners_text(item: dict[str, Any], shown: Callable[[str], str]) -> str:
@@ -257,7 +293,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "progress": progress_line(view.progress),
         "revision": revision_line(document, MARKDOWN),
         "estimates": estimates_section(document),
-        "sections": ((_heading(section), item_rows(section.items, link)) for section in view.sections),
+        "items": items_pieces(view.sections, link),
     }
 
 
