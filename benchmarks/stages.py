@@ -118,13 +118,9 @@ def measure(argv: list[str], reading: Callable[[], float]) -> tuple[dict[str, fl
                 patched.append((mod, attr, value))
                 setattr(mod, attr, wrappers[id(value)])
     _wrap_rules(meter, patched)
-    sink = io.StringIO()
-    stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = sink
     try:
-        meter.step(REST, lambda: _quiet(main, argv))
+        meter.step(REST, lambda: quietly(main, argv))
     finally:
-        sys.stdout, sys.stderr = stdout, stderr
         for mod, attr, value in reversed(patched):
             setattr(mod, attr, value)
     own = meter.own
@@ -132,11 +128,17 @@ def measure(argv: list[str], reading: Callable[[], float]) -> tuple[dict[str, fl
     return own, sum(own.values())
 
 
-def _quiet(main: Callable[[list[str]], Any], argv: list[str]) -> None:
+def quietly(main: Callable[[list[str]], Any], argv: list[str]) -> None:
+    """``main(argv)`` with its output dropped (and its exit, should it raise one)."""
+    sink = io.StringIO()
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = sink
     try:
         main(argv)
     except SystemExit:
         pass
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 def timed(argv: list[str]) -> tuple[dict[str, float], float]:
@@ -350,22 +352,12 @@ def work_counts(folder: Any) -> dict[str, dict[str, int]]:
     try:
         out = {}
         for case, argv in WORK_CASES.items():
-            _quiet_run(main, argv)
+            quietly(main, argv)
             own, _ = counted(argv)
             out[case] = {stage: int(calls) for stage, calls in own.items()}
         return out
     finally:
         os.chdir(here)
-
-
-def _quiet_run(main: Callable[[list[str]], Any], argv: list[str]) -> None:
-    sink = io.StringIO()
-    stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = sink
-    try:
-        _quiet(main, argv)
-    finally:
-        sys.stdout, sys.stderr = stdout, stderr
 
 
 # A stage's calls may move by this much from its budget before the test fails: the larger of a
