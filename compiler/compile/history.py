@@ -76,7 +76,7 @@ def read_previous(path: str, limits: Limits, plan: Plan | None = None) -> Previo
     from compiler.model.validate import build_plan
 
     try:
-        doc = load(path, limits=limits)
+        doc = load(path, limits=limits, unique_keys=False)  # our own output: a repeated key changes nothing
     except PlanInputError as err:
         return Previous(note=f"the previous {path} cannot be read ({err.diagnostic.message}): {_AS_FIRST}")
     data = doc.data

@@ -10,7 +10,7 @@ GitHub's renderer. Used by the Markdown page (compiler/render/markdown.py), the 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from compiler.core.display import UNSAFE, escape
 
@@ -125,6 +125,17 @@ def _md_line(s: str, *, at_start: bool = True) -> str:
 def _no_mention(s: str) -> str:
     """Escaped text with a word joiner after each `@` that GitHub would make a mention."""
     return _MENTION.sub(_NO_MENTION, s)
+
+
+def plain_code(text: Any) -> TypeGuard[str]:
+    """Whether ``code(text)`` is ``text`` between single backticks, as it is (code()'s own first test)."""
+    return type(text) is str and text != "" and text[0] != " " and _CODE_SPECIAL.search(text) is None
+
+
+def plain_text(text: Any) -> TypeGuard[str]:
+    """Whether ``md(text)`` is ``text`` as it is (md()'s own first test, and no ``@``)."""
+    return (type(text) is str and _MD_ANY_SPECIAL.search(text) is None and _BLOCK_START.match(text) is None
+            and "@" not in text)
 
 
 def code(text: Any) -> str:

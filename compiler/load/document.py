@@ -35,12 +35,14 @@ class Document(NamedTuple):
     text: str = ""  # the text it was parsed from, for excerpts in later input errors
 
 
-def load(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> Document:
+def load(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS, unique_keys: bool = True) -> Document:
     """Read and parse a plan file. Raises PlanInputError (exit 2) when it cannot be read or parsed."""
-    return load_with_text(path, stdin=stdin, limits=limits)[0]
+    # unique_keys=False: a repeated key of a JSON file is not looked for (compiler/load/json_reader.py)
+    return load_with_text(path, stdin=stdin, limits=limits, unique_keys=unique_keys)[0]
 
 
-def load_with_text(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS) -> tuple[Document, str]:
+def load_with_text(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIMITS,
+                   unique_keys: bool = True) -> tuple[Document, str]:
     """``load``, also returning the text it parsed (for tools that edit the file, like fix)."""
     if path != STDIN:
         suffix = FsPath(path).suffix.lower()
@@ -48,14 +50,15 @@ def load_with_text(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIM
             raise input_error("EP001", f"unknown extension {suffix or '(none)'!r}", path,
                               hint="plan files end in .yaml, .yml or .json (use - for standard input)")
     name, text = read_text(path, stdin=stdin, limits=limits)
-    return parse_text(text, name, detect_format(path, text), limits=limits), text
+    return parse_text(text, name, detect_format(path, text), limits=limits, unique_keys=unique_keys), text
 
 
-def parse_text(text: str, name: str, fmt: Format, *, limits: Limits = DEFAULT_LIMITS) -> Document:
+def parse_text(text: str, name: str, fmt: Format, *, limits: Limits = DEFAULT_LIMITS,
+               unique_keys: bool = True) -> Document:
     """Parse a plan's text. A PlanInputError that has a line carries that line as its excerpt."""
     try:
         if fmt == "json":
-            data, smap = parse_json(text, name, limits)
+            data, smap = parse_json(text, name, limits, unique_keys=unique_keys)
         else:
             data, smap = parse_yaml(text, name, limits)
         if "\\u" in text or "\\U" in text:  # only escapes can make lone surrogates

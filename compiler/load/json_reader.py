@@ -104,10 +104,16 @@ def _json_problem(text: str, err: json.JSONDecodeError) -> tuple[str, str | None
     return err.msg, None, at
 
 
-def parse_json(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
-    """The plain data of a JSON plan and its source map. A PlanInputError when it is not JSON we read."""
+def parse_json(text: str, name: str, limits: Limits, *, unique_keys: bool = True) -> tuple[Any, SourceMap]:
+    """The plain data of a JSON plan and its source map. A PlanInputError when it is not JSON we read.
+    ``unique_keys=False`` reads a file whose repeated keys do not matter (a compiled file of ours,
+    read back for its revision: the last one wins), without the hook that looks for them on every
+    object (0.2 s of the 0.45 s that reading a 100,000-item evidence-plan.json takes)."""
     try:
-        data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        if unique_keys:
+            data = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        else:
+            data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
         message, hint, at = _json_problem(text, err)
         raise input_error("EP002", f"invalid JSON: {message}", name, LineIndex(text).position(at), hint=hint) from None

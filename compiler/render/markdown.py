@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
-from compiler.core.markdown import cell, code, md, proof_text
+from compiler.core.markdown import cell, code, md, plain_code, plain_text, proof_text
 from compiler.core.paths import leaves_root, relative_posix
 from compiler.core.write import batches
 from compiler.render.sentences import (
@@ -78,6 +78,16 @@ def _url_target(url: str) -> str:
     return quote(url, safe="/:?#[]@!$&'*+,;=%~-._").replace("&", "&amp;")
 
 
+def plain_prefix(base: str) -> str | None:
+    """What a plain path is joined to, to be seen from the Markdown file (``base``: the repository
+    root relative to it), when ``base`` is plain too (``""`` for the root itself); else None."""
+    if base in ("", "."):
+        return ""
+    if _SAFE_PATH.fullmatch(base) and posixpath.normpath(base) == base and not base.endswith("/"):
+        return base + "/"
+    return None
+
+
 def repository_link(base: str) -> Callable[[str], str]:
     """The link target of a repository path, seen from the Markdown file (``base`` is the
     repository root relative to it): the path joined onto ``base``, normalized and quoted.
@@ -85,11 +95,7 @@ def repository_link(base: str) -> Callable[[str], str]:
     Most paths are plain (``src/app.py``: no ``.`` or ``..`` part, nothing to quote): when
     ``base`` is plain too, their target is ``base/path`` as it stands, found by one regular
     expression instead of a join, a normalization and a quoting check per evidence entry."""
-    prefix: str | None = None
-    if base in ("", "."):
-        prefix = ""
-    elif _SAFE_PATH.fullmatch(base) and posixpath.normpath(base) == base and not base.endswith("/"):
-        prefix = base + "/"
+    prefix = plain_prefix(base)
 
     def link(path: str) -> str:
         if prefix is not None and _PLAIN_PATH.fullmatch(path):
@@ -193,17 +199,68 @@ def item_text(row: Row) -> str:
     ])
 
 
-def items_pieces(sections: Iterable[Any], link: Callable[[str], str]) -> Iterator[str]:
+def items_pieces(sections: Iterable[Any], base: str) -> Iterator[str]:
     """The items' part of the page, section by section (a wave, or the plan's order when it is
     blocked): each heading and its items' blocks, joined into pieces of about a megabyte. One
-    stream for the page, not one per section: a chain of 100,000 items has 100,000 waves."""
+    stream for the page, not one per section: a chain of 100,000 items has 100,000 waves. ``base``
+    is the repository root relative to the Markdown file."""
+    link = repository_link(base)
+    prefix = plain_prefix(base)
 
     def texts() -> Iterator[str]:
         for section in sections:
             yield f"\n## {_heading(section)}\n"
-            yield from map(item_text, item_rows(section.items, link))
+            for item in section.items:
+                text = None if prefix is None else plain_item_text(item, prefix)
+                yield text if text is not None else item_text(next(item_rows((item,), link)))
 
     return batches(texts())
+
+
+# The keys of the commonest item of a large plan, which plain_item_text lays out on its own.
+_PLAIN_ITEM_KEYS = frozenset(("id", "change", "evidence", "depends_on", "proof", "wave"))
+_PLAIN_EVIDENCE_KEYS = frozenset(("path", "line", "lines", "resolved_lines", "hash"))
+
+
+def plain_item_text(item: dict[str, Any], prefix: str) -> str | None:
+    """``item_text`` of the commonest item, made in one step where no part needs escaping: an id,
+    a change, dependencies and a one-line proof that md() and code() would show as they are, and
+    evidence citing plain paths by line or range; None for any other item (item_text makes it).
+    ``prefix``: plain_prefix of the page's base. A fast path, held to item_text by a differential
+    test (tests/render/test_markdown.py); it is what most rows of a large plan take, at about half
+    the time."""
+    if not item.keys() <= _PLAIN_ITEM_KEYS:
+        return None
+    ident, change, proof = item["id"], item.get("change"), item.get("proof")
+    if not (plain_code(ident) and plain_code(proof) and "\n" not in proof and plain_text(change) and change):
+        return None
+    deps = item.get("depends_on") or ()
+    for dep in deps:
+        if not plain_code(dep):
+            return None
+    lines = []
+    for ev in item.get("evidence") or ():
+        if type(ev) is not dict or not ev.keys() <= _PLAIN_EVIDENCE_KEYS:
+            return None
+        path = ev.get("path")
+        if type(path) is not str or _PLAIN_PATH.fullmatch(path) is None:
+            return None
+        if "line" in ev:
+            if "lines" in ev or type(ev["line"]) is not int:
+                return None
+            lines.append(f"[`{path}:{ev['line']}`]({prefix}{path}#L{ev['line']})")
+        elif "lines" in ev:
+            span = ev["lines"]
+            if type(span) is not str or _RESOLVED.fullmatch(span) is None:
+                return None
+            start, _, end = span.partition("-")
+            lines.append(f"[`{path}:{span}`]({prefix}{path}#L{start}-L{end})")
+        else:
+            lines.append(f"[`{path}`]({prefix}{path})")
+    evidence = f"- **Evidence:**\n  - {EVIDENCE_SEPARATOR.join(lines)}\n" if lines else "- **Evidence:** _none_\n"
+    depends_on = ", ".join([f"`{dep}`" for dep in deps]) if deps else "_nothing_"
+    return (f"\n### `{ident}`\n\n- **Change:** {change}\n{evidence}- **Depends on:** {depends_on}\n"
+            f"- **Proof:** `{proof}`\n")
 
 
 def owners_text(item: dict[str, Any], shown: Callable[[str], str]) -> str:
@@ -278,7 +335,6 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
     headline = " · ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in view.counts if n or w == "item")
     if document.get("status") == "ready":
         headline += f" · widest wave {document.get('summary', {}).get('widest_wave', 0)}"
-    link = repository_link(base)
     return {
         "doc": document,
         "title": view.title,
@@ -293,7 +349,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "progress": progress_line(view.progress),
         "revision": revision_line(document, MARKDOWN),
         "estimates": estimates_section(document),
-        "items": items_pieces(view.sections, link),
+        "items": items_pieces(view.sections, base),
     }
 
 

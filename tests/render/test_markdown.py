@@ -569,3 +569,49 @@ def test_a_document_without_progress_renders_as_before() -> None:
     text = render_markdown(document)
     assert "Progress" not in text and "## Wave 1\n" in text and "### `a` · done ✓" in text
     assert "\n## Dropped\n\n### `d` · dropped\n" in text
+
+
+# --- the fast path of an item's block -----------------------------------------------------------
+
+_PIECES = st.sampled_from(["a", "b-1", "x_y", "`", "``", " ", "@", "@x", "*", "#", "\n", "\t", "-", "1.", "<", "&",
+                           "\\", "|", "é", "\u202e", ":", "www.", "\r"])
+_WORDS = st.lists(_PIECES, max_size=5).map("".join)
+_PATHS = st.one_of(st.sampled_from(["a.py", "src/app.py", "docs/x-y_z.md", "../up.py", "/abs.py", "a b.py", "a`b.py",
+                                    ".hidden/x.py", "a//b.py", "C:/x.py", "javascript:x"]), _WORDS)
+_EVIDENCE = st.one_of(
+    st.builds(dict, path=_PATHS),
+    st.builds(dict, path=_PATHS, line=st.one_of(st.integers(1, 999), st.just("7"))),
+    st.builds(dict, path=_PATHS, lines=st.sampled_from(["3-4", "10-12", "x", "4", "1-2-3"])),
+    st.builds(dict, path=_PATHS, line=st.integers(1, 9), resolved_lines=st.just("1-1"), hash=st.just("ab")),
+    st.builds(dict, path=_PATHS, symbol=st.just("f"), resolved_lines=st.just("3-9")),
+    st.builds(dict, path=_PATHS, line=st.integers(1, 9), contains=_WORDS),
+    st.builds(dict, url=st.sampled_from(["https://x.org/a", "ftp://y"])),
+    st.just("src/app.py:3"),
+)
+_ITEMS = st.fixed_dictionaries(
+    {"id": _WORDS, "change": _WORDS, "evidence": st.lists(_EVIDENCE, max_size=3),
+     "depends_on": st.lists(_WORDS, max_size=3), "proof": _WORDS},
+    optional={"wave": st.integers(1, 9), "status": st.sampled_from(["done", "todo"]), "paths": st.just(["a.py"]),
+              "reason": _WORDS})
+
+
+@settings(max_examples=600, deadline=None)
+@given(item=_ITEMS, base=st.sampled_from(["", ".", "..", "docs", "../repo", "a b", "x/../y"]))
+@example(item={"id": "item-1", "change": "Change number 1", "evidence": [{"path": "src/pkg1/module_1.py", "line": 2}],
+               "depends_on": ["item-0"], "proof": "pytest tests/test_1.py", "wave": 2}, base="..")
+def test_the_fast_path_of_an_items_block_writes_what_item_text_writes(item: dict[str, object], base: str) -> None:
+    """plain_item_text is item_text, for every item it takes (and it takes the commonest)."""
+    prefix = render.plain_prefix(base)
+    fast = None if prefix is None else render.plain_item_text(item, prefix)
+    if fast is not None:
+        assert fast == render.item_text(next(item_rows([item], repository_link(base))))
+
+
+def test_the_fast_path_takes_the_commonest_item_and_leaves_the_rest() -> None:
+    item = {"id": "item-1", "change": "Change number 1", "evidence": [{"path": "src/pkg1/module_1.py", "line": 2},
+                                                                      {"path": "a.py", "lines": "3-4"}],
+            "depends_on": ["item-0"], "proof": "pytest tests/test_1.py", "wave": 2}
+    assert render.plain_item_text(item, "") == render.item_text(next(item_rows([item], repository_link("."))))
+    for other in ({"status": "done"}, {"change": "a `b`"}, {"proof": "a\nb"}, {"id": "a`b"}, {"change": "@x"},
+                  {"evidence": [{"path": "../a.py", "line": 1}]}, {"evidence": [{"path": "a.py", "contains": "x"}]}):
+        assert render.plain_item_text({**item, **other}, "") is None, other
