@@ -240,16 +240,28 @@ def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
         return
     from compiler.analysis.proofs import scripts
 
-    for item in ctx.plan.items:
-        for script in scripts(item.proof):
+    repo = ctx.repo
+    judged: dict[str, list[str]] = {}  # proof -> what is missing of the scripts it runs: judged once per proof
+
+    def missing(proof: str) -> list[str]:
+        out = []
+        for script in scripts(proof):
             if leaves_root(script):
                 continue  # outside the repository: not ours to judge
             path = script.removeprefix("./")
-            if ctx.repo.facts(path).kind == "missing":
-                guess = ctx.repo.suggest(path)
+            if repo.facts(path).kind == "missing":
+                guess = repo.suggest(path)
                 hint = f" (did you mean {guess}?)" if guess else ""
-                yield Diagnostic("EP209", f"{clip(item.id)} proof runs {clip(script)}, but {clip(path)} does not"
-                                 f" exist{hint}", item=item.id, location=ctx.loc(item, "proof"))
+                out.append(f"{clip(script)}, but {clip(path)} does not exist{hint}")
+        return out
+
+    for item in ctx.plan.items:
+        found = judged.get(item.proof)
+        if found is None:
+            found = judged[item.proof] = missing(item.proof)
+        for problem in found:
+            yield Diagnostic("EP209", f"{clip(item.id)} proof runs {problem}", item=item.id,
+                             location=ctx.loc(item, "proof"))
 
 
 # A class whose tests may come from a base class defined elsewhere: a name it lacks may be inherited.
@@ -338,12 +350,16 @@ def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
         return
     from compiler.analysis.proofs import targets_of
 
+    repo = ctx.repo
+    judged: dict[str, list[str]] = {}  # proof -> what is missing of the tests it runs: judged once per proof
     for item in ctx.plan.items:
-        for target in targets_of(item.proof):
-            problem = _missing_test(target, ctx.repo)
-            if problem is not None:
-                yield Diagnostic("EP210", f"{clip(item.id)} proof runs {clip(target.word)}, but {problem}",
-                                 item=item.id, location=ctx.loc(item, "proof"))
+        found = judged.get(item.proof)
+        if found is None:
+            found = judged[item.proof] = [f"{clip(target.word)}, but {problem}" for target in targets_of(item.proof)
+                                          if (problem := _missing_test(target, repo)) is not None]
+        for problem in found:
+            yield Diagnostic("EP210", f"{clip(item.id)} proof runs {problem}", item=item.id,
+                             location=ctx.loc(item, "proof"))
 
 
 RULES = (

@@ -168,6 +168,23 @@ def test_ep210_a_missing_test_file_or_test_is_an_error_at_the_proof(tmp_path: Pa
     assert compile_plan(str(plan), verify_evidence=False).diagnostics == ()
 
 
+def test_a_proof_given_by_many_items_is_judged_once_and_reported_at_each(tmp_path: Path) -> None:
+    """EP209 and EP210 look at the repository once per proof text (a large plan repeats a few
+    proofs), and still say it at every item that gives the proof, at its own line."""
+    from work import count
+
+    root = _repo(tmp_path)
+    lines = [f"  - {{id: i{n}, change: c, evidence: [tests], proof: {proof}}}"
+             for n in range(40) for proof in [("pytest tests/test_typez.py", "./tools/chek.sh")[n % 2]]]
+    plan = write_plan(root, "items:\n" + "\n".join(lines) + "\n")
+    result = compile_plan(str(plan))
+    assert rows(result.diagnostics) == [(("EP210", "EP209")[n % 2], f"i{n}", n + 2, lines[n].index("proof: ") + 8)
+                                        for n in range(40)]
+    assert len({d.message.split(" ", 1)[1] for d in result.diagnostics}) == 2  # the same words after each id
+    work = count(lambda: compile_plan(str(plan)))
+    assert work.of("_missing_test") == 1, work.top()
+
+
 def test_ep210_tests_that_are_there_pass(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     plan = write_plan(root, """
