@@ -153,7 +153,7 @@ def _timing(side: Side, wave_of: dict[str, int]) -> dict[str, Any] | None:
     """A ready plan's critical path by median estimate and its forecast (compiler/analysis/forecast.py, as
     compile computes them: the same waves, ids sorted in each), when an item gives an estimate."""
     items = side.plan.items
-    if side.status != "ready" or not any(item.options and item.option("estimate") is not None for item in items):
+    if side.status != "ready" or not side.plan.gives("estimate"):
         return None
     from compiler.analysis.forecast import monte_carlo, schedule
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler.analysis.progress import DONE, DROPPED, status, tracked
+from compiler.analysis.progress import DONE, DROPPED, status
 from compiler.checks.context import CheckContext, Rule
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip
@@ -15,7 +15,7 @@ from compiler.model.values import Item
 
 def missing_reason(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP019: a dropped item says why (in ``reason``), at its status."""
-    if not tracked(ctx.plan.items):
+    if not ctx.plan.gives("status"):
         return
     for item in ctx.plan.items:
         if status(item) != DROPPED or "reason" in item.broken:
@@ -37,7 +37,7 @@ def _statuses(items: tuple[Item, ...]) -> dict[str, Item]:
 def depends_on_dropped(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP307: a live item (todo, doing or done) depends on a dropped one, which has left the
     graph: at that depends_on entry, with a note at the dropped item's status."""
-    if not tracked(ctx.plan.items):
+    if not ctx.plan.gives("status"):
         return
     first = _statuses(ctx.plan.items)
     dropped = {ident for ident, item in first.items() if status(item) == DROPPED}
@@ -65,7 +65,7 @@ def done_before_dependency(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP308 (warning): a done item depends on one that is not done (todo or doing): its status,
     or the dependency, is wrong. Not an error: work is sometimes marked out of order, and the
     plan still orders. A dropped dependency is EP307's."""
-    if not tracked(ctx.plan.items):
+    if not ctx.plan.gives("status"):
         return
     first = _statuses(ctx.plan.items)
     for item in ctx.plan.items:

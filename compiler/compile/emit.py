@@ -50,7 +50,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
     every = result.plan.every_item()
     items = [item.to_dict() if not item.broken else {**item.to_dict(), "invalid": list(item.broken)}
              for item in every]
-    if any(entry.get("kind") == "approval" for entry in items):  # most plans have none
+    if result.plan.gives("kind") and any(entry.get("kind") == "approval" for entry in items):  # most plans have none
         _approval_states(result, every, items)
     wave_of = result.wave_of()  # empty when blocked: items then carry no wave
     if wave_of:
@@ -112,7 +112,7 @@ def _estimates(result: CompileResult, every: tuple[Any, ...], items: list[dict[s
     """Whether the plan's estimates and claims are grounded (EP112), and each flagged item's
     reasons on the item; None when the plan gives neither."""
     given = [(item, entry) for item, entry in zip(every, items, strict=True)
-             if item.options and item.option("estimate") is not None]
+             if item.options and item.option("estimate") is not None] if result.plan.gives("estimate") else []
     if not given and not result.plan.claims:
         return None
     from compiler.analysis.estimates import flags

@@ -238,7 +238,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
     planned = forecast = None
     if order and not any(d.severity == "error" for d in diagnostics):
         ordered, longest = _order(ctx, diagnostics)
-        if ordered and any(item.options and item.option("estimate") is not None for item in plan.items):
+        if ordered and plan.gives("estimate"):
             from compiler.analysis.forecast import monte_carlo, schedule
 
             planned = schedule(plan.items, ordered)

@@ -94,6 +94,7 @@ def build_plan(doc: Document) -> Plan:
         claims=claims,
         budget=budget,
         options=options,
+        item_options=frozenset([key for item in items if item.options for key, _ in item.options]),
     )
 
 

@@ -124,6 +124,15 @@ class Plan(NamedTuple):
     # Every other declared plan field the plan gives, that could be read: (name, value) in the
     # declarations' order, as plain JSON data (an Item's options, for the plan).
     options: tuple[tuple[str, Any], ...] = ()
+    # The names of the options any of its items gives (build_plan's): a feature the plan does not
+    # use costs its checks and outputs one look here (``gives``). None: not known, looked for.
+    item_options: frozenset[str] | None = None
+
+    def gives(self, name: str) -> bool:
+        """Whether any item of the plan gives the option ``name`` (``status``, ``estimate``, ``kind``...)."""
+        if self.item_options is not None:
+            return name in self.item_options
+        return any(key == name for item in self.items for key, _ in item.options)
 
     def every_item(self) -> tuple[Item, ...]:
         """Every item of the file, in the file's order: the checked ones and the unnamed."""

@@ -143,3 +143,10 @@ def test_ep111_an_approved_at_that_is_no_date_time_at_its_value() -> None:
 def test_a_wrong_kind_is_not_also_a_record_on_a_task() -> None:
     text = _recorded(GATED).replace("kind: approval", "kind: gate")
     assert [d.code for d in compile_yaml(text).diagnostics] == ["EP011", "EP310"]
+
+
+def test_the_gates_look_for_every_field_of_an_approval_record() -> None:
+    from compiler.analysis.approvals import RECORD
+    from compiler.checks.gates import _GATE_FIELDS
+
+    assert set(RECORD) <= set(_GATE_FIELDS)
