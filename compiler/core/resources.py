@@ -7,11 +7,11 @@ the repository. Both are looked up here and nowhere else.
 
 from __future__ import annotations
 
-from importlib.resources import files
-from pathlib import Path
-
 
 def read_text(folder: str, name: str) -> str:
+    from importlib.resources import files  # on first use: check reads no resource
+    from pathlib import Path
+
     packaged = files("compiler").joinpath(folder, name)
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")

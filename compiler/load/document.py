@@ -11,13 +11,12 @@ Bounded work on any input: see compiler/load/limits.py.
 
 from __future__ import annotations
 
-from pathlib import Path as FsPath
 from typing import Any, NamedTuple
 
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.core.display import kind_of
+from compiler.core.paths import suffix as file_suffix
 from compiler.load.errors import input_error, with_excerpt
-from compiler.load.json_reader import parse_json
 from compiler.load.limits import DEFAULT_LIMITS, Limits, too_many_items
 from compiler.load.read import STDIN, YAML_SUFFIXES, Format, detect_format, read_text
 from compiler.load.sourcemap import Path, SourceMap
@@ -45,7 +44,7 @@ def load_with_text(path: str, *, stdin: Any = None, limits: Limits = DEFAULT_LIM
                    unique_keys: bool = True) -> tuple[Document, str]:
     """``load``, also returning the text it parsed (for tools that edit the file, like fix)."""
     if path != STDIN:
-        suffix = FsPath(path).suffix.lower()
+        suffix = file_suffix(path).lower()
         if suffix not in YAML_SUFFIXES and suffix != ".json":
             raise input_error("EP001", f"unknown extension {suffix or '(none)'!r}", path,
                               hint="plan files end in .yaml, .yml or .json (use - for standard input)")
@@ -58,6 +57,8 @@ def parse_text(text: str, name: str, fmt: Format, *, limits: Limits = DEFAULT_LI
     """Parse a plan's text. A PlanInputError that has a line carries that line as its excerpt."""
     try:
         if fmt == "json":
+            from compiler.load.json_reader import parse_json  # on first use: a YAML plan needs no json
+
             data, smap = parse_json(text, name, limits, unique_keys=unique_keys)
         else:
             data, smap = parse_yaml(text, name, limits)

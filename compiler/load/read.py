@@ -7,10 +7,10 @@ cannot be read is EP001, EP005 or EP007, located at the file.
 
 from __future__ import annotations
 
-from pathlib import Path as FsPath
 from typing import Any, Literal
 
 from compiler.core.display import escape_surrogates
+from compiler.core.paths import suffix as file_suffix
 from compiler.load.errors import input_error, with_excerpt
 from compiler.load.limits import DEFAULT_LIMITS, Limits, too_large
 from compiler.load.sourcemap import LineIndex
@@ -132,7 +132,7 @@ def decode(raw: bytes, name: str) -> str:
 
 
 def detect_format(path: str, text: str) -> Format:
-    suffix = FsPath(path).suffix.lower() if path != STDIN else ""
+    suffix = file_suffix(path).lower() if path != STDIN else ""
     if suffix == ".json":
         return "json"
     if suffix in YAML_SUFFIXES:

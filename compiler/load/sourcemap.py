@@ -8,7 +8,6 @@ points somewhere useful (a missing field points at its item).
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from array import array
 from collections.abc import Callable, Sequence
@@ -228,6 +227,8 @@ def scan_json(text: str) -> tuple[dict[Path, Position], dict[Path, Position], tu
     Also returns the first duplicate key as ``(key, first, second)``, or None. The text is
     assumed to be well-formed (json parsed it first); on anything odd it just stops.
     """
+    import json  # here, not at the top: a YAML plan's positions need none
+
     lines = LineIndex(text)
     values: dict[Path, Position] = {}
     keys: dict[Path, Position] = {}

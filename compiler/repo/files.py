@@ -23,7 +23,6 @@ import mmap
 import os
 import posixpath
 import stat
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Self
 
 from compiler.core.paths import READ_FLAGS, is_absolute, leaves_root, open_flag
@@ -107,8 +106,8 @@ class Files:
     """The files under one root, read lazily and at most once each."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(os.path.realpath(root))
-        self._root = str(self.root)
+        self.root = os.path.realpath(root)
+        self._root = self.root
         self._facts: dict[str, FileFacts] = {}
         self._dirs: dict[str, str | None] = {}  # folder -> its real path, None when it leaves the root
         self._mapped: list[mmap.mmap] = []

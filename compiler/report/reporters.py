@@ -13,7 +13,6 @@ workspace, or the working folder outside Actions); a file outside it is named by
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
@@ -114,6 +113,8 @@ def as_json(diagnostics: Sequence[Diagnostic], plans: Sequence[PlanReport] = ())
             obj["plan"] = escape_surrogates(plan.plan)  # as location.file: a name that is not UTF-8
             obj["plan_status"] = plan.status
         out.append(obj)
+    import json  # on first use: the text report (check's default) needs none
+
     return json_safe(json.dumps(out, indent=2, ensure_ascii=False)) + "\n"
 
 
@@ -326,6 +327,8 @@ def sarif(diagnostics: Sequence[Diagnostic], version: str, *, cwd: str = ".", ba
             }
         ],
     }
+    import json
+
     return json_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
