@@ -37,6 +37,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TextIO
 
+from compiler.core.lazy import lazy
+
 if TYPE_CHECKING:
     from compiler.core.write import Content
 
@@ -119,13 +121,13 @@ def json_pieces(pieces: Iterable[str]) -> Iterator[str]:
 
 
 # A text that YAML could write with a "::" first on a line (folded at a space, or a key) or a "##[".
-_YAML_HAZARD = re.compile(f"##\\[|(?:\\A|[\n\r{_BLANK}]):(?=:)")
-_YAML_LINE = re.compile(f"^([{_BLANK}]*):(?=:)", re.MULTILINE)
+_YAML_HAZARD = lazy(f"##\\[|(?:\\A|[\n\r{_BLANK}]):(?=:)")
+_YAML_LINE = lazy(f"^([{_BLANK}]*):(?=:)", re.MULTILINE)
 
 
 def yaml_hazard(value: str) -> bool:
     """Whether a string must be written double-quoted for ``yaml_safe`` to make its YAML safe."""
-    return _YAML_HAZARD.search(value) is not None
+    return _YAML_HAZARD().search(value) is not None
 
 
 def yaml_safe(text: str) -> str:
@@ -134,7 +136,7 @@ def yaml_safe(text: str) -> str:
     ``::`` written ``\\x3a`` (inside a double-quoted scalar, where such a line can only be)."""
     if "##[" in text:
         text = text.replace("##[", "##\\x5b")
-    return _YAML_LINE.sub(lambda m: m.group(1) + "\\x3a", text) if "::" in text else text
+    return _YAML_LINE().sub(lambda m: m.group(1) + "\\x3a", text) if "::" in text else text
 
 
 class Commands(str):
@@ -142,7 +144,7 @@ class Commands(str):
 
 
 # A line of Commands: an annotation, its properties escaped (no ":"), its data neutralised (no "##[").
-_OWN = re.compile(r"::(?:error|warning|notice) [^\n\r:]*::(?:(?!##\[)[^\n\r])*\n")
+_OWN = lazy(r"::(?:error|warning|notice) [^\n\r:]*::(?:(?!##\[)[^\n\r])*\n")
 
 
 def _escape_data(value: str) -> str:
@@ -181,7 +183,7 @@ class Guard:
         """The tool's own workflow commands, written as they are (a line that is not one of
         them, which ``command`` cannot make, is neutralised like any other text)."""
         for line in text.splitlines(keepends=True):
-            if _OWN.fullmatch(line):
+            if _OWN().fullmatch(line):
                 self._stream.write(line)
                 self._neutralise.line_start()
             else:

@@ -23,12 +23,12 @@ Plain Python, no imports beyond the standard library: ``check`` reads it.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from functools import lru_cache
 from typing import NamedTuple
 
 from compiler.core.display import quoted
+from compiler.core.lazy import lazy
 
 ANY = "**"  # the segment that stands for any number of whole segments
 # Steps of the overlap search for one pair of paths at most (a step: one state visited, in the
@@ -81,7 +81,7 @@ class Glob(NamedTuple):
 # blank. (The schema adds maxLength for MAX_PATH.)
 _SEGMENT = r"(?:\*\*|(?!\.\.?(?:/|$))(?:[^/\\\[\]*\x00-\x1f\x7f]|\*(?!\*)){1,255})"
 SCHEMA_PATTERN = rf"^(?!\s*$){_SEGMENT}(?:/{_SEGMENT})*/?$"
-_VALID = re.compile(SCHEMA_PATTERN).fullmatch  # fullmatch: $ would let a final newline through
+_VALID = lazy(SCHEMA_PATTERN)  # fullmatch: $ would let a final newline through; compiled for a plan that gives paths
 
 
 def has_wildcard(segment: str) -> bool:
@@ -90,7 +90,7 @@ def has_wildcard(segment: str) -> bool:
 
 def problem(text: str) -> str | None:
     """Why ``text`` is not a path of the grammar, in our words, or None when it is one."""
-    if len(text) <= MAX_PATH and _VALID(text):  # the common case, in one regular expression (the same grammar)
+    if len(text) <= MAX_PATH and _VALID().fullmatch(text):  # the common case: one regular expression
         return None
     if not text or text.isspace():
         return "a path is empty"

@@ -61,10 +61,12 @@ _IMPLICIT: list[tuple[str, str, str]] = [
     ("value", r"^(?:=)$", "="),
     ("yaml", r"^(?:!|&|\*)$", "!&*"),
 ]
-_BY_START: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+# First character -> [tag, its pattern compiled on first use (None until then), the pattern's text]:
+# a plan's scalars start with few of them, and compiling all was 1.5 ms of every start.
+_BY_START: dict[str, list[list[Any]]] = {}
 for _tag, _pattern, _starts in _IMPLICIT:
     for _c in _starts:
-        _BY_START.setdefault(_c, []).append((_CORE + _tag, re.compile(_pattern, re.X)))
+        _BY_START.setdefault(_c, []).append([_CORE + _tag, None, _pattern])
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 # A float as ruamel.yaml's constructor builds it with float() alone: digits, a point, digits (no
 # underscores, exponent, infinity or nan, which it reads its own way).
@@ -73,8 +75,12 @@ _DECIMAL_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*\Z")
 
 def resolve_plain(value: str) -> str:
     """The tag YAML 1.2 (as ruamel.yaml reads it) gives a plain scalar."""
-    for tag, pattern in _BY_START.get(value[:1], ()):
+    for entry in _BY_START.get(value[:1], ()):
+        pattern = entry[1]
+        if pattern is None:
+            pattern = entry[1] = re.compile(entry[2], re.X)  # the same text compiled again is re's cache hit
         if pattern.match(value):
+            tag: str = entry[0]
             return tag
     return _CORE + "str" if value else _CORE + "null"
 
@@ -158,7 +164,13 @@ def _construct_with_ruamel(tag: str, value: str) -> Any:
     return built
 
 
-_LINE_BREAKS_1_1 = re.compile("[\x85\u2028\u2029\ufeff]")
+_LINE_BREAKS_1_1 = "\x85\u2028\u2029\ufeff"  # looked for with str.find: no pattern to compile at every start
+
+
+def _line_break_1_1(text: str) -> int:
+    """Where the first of _LINE_BREAKS_1_1 is in ``text``, or -1."""
+    found = [at for at in map(text.find, _LINE_BREAKS_1_1) if at >= 0]
+    return min(found) if found else -1
 _BLOCK_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
 
 
@@ -189,9 +201,9 @@ def _skipped(text: str) -> Doubt | None:
     for what, at in (("a %YAML directive", text.find("%YAML")), ("a tab", text.find("\t"))):
         if at >= 0:
             return Doubt(what, LineIndex(text).position(at))
-    other = _LINE_BREAKS_1_1.search(text)
-    if other is not None:
-        return Doubt(f"the character U+{ord(other.group()):04X}", LineIndex(text).position(other.start()))
+    other = _line_break_1_1(text)
+    if other >= 0:
+        return Doubt(f"the character U+{ord(text[other]):04X}", LineIndex(text).position(other))
     return None
 
 
@@ -201,7 +213,7 @@ NO_DOCUMENT = object()  # a text without a document (nothing, or only comments),
 def event_parser(text: str) -> Any:
     """libyaml's parser for ``text``, or None where this path is not to be taken (also the
     condition of compiler/load/yaml_nodes.py, which composes the nodes an edit needs from its events)."""
-    if "%YAML" in text or "\t" in text or _LINE_BREAKS_1_1.search(text) is not None:
+    if "%YAML" in text or "\t" in text or _line_break_1_1(text) >= 0:
         # libyaml (1.1) knows no directive for 1.2. Tabs: libyaml, as the YAML spec, takes them
         # between tokens and inside plain text, where ruamel.yaml refuses them. U+2028, U+2029
         # and U+0085 are line breaks to YAML 1.1 and text to 1.2, and a byte-order mark inside

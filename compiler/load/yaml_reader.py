@@ -20,6 +20,7 @@ from typing import Any
 
 from compiler.core.diagnostics import PlanInputError
 from compiler.core.display import clip, printable, quoted
+from compiler.core.lazy import lazy
 from compiler.load.errors import input_error
 from compiler.load.limits import Limits, too_many_items
 from compiler.load.sourcemap import LineIndex, Path, Position, SourceMap
@@ -93,8 +94,8 @@ def _yaml_position(text: str, offset: int) -> Position:
     return len(lines), len(lines[-1]) + 1
 
 
-_YAML_VERSION = re.compile(r"(?:\A|(?<=[\r\n]))%YAML[ \t]+(\S+)")
-_BAD_ESCAPE = re.compile(r"\\U(?:0*(?:[2-9a-fA-F][0-9a-fA-F]{5}|1[1-9a-fA-F][0-9a-fA-F]{4})|[0-9a-fA-F]{9,})")
+_YAML_VERSION = lazy(r"(?:\A|(?<=[\r\n]))%YAML[ \t]+(\S+)")
+_BAD_ESCAPE = lazy(r"\\U(?:0*(?:[2-9a-fA-F][0-9a-fA-F]{5}|1[1-9a-fA-F][0-9a-fA-F]{4})|[0-9a-fA-F]{9,})")
 
 
 def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, SourceMap]:
@@ -104,7 +105,7 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.reader import ReaderError
 
-    version = next((v for v in _YAML_VERSION.finditer(text) if v.group(1) not in ("1.1", "1.2")), None)
+    version = next((v for v in _YAML_VERSION().finditer(text) if v.group(1) not in ("1.1", "1.2")), None)
     if version is not None:  # ruamel asserts on other versions, on any document
         raise input_error("EP002", f"invalid YAML: version {clip(version.group(1), 20)} is not one YAML knows", name,
                           _yaml_position(text, version.start(1)), hint="say %YAML 1.2, or leave the directive out")
@@ -144,7 +145,7 @@ def _parse_yaml_reference(text: str, name: str, limits: Limits) -> tuple[Any, So
     except YAMLError as err:
         raise input_error("EP002", f"invalid YAML: {clip(str(err), 400)}", name) from None
     except ValueError as err:  # a \U escape past U+10FFFF: ruamel's chr() fails
-        escape = _BAD_ESCAPE.search(text)
+        escape = _BAD_ESCAPE().search(text)
         raise input_error("EP002", "invalid YAML: an escape that is no character" if escape else f"invalid YAML: {err}",
                           name, _yaml_position(text, escape.start()) if escape else None,
                           hint="\\U escapes go up to \\U0010FFFF" if escape else None) from None

@@ -21,6 +21,7 @@ from typing import Any, Literal, NamedTuple
 
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.core.display import clip, quoted
+from compiler.core.lazy import lazy
 from compiler.model.fields import MAX_SPREAD
 
 TIERS = ("simple", "medium", "complex")
@@ -128,7 +129,7 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 # What the depth check reads: strings (whose brackets are text), comments, brackets and braces.
 # Each kind of string reads to its end, or to the end of the text (or line) when it has none:
 # never a match that fails and is tried again further on, so one pass over the text.
-_TOML_TOKEN = re.compile("|".join((
+_TOML_TOKEN = lazy("|".join((
     r'"""(?:\\[\s\S]|[^\\"]|"(?!""))*(?:"""(?:"{1,2}(?!"))?)?',  # a multi-line string (may end in "" more)
     r"'''(?:[^']|'(?!''))*(?:'''(?:'{1,2}(?!'))?)?",  # a multi-line literal string
     r'"(?:\\.|[^"\\\n])*"?',  # a string
@@ -145,7 +146,7 @@ def too_deep(text: str) -> tuple[int, int] | None:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return None
     depth = 0
-    for token in _TOML_TOKEN.finditer(text):
+    for token in _TOML_TOKEN().finditer(text):
         c = token.group()
         if c in "[{":
             depth += 1

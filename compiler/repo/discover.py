@@ -18,19 +18,19 @@ than check part of a tree.
 from __future__ import annotations
 
 import os
-import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from compiler.core.diagnostics import Diagnostic, Location
+from compiler.core.lazy import lazy
 
 PLAN_FILES = r"(^|/)([^/]+\.)?plan\.(ya?ml|json)$"
 """The names of plan files, as a regular expression searched in a POSIX path relative to the
 folder (pre-commit searches the hook's ``files:`` the same way, in paths relative to the
 repository)."""
 
-_PLAN_FILES = re.compile(PLAN_FILES)
+_PLAN_FILES = lazy(PLAN_FILES)
 
 SKIPPED_FOLDERS = frozenset({
     ".git", ".hg", ".svn",  # version control: git's objects and the like are never plans
@@ -58,7 +58,7 @@ class Found(NamedTuple):
 
 def is_plan_file(path: str) -> bool:
     """Whether a path (relative, POSIX) is named like a plan file."""
-    return _PLAN_FILES.search(path) is not None
+    return _PLAN_FILES().search(path) is not None
 
 
 def expand(paths: Iterable[str], *, max_entries: int = MAX_ENTRIES) -> Found:

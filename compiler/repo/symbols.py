@@ -14,6 +14,8 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from compiler.core.lazy import lazy
+
 MAX_PARSE_BYTES = 1 << 20
 """Python files up to this size are parsed whole when a symbol is not found more cheaply: ``ast``
 takes 0.5-1.7 s and 60-180 MB of memory per MB of source on a two-core machine. A larger file is
@@ -338,12 +340,12 @@ def python_symbols_by_statement(lines: list[str], spans: list[tuple[int, int]]) 
     return out
 
 
-_DEFINITION = re.compile(
+_DEFINITION = lazy(
     r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
     r"(?:def|class|function|fn|func|struct|enum|interface|trait|type|module|impl|const|let|var|val"
     r"|object|record|protocol|macro|sub|procedure)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
 )
-_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)")
+_ASSIGNMENT = lazy(r"^\s*([A-Za-z_$][\w$]*)\s*(?::[^=]*)?=(?!=)")
 
 
 def heading(line: str) -> str | None:
@@ -366,11 +368,12 @@ def heuristic_symbols(text: str | list[str]) -> dict[str, tuple[int, int]]:
     ``NAME = ...`` at any indent, and Markdown headings. Each maps to its one line."""
     out: dict[str, tuple[int, int]] = {}
     lines = text.split("\n") if isinstance(text, str) else text
+    definition, assignment = _DEFINITION().match, _ASSIGNMENT().match
     for n, line in enumerate(lines, 1):
-        m = _DEFINITION.match(line)
+        m = definition(line)
         name = m.group(1) if m else heading(line) if line.startswith("#") else None
         if name is None:
-            m = _ASSIGNMENT.match(line)
+            m = assignment(line)
             name = m.group(1) if m else None
         if name is not None:
             out.setdefault(name, (n, n))
