@@ -245,8 +245,10 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             forecast = monte_carlo(plan.items, ordered, deadline=deadline)
     else:  # `check`, or a plan blocked already: its cycles are found without ordering it
         diagnostics.extend(registry.run(ctx, "graph"))
-    complexity = assess(measure(plan.items, ordered), settings)
-    if (warning := above_max_tier(complexity, settings)) is not None:
+    # The tier is for the compiled JSON and for a repository's policy on it (EP311), which makes
+    # check order too: a check without one has no use for it.
+    complexity = assess(measure(plan.items, ordered), settings) if order else None
+    if complexity is not None and (warning := above_max_tier(complexity, settings)) is not None:
         pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
         diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
     return CompileResult(path=path, document=doc, plan=plan, diagnostics=sort_diagnostics(diagnostics),
