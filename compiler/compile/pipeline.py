@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from compiler.analysis.complexity import Complexity, above_max_tier, assess, measure
 from compiler.core.codes import Severity
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.core.display import clip
@@ -20,6 +19,7 @@ from compiler.model.validate import build_plan
 from compiler.model.values import Plan
 
 if TYPE_CHECKING:
+    from compiler.analysis.complexity import Complexity
     from compiler.analysis.forecast import Deadline
     from compiler.checks.context import CheckContext
     from compiler.compile.history import Revision
@@ -247,10 +247,14 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         diagnostics.extend(registry.run(ctx, "graph"))
     # The tier is for the compiled JSON and for a repository's policy on it (EP311), which makes
     # check order too: a check without one has no use for it.
-    complexity = assess(measure(plan.items, ordered), settings) if order else None
-    if complexity is not None and (warning := above_max_tier(complexity, settings)) is not None:
-        pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
-        diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
+    complexity = None
+    if order:
+        from compiler.analysis.complexity import above_max_tier, assess, measure
+
+        complexity = assess(measure(plan.items, ordered), settings)
+        if (warning := above_max_tier(complexity, settings)) is not None:
+            pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
+            diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
     return CompileResult(path=path, document=doc, plan=plan, diagnostics=sort_diagnostics(diagnostics),
                          waves=ordered, critical_path=longest, root=repo_root, evidence_verified=verify_evidence,
                          resolved=resolved, settings=settings, complexity=complexity, max_spread=max_spread,
