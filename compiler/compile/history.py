@@ -110,6 +110,8 @@ def read_previous(path: str, limits: Limits, plan: Plan | None = None) -> Previo
 _HISTORY_KEYS = ("revision", "status", "digest")
 _OUTPUT_ONLY_ITEM = frozenset(fields.COMPILED_ITEM_KEYS)
 _OUTPUT_ONLY_EVIDENCE = frozenset(fields.COMPILED_EVIDENCE_KEYS)
+# What a compiled item without options may hold: its five fields and what the output adds.
+_PLAIN_WRITTEN = frozenset(fields.COMMITMENTS) | _OUTPUT_ONLY_ITEM
 
 
 def same_items(raw: Any, plan: Plan) -> bool:
@@ -122,9 +124,24 @@ def same_items(raw: Any, plan: Plan) -> bool:
     if type(raw) is not list or len(raw) != len(every):
         return False
     strip_item, strip_evidence = _OUTPUT_ONLY_ITEM, _OUTPUT_ONLY_EVIDENCE
+    plain_keys = _PLAIN_WRITTEN
     for written, item in zip(raw, every, strict=True):
         if type(written) is not dict:
             return False
+        if not item.options and not item.broken:  # the commonest item: its five fields, compared as they stand
+            if not (written.keys() <= plain_keys and written.get("id") == item.id
+                    and written.get("change") == item.change and written.get("proof") == item.proof
+                    and written.get("depends_on") == list(item.depends_on)):
+                return False
+            evidence = written.get("evidence")
+            if type(evidence) is not list or len(evidence) != len(item.evidence):
+                return False
+            for cited, ev in zip(evidence, item.evidence, strict=True):
+                if cited != (made := ev.to_dict()) and (
+                        type(cited) is not dict or strip_evidence.isdisjoint(cited)
+                        or {k: v for k, v in cited.items() if k not in strip_evidence} != made):
+                    return False
+            continue
         mine = item.to_dict()
         entry = written if written.keys() == mine.keys() else {
             key: value for key, value in written.items() if key not in strip_item}

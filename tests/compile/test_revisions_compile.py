@@ -217,6 +217,22 @@ def test_an_unchanged_recompile_takes_the_fast_path_for_every_bundled_plan(repo:
     assert taken >= 40
 
 
+def test_an_unchanged_recompile_of_verified_evidence_takes_the_fast_path(repo: Path, tmp_path: Path) -> None:
+    """Verified evidence is written with its resolved lines and hash, which the plan does not give:
+    the fast path reads past them, for an item with options and for one without."""
+    from compiler.compile.emit import build_output
+    from compiler.compile.history import same_items
+    from compiler.compile.pipeline import compile_plan
+
+    for example in ("duplicate-email", "worked"):
+        result = compile_plan(str(repo / "examples" / example / "plan.yaml"))
+        document = json.loads(json.dumps(build_output(result, str(tmp_path))))
+        assert any("hash" in ev for item in document["items"] for ev in item["evidence"]), example
+        assert same_items(document["items"], result.plan), example
+        document["items"][0]["evidence"][0]["path"] += "x"
+        assert not same_items(document["items"], result.plan), example
+
+
 VARIANTS = [
     "  - {id: a, change: first, evidence: [app.py:3], proof: pytest}\n",
     "  - {id: a, change: First, evidence: [app.py:3], proof: pytest}\n",
