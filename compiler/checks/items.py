@@ -56,6 +56,8 @@ def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
 def id_grammar(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP015: ids follow the id grammar (compiler/core/ids.py): letters and digits of any script and
     ``- _ . / :``, starting with a letter or a digit, at most 128 characters."""
+    if ids.all_plain([ident for ident, _ in ctx.plan.id_indexes]):
+        return  # most plans: every id plain ASCII, decided at once
     for ident, index in ctx.plan.id_indexes:
         problem = ids.grammar_problem(ident)
         if problem:
@@ -92,6 +94,9 @@ def _id_shape(ident: str) -> str:
 def similar_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP108 (warning): ids that differ only in case or in ``-`` against ``_`` name one item twice,
     or make a dependency easy to get wrong. The same id twice is EP104's, not this rule's."""
+    known = ctx.plan.known_ids
+    if len({ident.casefold().replace("_", "-") for ident in known}) == len(known):
+        return  # no two ids of one shape (the commonest case), found without a call per id
     first: dict[str, tuple[str, int]] = {}
     for ident, index in ctx.plan.id_indexes:
         shape = _id_shape(ident)

@@ -49,6 +49,19 @@ _AS_LATIN = str.maketrans({
 })
 
 
+# Every id of a plan at once, when each is a plain ASCII id (most plans): one match over them all.
+_ASCII_ID_TEXT = f"[A-Za-z0-9][A-Za-z0-9._:/-]{{0,{MAX_LENGTH - 1}}}"
+_ASCII_IDS = re.compile(f"{_ASCII_ID_TEXT}(?:\n{_ASCII_ID_TEXT})*")
+
+
+def all_plain(idents: list[str]) -> bool:
+    """Whether every id is an ASCII id of the grammar (``grammar_problem`` is None for each),
+    decided by one regular expression over them all; False also where it cannot tell at once."""
+    joined = "\n".join(idents)
+    return (joined.isascii() and joined.count("\n") == len(idents) - 1  # no id holds a line break of its own
+            and _ASCII_IDS.fullmatch(joined) is not None)
+
+
 def grammar_problem(ident: str) -> str | None:
     """Why ``ident`` is not a valid id, or None."""
     if len(ident) > MAX_LENGTH:
