@@ -181,7 +181,21 @@ class Coverage(NamedTuple):
 
 def coverage(items: tuple[Item, ...], approval: str) -> Coverage:
     """What the approval with id ``approval`` covers (see the module's docstring) and its digest."""
-    return Graph(items).coverage(approval)
+    return graph_of(items).coverage(approval)
+
+
+_last: tuple[tuple[Item, ...], Graph] | None = None  # the last plan's graph: see graph_of
+
+
+def graph_of(items: tuple[Item, ...]) -> Graph:
+    """The Graph of a plan's items, made once for the same tuple: a compile asks for each
+    approval's coverage in its checks (EP111) and again for evidence-plan.json, and the digests
+    are most of their cost. Kept for the last tuple only (by identity: a tuple of items never
+    changes)."""
+    global _last  # noqa: PLW0603 - one entry, for the plan being compiled
+    if _last is None or _last[0] is not items:
+        _last = (items, Graph(items))
+    return _last[1]
 
 
 class Graph:
@@ -189,6 +203,7 @@ class Graph:
 
     def __init__(self, items: tuple[Item, ...]) -> None:
         self.first = first_items(items)
+        self.covered: dict[str, Coverage] = {}
         self.dependents: dict[str, list[str]] = {}
         for ident, item in self.first.items():
             for dep in item.depends_on:
@@ -196,6 +211,13 @@ class Graph:
                     self.dependents.setdefault(dep, []).append(ident)
 
     def coverage(self, approval: str) -> Coverage:
+        """What ``approval`` covers, worked out once (``_coverage``)."""
+        found = self.covered.get(approval)
+        if found is None:
+            found = self.covered[approval] = self._coverage(approval)
+        return found
+
+    def _coverage(self, approval: str) -> Coverage:
         """One walk down the approval's dependents, one walk up from the irreversible ones among
         them. Iterative, each item visited once per walk; a cycle (reported elsewhere) ends a
         walk, not the program."""
@@ -296,7 +318,6 @@ def states(items: tuple[Item, ...]) -> dict[str, State]:
     """The state of each approval item, and of each item that records an approval without being
     one, by id (the first item of an id): none for a plan without either."""
     out: dict[str, State] = {}
-    graph: Graph | None = None
     for ident, item in first_items(items).items():
         if not item.options:
             continue
@@ -306,8 +327,7 @@ def states(items: tuple[Item, ...]) -> dict[str, State]:
             continue
         cover: Coverage | None = None
         if approval:
-            graph = graph or Graph(items)
-            cover = graph.coverage(ident)
+            cover = graph_of(items).coverage(ident)
         found = problems(item, (lambda c=cover: c) if cover is not None else None)  # type: ignore[misc]
         state = "unrecorded" if not recorded else "stale" if found else "current"
         out[ident] = State(state, cover, tuple(p.reason for p in found))

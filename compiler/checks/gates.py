@@ -51,13 +51,10 @@ def approval_records(ctx: CheckContext) -> Iterator[Diagnostic]:
         return
     from compiler.analysis import approvals
 
-    graph: approvals.Graph | None = None
     firsts: dict[str, Item] | None = None
 
     def cover_of(ident: str) -> approvals.Coverage:
-        nonlocal graph
-        graph = graph or approvals.Graph(ctx.plan.items)
-        return graph.coverage(ident)
+        return approvals.coverage(ctx.plan.items, ident)
 
     for item in ctx.plan.items:
         if not item.options or all(item.option(key) is None for key in approvals.RECORD):

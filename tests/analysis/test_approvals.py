@@ -302,8 +302,9 @@ def test_the_gate_pass_and_a_digest_grow_linearly(shape: object) -> None:
     plans = {n: shape(n) for n in (500, 5_000)}  # type: ignore[operator]
 
     def judge(n: int) -> None:
-        approvals.ungated(plans[n])
-        approvals.states(plans[n])
+        items = tuple(list(plans[n]))  # a new tuple: the coverages of the last one are kept (approvals.graph_of)
+        approvals.ungated(items)
+        approvals.states(items)
 
     grew = growth(judge, 500)
     assert grew.ratio < GROWTH_LIMIT, str(grew)
@@ -484,3 +485,24 @@ def test_the_documented_example_is_ready_and_its_approval_current() -> None:
     assert state.state == "current" and state.coverage is not None
     assert len(state.coverage.digest) == 32
     assert state.coverage.covers == ("read-new-table", "backup", "sign-off", "migrate", "drop-table")
+
+
+def test_a_compile_works_out_each_approvals_coverage_once(tmp_path: Path) -> None:
+    """EP111's check and evidence-plan.json's approval states share one walk and one digest per
+    approval (approvals.graph_of): the JSON costs the compile no second digest."""
+    from work import count
+
+    from compiler.compile.pipeline import compile_document
+
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
+    text = PLAN.replace("    kind: approval\n", "    kind: approval\n    approved_by: Ana\n"
+                        "    approved_at: '2026-12-01T15:04:05Z'\n    approval_digest: " + "a" * 32 + "\n")
+    plan = write_plan(tmp_path, text)
+    doc = parse_text(text, str(plan), "yaml")
+    result = compile_document(doc, str(plan), root=str(tmp_path))
+    assert [d.code for d in result.diagnostics] == ["EP111"], [d.message for d in result.diagnostics]
+    approvals_in_plan = sum(1 for item in result.plan.items if approvals.is_approval(item))
+    work = count(lambda: build_output(result, tmp_path))
+    assert approvals_in_plan and work.of("_coverage") == 0, work.top()
+    fresh = count(lambda: approvals.states(tuple(list(result.plan.items))))
+    assert fresh.of("_coverage") == approvals_in_plan
