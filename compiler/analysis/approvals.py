@@ -27,7 +27,9 @@ the record that `evidence-plan approve` writes into the plan.
 Plain data over the validated items; no networkx, nothing imported that `check` must not import.
 Every pass is iterative (no recursion on the graph's depth). The gate check (``ungated``) is one
 pass in topological order; a digest is one walk down and one walk up from its approval, so all
-the digests of a plan cost O(approvals x (items + dependencies)).
+the digests of a plan cost O(approvals x (items + dependencies)) in walks, and each item is
+digested once however many approvals cover it (``Graph``: a plan of 20,000 items and 50 gates
+spent 13 s digesting the same items again, and the JSON's states did it all a second time).
 """
 
 from __future__ import annotations
@@ -204,6 +206,7 @@ class Graph:
     def __init__(self, items: tuple[Item, ...]) -> None:
         self.first = first_items(items)
         self.covered: dict[str, Coverage] = {}
+        self.digests: dict[str, str] = {}  # item id -> item_digest, made on first need
         self.dependents: dict[str, list[str]] = {}
         for ident, item in self.first.items():
             for dep in item.depends_on:
@@ -238,7 +241,14 @@ class Graph:
                     covered.add(dep)
                     stack.append(dep)
         order = [ident for ident in first if ident in covered]
-        digest = _hash(sorted([ident, item_digest(first[ident])] for ident in order))[:DIGEST_LENGTH]
+        digests = self.digests  # an item covered by several approvals is digested once
+        pairs = []
+        for ident in order:
+            found = digests.get(ident)
+            if found is None:
+                found = digests[ident] = item_digest(first[ident])
+            pairs.append([ident, found])
+        digest = _hash(sorted(pairs))[:DIGEST_LENGTH]
         return Coverage(tuple(gates), tuple(order), digest)
 
 
