@@ -271,6 +271,9 @@ def owners_text(item: dict[str, Any], shown: Callable[[str], str]) -> str:
     return text
 
 
+# The items an approval covers that its line names: a gate late in a large plan covers most of it,
+# and a page that named them all for each gate held the plan's ids once per gate.
+COVERS_SHOWN = 20
 _STATES = {"current": "current", "stale": "**stale**: what it covers changed since it was approved",
            "unrecorded": "not approved yet"}
 
@@ -289,7 +292,9 @@ def gate_text(item: dict[str, Any]) -> str:
             text += f" at {code(item['approved_at'])})" if item.get("approved_at") is not None else ")"
         covers = item.get("approval_covers")
         if isinstance(covers, list) and covers:
-            text += "; covers " + ", ".join([code(c) for c in covers])
+            shown = ", ".join([code(c) for c in covers[:COVERS_SHOWN]])
+            more = len(covers) - COVERS_SHOWN
+            text += f"; covers {shown}" + (f" and {more:,} more (evidence-plan.json lists them)" if more > 0 else "")
         parts.append(text)
     if item.get("irreversible") is True:
         parts.append("irreversible")

@@ -615,3 +615,13 @@ def test_the_fast_path_takes_the_commonest_item_and_leaves_the_rest() -> None:
     for other in ({"status": "done"}, {"change": "a `b`"}, {"proof": "a\nb"}, {"id": "a`b"}, {"change": "@x"},
                   {"evidence": [{"path": "../a.py", "line": 1}]}, {"evidence": [{"path": "a.py", "contains": "x"}]}):
         assert render.plain_item_text({**item, **other}, "") is None, other
+
+
+def test_an_approval_names_at_most_twenty_of_the_items_it_covers() -> None:
+    """A gate late in a large plan covers most of it: the page names twenty and counts the rest
+    (evidence-plan.json lists them all)."""
+    covers = [f"i{n}" for n in range(25)]
+    text = render.gate_text({"kind": "approval", "approval_state": "current", "approval_covers": covers})
+    assert text == ("approval, current; covers " + ", ".join(f"`i{n}`" for n in range(20))
+                    + " and 5 more (evidence-plan.json lists them)")
+    assert render.gate_text({"kind": "approval", "approval_covers": covers[:20]}).endswith("`i19`")
