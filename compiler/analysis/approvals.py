@@ -28,7 +28,7 @@ Plain data over the validated items; no networkx, nothing imported that `check` 
 Every pass is iterative (no recursion on the graph's depth). The gate check (``ungated``) is one
 pass in topological order; a digest is one walk down and one walk up from its approval, so all
 the digests of a plan cost O(approvals x (items + dependencies)) in walks, and each item is
-digested once however many approvals cover it (``Graph``: a plan of 20,000 items and 50 gates
+digested once however many approvals cover it (``Graph``: a plan of 20,000 items and 49 gates
 spent 13 s digesting the same items again, and the JSON's states did it all a second time).
 """
 

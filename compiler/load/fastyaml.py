@@ -307,6 +307,7 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
     """One pass over the events, building the values (positions are _positions's)."""
     scalar, mapping_start, sequence_start = events.ScalarEvent, events.MappingStartEvent, events.SequenceStartEvent
     mapping_end, sequence_end = events.MappingEndEvent, events.SequenceEndEvent
+    by_start = _BY_START
     top_keys: dict[str, Position] = {}  # the top-level keys' positions (where `items:` is)
     root: list[Any] = []
     # The open collections, innermost last, each [container, its depth, the pending key of a
@@ -360,7 +361,9 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
                     top[2] = None
             if kind is scalar:
                 if event.implicit[0]:
-                    value = _plain(event.value)
+                    value = event.value
+                    if not value or value[0] in by_start:  # most plain scalars are text: _plain's first test
+                        value = _plain(value)
                 else:
                     value = event.value
                     if event.style in ("|", ">") and _lax_block(text, event.start_mark.index, value):

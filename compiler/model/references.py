@@ -56,7 +56,9 @@ def _check_range(start: int, end: int) -> str | None:
 
 
 # The common forms, path / path:LINE / path:START-END with no colon in the path, in one match.
-_SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,8}))?)?")
+# The path runs greedily to the first colon (it holds none, so that is the only place the line can
+# start): a lazy path tried every shorter one first, 4x the time of the whole match.
+_SIMPLE_REFERENCE = re.compile(r"([^\s:][^:]*)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,8}))?)?")
 # Line numbers have at most nine digits: no file has a billion lines, and int() refuses
 # numbers of more than 4,300 digits with an exception, not an answer.
 MAX_LINE_DIGITS = 9

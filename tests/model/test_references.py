@@ -11,8 +11,11 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compiler.load.document import parse_text
+from compiler.model import references
 from compiler.model.references import evidence_input, parse_reference
 from compiler.model.validate import build_plan
 from compiler.model.values import Evidence
@@ -83,3 +86,14 @@ def test_url_evidence_with_contains_round_trips() -> None:
     evidence = p.items[0].evidence[0]
     assert evidence == Evidence(url="https://example.org/spec", contains="409")
     assert evidence_input(evidence) == entry
+
+
+@given(st.text(alphabet="ab.:-/ \t19\n0", max_size=14))
+def test_the_common_form_is_matched_as_a_lazy_path_would_match_it(text: str) -> None:
+    """The fast match of path[:LINE[-END]] takes the path greedily to the first colon; a path
+    holds no colon, so that is the split a lazy path finds too (which tried every shorter one)."""
+    import re
+
+    lazy = re.compile(r"([^\s:][^:]*?)(?::([1-9]\d{0,8})(?:-([1-9]\d{0,8}))?)?")
+    found, expected = references._SIMPLE_REFERENCE.fullmatch(text), lazy.fullmatch(text)
+    assert (found and found.groups()) == (expected and expected.groups())
