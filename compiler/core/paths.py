@@ -28,7 +28,8 @@ def suffix(path: str) -> str:
     """A file name's extension, as pathlib's ``PurePosixPath(path).suffix`` gives it (``.json``;
     ``""`` for ``.hidden``, ``name.`` or none), without importing pathlib: ``check`` starts faster
     without it (and the urllib.parse and ipaddress it imports)."""
-    name = posixpath.basename(posixpath.normpath(path)) if path else ""
+    parts = [part for part in path.split("/") if part and part != "."]  # as pathlib parses it: ".." stays
+    name = parts[-1] if parts else ""
     dot = name.rfind(".")
     return name[dot:] if 0 < dot < len(name) - 1 else ""
 

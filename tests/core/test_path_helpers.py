@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import PurePosixPath
 
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler.core.paths import relative_posix, suffix
 
 
+@settings(max_examples=1000)
 @given(st.text(alphabet="ab./ ", max_size=12))
 @example("a.json")
 @example("dir.d/plan")
@@ -20,6 +21,7 @@ from compiler.core.paths import relative_posix, suffix
 @example("a..json")
 @example("plan.YAML/")
 @example("")
+@example("a.a/a/..")
 def test_suffix_is_pathlibs(path: str) -> None:
     assert suffix(path) == PurePosixPath(path).suffix
 
