@@ -1,9 +1,9 @@
 """The pipeline's stages, measured where they are called: seconds for the benchmark, calls for the
 work budget (tests/test_work_budget.py). One table of stages serves both.
 
-``measure(argv, meter)`` runs ``evidence-plan ARGV`` in-process with every stage function of
-``STAGES`` wrapped: on entry and exit the wrapper reads ``meter`` (a clock, or the calls counted so
-far), and a stage's own share is what it spent less the stages nested in it (a rule inside its
+``measure(argv, reading)`` runs ``evidence-plan ARGV`` in-process with every stage function of
+``STAGES`` wrapped: on entry and exit the wrapper reads ``reading`` (a clock, or the calls counted
+so far), and a stage's own share is what it spent less the stages nested in it (a rule inside its
 check phase, a page inside the write that consumes it). A function that returns an iterator (a
 page or a file made in pieces as it is written) is measured on each step of the iteration, where
 its work happens. What no stage claims is "everything else". A function that no longer exists is
@@ -321,17 +321,13 @@ def environment() -> dict[str, str]:
 def work_folder(folder: Any, n: int = WORK_ITEMS, features: bool = True) -> None:
     """The plans of WORK_CASES, written into ``folder``: ``chain.json`` (the benchmark's chain)
     and, with ``features``, ``features.yaml`` (``feature_plan``) with its repository."""
-    import json
     from pathlib import Path
 
+    import run  # the benchmark's plans: its chain is the work budget's
     import yaml
 
     folder = Path(folder)
-    items = [{"id": f"item-{i}", "change": f"Change number {i}",
-              "evidence": [f"src/pkg{i % 100}/module_{i}.py:{1 + i % 40}"],
-              "depends_on": [f"item-{i - 1}"] if i else [], "proof": f"pytest tests/test_{i}.py"} for i in range(n)]
-    (folder / "chain.json").write_text(json.dumps({"plan": f"chain-{n}", "goal": "benchmark", "items": items}),
-                                       encoding="utf-8")
+    run.write_json_plan(folder / "chain.json", "chain", n)
     if not features:
         return
     feature_repository(folder)
@@ -410,5 +406,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    _here = __import__("pathlib").Path(__file__).resolve().parent
+    sys.path[:0] = [str(_here.parent), str(_here)]  # the checkout's compiler, and run.py beside this file
     raise SystemExit(main(sys.argv[1:]))
