@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain, compress, repeat
+from operator import attrgetter, ge
 
-from compiler.analysis.shell import may_split, split_commands
+from compiler.analysis.shell import SEPARATORS, may_split, split_commands
 from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core import ids
 from compiler.core.diagnostics import Diagnostic, Note
 from compiler.core.display import clip, quoted
 from compiler.core.paths import leaves_root
 
+# The quick looks over every item at once: C functions mapped over the items.
+_EVIDENCE, _PROOF, _CHANGE, _PROOF_PARTS, _PATH = (attrgetter("evidence"), attrgetter("proof"), attrgetter("change"),
+                                                   attrgetter("proof_parts"), attrgetter("path"))
+
 
 def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP101: every item cites at least one repository fact."""
+    if all(map(_EVIDENCE, ctx.plan.items)):
+        return  # every item cites something (the commonest plan): one look in C, no Python step per item
     for item in ctx.plan.items:
         if not item.evidence and "evidence" not in item.broken:
             yield Diagnostic("EP101", f"{clip(item.id)} has no repository evidence", item=item.id,
@@ -22,6 +30,8 @@ def no_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def no_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP102: every item closes with one exact proof command (located at `proof`, else the item)."""
+    if all(map(str.strip, map(_PROOF, ctx.plan.items))):
+        return
     for item in ctx.plan.items:
         if not item.proof.strip() and "proof" not in item.broken:
             yield Diagnostic("EP102", f"{clip(item.id)} has no proof command", item=item.id,
@@ -30,6 +40,8 @@ def no_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def no_change(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP103: every item states the change it makes."""
+    if all(map(str.strip, map(_CHANGE, ctx.plan.items))):
+        return
     for item in ctx.plan.items:
         if not item.change.strip() and "change" not in item.broken:
             yield Diagnostic("EP103", f"{clip(item.id)} has no change", item=item.id, location=ctx.loc(item, "change"))
@@ -38,6 +50,8 @@ def no_change(ctx: CheckContext) -> Iterator[Diagnostic]:
 def duplicate_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP104: ids are unique; the second and later uses point back at the first. Invalid items
     count too, so that every problem shows in one run."""
+    if len(ctx.plan.known_ids) == len(ctx.plan.id_indexes):
+        return  # as many distinct ids as items that have one: none repeats
     first: dict[str, int] = {}
     for ident, index in ctx.plan.id_indexes:
         if ident not in first:
@@ -95,8 +109,11 @@ def similar_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP108 (warning): ids that differ only in case or in ``-`` against ``_`` name one item twice,
     or make a dependency easy to get wrong. The same id twice is EP104's, not this rule's."""
     known = ctx.plan.known_ids
-    if len({ident.casefold().replace("_", "-") for ident in known}) == len(known):
-        return  # no two ids of one shape (the commonest case), found without a call per id
+    # Folded all at once (casefold and the replace map each character alone, so the joined text folds
+    # as its ids do), when no id holds the line break they are joined by.
+    shapes = "\n".join(known).casefold().replace("_", "-").split("\n")
+    if len(shapes) == len(known) and len(set(shapes)) == len(known):
+        return  # no two ids of one shape (the commonest case), found without a Python step per id
     first: dict[str, tuple[str, int]] = {}
     for ident, index in ctx.plan.id_indexes:
         shape = _id_shape(ident)
@@ -113,6 +130,9 @@ def similar_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
 def backslash_paths(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP109 (warning): evidence paths use ``/``. A ``\\`` is read as one (the file is found), but
     the plan keeps it, and links made from it in the Markdown lead nowhere."""
+    paths = filter(None, map(_PATH, chain.from_iterable(map(_EVIDENCE, ctx.plan.items))))
+    if "\\" not in "\x00".join(paths):
+        return  # no evidence path holds a backslash (the commonest plan): one search over them all
     for item in ctx.plan.items:
         for j, ev in enumerate(item.evidence):
             if ev.path is not None and "\\" in ev.path and not leaves_root(ev.path):  # else EP204 says it
@@ -133,7 +153,11 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP107 (warning): a proof is one exact check; several commands mean several items."""
-    for item in ctx.plan.items:
+    items = ctx.plan.items
+    joined = "\x00".join(map(_PROOF, items))
+    if max(map(_PROOF_PARTS, items), default=1) <= 1 and not any(map(joined.__contains__, SEPARATORS)):
+        return  # no proof is a list or holds a separator (the commonest plan): one search over them all
+    for item in items:
         if item.proof_parts > 1:
             yield Diagnostic("EP107", f"{clip(item.id)} proof is a list of {item.proof_parts} commands, read as"
                              f" {quoted(item.proof)}: split the item, one proof each", item=item.id,
@@ -151,7 +175,11 @@ def prose_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     pass", "Does the page load?"), judged from the shell's grammar (compiler/analysis/proofs.py)."""
     from compiler.analysis.proofs import reads_as_prose
 
-    for item in ctx.plan.items:
+    items = ctx.plan.items
+    # Only a proof of three words or more can read as a sentence (reads_as_prose's first test, on
+    # the proof stripped): the others are passed over in C, without a Python step each.
+    candidates = compress(items, map(ge, map(str.count, map(_PROOF, items), repeat(" ")), repeat(2)))
+    for item in candidates:
         if item.proof_parts <= 1 and reads_as_prose(item.proof):
             yield Diagnostic("EP110", f"{clip(item.id)} proof reads as a sentence, not a command:"
                              f" {quoted(item.proof.strip())}", item=item.id, location=ctx.loc(item, "proof"),
