@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from itertools import repeat
 from json.encoder import encode_basestring as encode_string
 from typing import Any
 
@@ -196,8 +197,8 @@ def _elements(values: list[Any]) -> Iterator[str]:
         piece = values[start:start + PIECE]
         if encoder is None:  # pragma: no cover
             text = ",\n".join([f"    {_encode(value)}" for value in piece])
-        else:
-            text = ",\n".join(["    " + "".join(encoder(value, 0)) for value in piece])
+        else:  # each element's chunks joined, in C: no Python step per element
+            text = "    " + ",\n    ".join(map("".join, map(encoder, piece, repeat(0))))
         yield text if start == 0 else ",\n" + text
 
 
