@@ -71,8 +71,8 @@ def self_dependency(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP304 (warning): the same dependency listed twice."""
-    lists = map(_DEPENDS_ON, ctx.plan.items)
-    longer = list(compress(lists, map(ge, map(len, map(_DEPENDS_ON, ctx.plan.items)), repeat(2))))
+    lists = list(map(_DEPENDS_ON, ctx.plan.items))
+    longer = list(compress(lists, map(ge, map(len, lists), repeat(2))))
     if list(map(len, longer)) == list(map(len, map(frozenset, longer))):
         return  # no list of two or more repeats a dependency, found without a Python step per item
     for item in ctx.plan.items:

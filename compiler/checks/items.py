@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from operator import attrgetter, ge
 
-from compiler.analysis.shell import SEPARATORS, may_split, split_commands
+from compiler.analysis.shell import any_may_split, may_split, split_commands
 from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core import ids
 from compiler.core.diagnostics import Diagnostic, Note
@@ -111,7 +111,7 @@ def similar_ids(ctx: CheckContext) -> Iterator[Diagnostic]:
     known = ctx.plan.known_ids
     # Folded all at once (casefold and the replace map each character alone, so the joined text folds
     # as its ids do), when no id holds the line break they are joined by.
-    shapes = "\n".join(known).casefold().replace("_", "-").split("\n")
+    shapes = _id_shape("\n".join(known)).split("\n")
     if len(shapes) == len(known) and len(set(shapes)) == len(known):
         return  # no two ids of one shape (the commonest case), found without a Python step per id
     first: dict[str, tuple[str, int]] = {}
@@ -154,8 +154,7 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
 def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP107 (warning): a proof is one exact check; several commands mean several items."""
     items = ctx.plan.items
-    joined = "\x00".join(map(_PROOF, items))
-    if max(map(_PROOF_PARTS, items), default=1) <= 1 and not any(map(joined.__contains__, SEPARATORS)):
+    if max(map(_PROOF_PARTS, items), default=1) <= 1 and not any_may_split(map(_PROOF, items)):
         return  # no proof is a list or holds a separator (the commonest plan): one search over them all
     for item in items:
         if item.proof_parts > 1:

@@ -115,9 +115,8 @@ class TooManyItems(Exception):
 
 
 def _plain(value: str) -> Any:
-    """A plain scalar's value, built as ruamel.yaml builds it."""
-    if value and value[0] not in _BY_START:  # by far the most common: text
-        return value
+    """A plain scalar's value, built as ruamel.yaml builds it (``_build`` calls it only for a value
+    that may be no text: empty, or starting as a number, a null or a boolean may)."""
     tag = resolve_plain(value)
     if tag == _CORE + "str":
         return value
@@ -362,7 +361,7 @@ def _build(text: str, get_event: Any, events: Any, max_depth: int, max_items: in
             if kind is scalar:
                 if event.implicit[0]:
                     value = event.value
-                    if not value or value[0] in by_start:  # most plain scalars are text: _plain's first test
+                    if not value or value[0] in by_start:  # by far the most common plain scalar is text
                         value = _plain(value)
                 else:
                     value = event.value

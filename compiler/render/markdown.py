@@ -147,36 +147,36 @@ def link_base(json_dir: str, markdown_dir: str, root: str) -> str:
 _MARKED = {"doing": " · doing", "done": " · done ✓", "dropped": " · dropped"}
 
 
-def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> Iterator[Row]:
-    """Each item as a Row: its parts, each escaped for where it lands (``item_text`` places them).
+def item_row(item: dict[str, Any], link: Callable[[str], str]) -> Row:
+    """An item as a Row: its parts, each escaped for where it lands (``item_text`` places them)."""
+    deps = item.get("depends_on")
+    title = code(item["id"]) if item["id"] else "_no id_"
+    if item.get("invalid"):  # an item of a blocked plan that could not be read whole
+        title += " · not read: " + ", ".join([code(key) for key in item["invalid"]])
+    state = item.get("status")
+    if state in _MARKED:  # todo goes unsaid
+        title += _MARKED[state]
+    reason = item.get("reason")
+    return Row.__new__(  # by name, without the dict Row(...) gathers keywords in: as fast as by position
+        Row,
+        title=title,
+        change=md(change) if (change := item.get("change")) and not change.isspace() else "_none_",
+        evidence=EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in item.get("evidence", [])]),
+        depends_on=", ".join([code(d) for d in deps]) if deps else "_nothing_",
+        proof=proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
+        gate=gate_text(item) if "kind" in item or "irreversible" in item else "",
+        reason=md(reason) if isinstance(reason, str) and reason.strip() else "",
+        estimate=_estimate_line(item) if "estimate" in item else "",
+        paths=", ".join([code(p) for p in item.get("paths") or ()]),
+        owners=owners_text(item, code),
+    )
 
-    Yielded as the page is made: a large plan's rows are never all held at once (their text, in
-    the rendered page, is enough)."""
+
+def item_rows(items: Iterable[dict[str, Any]], link: Callable[[str], str]) -> Iterator[Row]:
+    """Each item as a Row (``item_row``), made as it is read: a large plan's rows are never all
+    held at once (their text, in the rendered page, is enough)."""
     for item in items:
-        deps = item.get("depends_on")
-        title = code(item["id"]) if item["id"] else "_no id_"
-        if item.get("invalid"):  # an item of a blocked plan that could not be read whole
-            title += " · not read: " + ", ".join([code(key) for key in item["invalid"]])
-        state = item.get("status")
-        if state in _MARKED:  # todo goes unsaid
-            title += _MARKED[state]
-        reason = item.get("reason")
-        evidence = item.get("evidence")
-        yield Row.__new__(  # by name, without the dict Row(...) gathers keywords in: as fast as by position
-            Row,
-            title=title,
-            change=md(change) if (change := item.get("change")) and not change.isspace() else "_none_",
-            evidence=(evidence_line(evidence[0], link) if len(evidence) == 1 else
-                      EVIDENCE_SEPARATOR.join([evidence_line(ev, link) for ev in evidence])) if evidence else "",
-            depends_on=(code(deps[0]) if len(deps) == 1 else ", ".join([code(d) for d in deps])) if deps
-            else "_nothing_",
-            proof=proof_text(proof) if (proof := item.get("proof")) and not proof.isspace() else "_none_",
-            gate=gate_text(item) if "kind" in item or "irreversible" in item else "",
-            reason=md(reason) if isinstance(reason, str) and reason.strip() else "",
-            estimate=_estimate_line(item) if "estimate" in item else "",
-            paths=", ".join([code(p) for p in paths]) if (paths := item.get("paths")) else "",
-            owners=owners_text(item, code) if "owners" in item or "owners_incomplete" in item else "",
-        )
+        yield item_row(item, link)
 
 
 def item_text(row: Row) -> str:
@@ -212,7 +212,7 @@ def items_pieces(sections: Iterable[Any], base: str) -> Iterator[str]:
             yield f"\n## {_heading(section)}\n"
             for item in section.items:
                 text = None if prefix is None else plain_item_text(item, prefix)
-                yield text if text is not None else item_text(next(item_rows((item,), link)))
+                yield text if text is not None else item_text(item_row(item, link))
 
     return batches(texts())
 

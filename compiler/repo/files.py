@@ -107,7 +107,6 @@ class Files:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = os.path.realpath(root)
-        self._root = self.root
         self._facts: dict[str, FileFacts] = {}
         self._dirs: dict[str, str | None] = {}  # folder -> its real path, None when it leaves the root
         self._mapped: list[mmap.mmap] = []
@@ -119,13 +118,13 @@ class Files:
         self.close()
 
     def _inside(self, real: str) -> bool:
-        return real == self._root or real.startswith(self._root.rstrip(os.sep) + os.sep)
+        return real == self.root or real.startswith(self.root.rstrip(os.sep) + os.sep)
 
     def _real_dir(self, folder: str) -> str | None:
         """The real path of a folder under the root (cached: many files share few folders)."""
         real = self._dirs.get(folder, "")
         if real == "":
-            real = os.path.realpath(os.path.join(self._root, folder)) if folder else self._root
+            real = os.path.realpath(os.path.join(self.root, folder)) if folder else self.root
             real = real if self._inside(real) else None
             self._dirs[folder] = real
         return real

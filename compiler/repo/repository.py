@@ -169,7 +169,7 @@ class Repository(Files):
                 parts = queue.popleft()
                 entries: list[os.DirEntry[str]] = []
                 try:
-                    with os.scandir(os.path.join(self._root, *parts)) as listing:
+                    with os.scandir(os.path.join(self.root, *parts)) as listing:
                         for entry in listing:
                             entries.append(entry)
                             if seen + len(entries) > MAX_SUGGEST_ENTRIES:
