@@ -126,7 +126,7 @@ def test_compile_blocked_plan_exits_1_and_still_writes_the_json(write: Callable[
     assert document["status"] == "blocked"
     assert document["waves"] == []
     assert document["issues"] == [{
-        "code": "EP102", "severity": "error", "message": "a has no proof command", "item": "a",
+        "code": "EP102", "name": "no-proof", "severity": "error", "message": "a has no proof command", "item": "a",
         "location": {"file": "plan.yaml", "line": 5, "column": 12},
     }]
     assert "wave" not in document["items"][0]
@@ -214,7 +214,7 @@ def test_check_json_format_is_a_list_of_diagnostics(write: Callable[..., Path]) 
     assert result.exit_code == 1
     assert result.stderr == ""
     assert json.loads(result.stdout) == [{
-        "code": "EP102", "severity": "error", "message": "a has no proof command", "item": "a",
+        "code": "EP102", "name": "no-proof", "severity": "error", "message": "a has no proof command", "item": "a",
         "location": {"file": str(plan), "line": 5, "column": 12},
         "plan": str(plan), "plan_status": "blocked",  # which plan, when check is given several
     }]

@@ -126,6 +126,9 @@ def page(code: str, shown: Sequence[Example] = ()) -> str:
         lines.append(f"- **Emitted by:** the rule {owner.where}")
     else:
         lines.append(f"- **Emitted by:** {owner.where}, {owner.stage}")
+    if entry.reason:
+        lines.append(f"- **Reason:** `{entry.reason}`, the plan-execute loop's word for it: a compiled"
+                     f" evidence-plan.json this blocks says `\"reason\": \"{entry.reason}\"` beside its status")
     lines += ["", "## What emits it", "", inspect.getdoc(owner.function) or "", "", "## Example", ""]
     if not shown:
         lines += [f"No case folder of the corpus (`tests/cases/{code.lower()}-*`) shows {code} yet.", ""]

@@ -8,7 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.checks.context import CheckContext, Rule
+from compiler.core.codes import CODES
 from compiler.core.diagnostics import Diagnostic, Location
+
+
+def because(code: str) -> str:
+    """The loop's word for a budget code, as its message ends with it (``reason: step_budget``)."""
+    return f"reason: {CODES[code].reason}"
 
 
 def at_plan(ctx: CheckContext, *path: str, key: bool = False) -> Location:
@@ -25,7 +31,8 @@ def no_plan(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP401: a plan without a single item (valid or not) is never ready: nothing would be done
     and nothing proved, and a run that reports an empty plan as ready has hidden a failure."""
     if ctx.plan.item_count == 0:
-        yield Diagnostic("EP401", "the plan has no items: nothing to do and nothing to prove", location=at_plan(ctx),
+        yield Diagnostic("EP401", f"the plan has no items: nothing to do and nothing to prove ({because('EP401')})",
+                         location=at_plan(ctx),
                          hint="write the plan's items; an agent whose plan came out empty writes a recovery plan"
                               " instead: what to try next, each item with its proof")
 
@@ -36,7 +43,7 @@ def step_budget(ctx: CheckContext) -> Iterator[Diagnostic]:
     limit = budget.get("max_items") if budget else None
     if limit is not None and ctx.plan.item_count > limit:
         yield Diagnostic("EP402", f"the plan has {ctx.plan.item_count:,} items, more than its budget of {limit:,}"
-                         f" (budget.max_items)", location=at_plan(ctx, "budget", "max_items"),
+                         f" (budget.max_items; {because('EP402')})", location=at_plan(ctx, "budget", "max_items"),
                          hint="shorten the plan: merge or drop items, or split it into plans that each fit; raise"
                               " max_items only deliberately")
 
@@ -54,7 +61,7 @@ def revision_checks(ctx: CheckContext) -> Iterator[Diagnostic]:
     limit = budget.get("max_revisions") if budget else None
     if limit is not None and number > limit:
         yield Diagnostic("EP403", f"this compile would be revision {number}, past the plan's budget of {limit}"
-                         f" revision{'s' if limit != 1 else ''} (budget.max_revisions)",
+                         f" revision{'s' if limit != 1 else ''} (budget.max_revisions; {because('EP403')})",
                          location=at_plan(ctx, "budget", "max_revisions"),
                          hint="stop replanning: feed the last error back (evidence-plan check --format json) and"
                               " route around it in this revision, or have a person raise max_revisions")

@@ -109,4 +109,6 @@ def _summary(name: str, document: dict[str, Any]) -> str:
     parts = [plural(s["errors"], "error")]
     if s["warnings"]:
         parts.append(plural(s["warnings"], "warning"))
+    if "reason" in document:  # the loop's word, where an agent harness keys on it
+        parts.append(f"reason: {document['reason']}")
     return f"{name}: blocked: {', '.join(parts)}"

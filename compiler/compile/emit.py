@@ -80,6 +80,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
         "root": root,
         "evidence_verified": result.evidence_verified,
         "status": result.status,
+        **({"reason": reason} if (reason := result.reason()) else {}),
         "summary": {
             "items": len(items),
             "waves": len(waves),

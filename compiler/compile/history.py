@@ -276,16 +276,17 @@ def revise(plan: Plan, previous: Previous, source: str | None = None) -> Revisio
 
 def record(document: dict[str, Any], revision: Revision, plan: Plan) -> dict[str, Any]:
     """``document`` with ``revision``, ``changes`` (but in the first) and ``history`` after its
-    ``status``: the history's last entry is this revision, with the status it has now, and the
+    ``status`` (and its ``reason``): the history's last entry is this revision, with the status it has now, and the
     digest of ``plan``'s items when it is blocked (null when ready: only blocked ones are compared)."""
     status = document["status"]
     digest = revision.digest if revision.digest is not None or status != "blocked" else items_digest(plan)
     history = [*revision.history, {"revision": revision.number, "status": status,
                                    "digest": digest if status == "blocked" else None}]
     out: dict[str, Any] = {}
+    after = "reason" if "reason" in document else "status"  # the loop's word stays beside the status
     for key, value in document.items():
         out[key] = value
-        if key == "status":
+        if key == after:
             out["revision"] = revision.number
             if revision.changes is not None:
                 out["changes"] = revision.changes

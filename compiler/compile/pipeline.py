@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from compiler.core.codes import Severity
+from compiler.core.codes import REASONS, Severity
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError, sort_diagnostics
 from compiler.core.display import clip
 from compiler.core.paths import inside, work_tree
@@ -89,6 +89,12 @@ class CompileResult:
     @property
     def status(self) -> str:
         return "blocked" if self.count("error") else "ready"
+
+    def reason(self) -> str | None:
+        """The plan-execute loop's word for why the plan is blocked (``no_plan``, ``step_budget``,
+        ``replan_budget``: compiler/core/codes.py), the first that applies; None for any other cause."""
+        found = {d.code for d in self.diagnostics}
+        return next((c.reason for c in REASONS if c.code in found), None)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)

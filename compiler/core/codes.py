@@ -26,6 +26,10 @@ class Code(NamedTuple):
     # The stage that reports it, for a code no rule owns (compiler/checks/registry.py: every other
     # code is one rule's): each code has exactly one owner (tests/checks/test_registry.py).
     stage: Stage | None = None
+    # The word the plan-execute loop reports for this failure (``no_plan``, ``step_budget``,
+    # ``replan_budget``): agents key on it, so a blocked evidence-plan.json carries it as
+    # ``reason`` and the message ends with it (compiler/checks/budget.py).
+    reason: str | None = None
 
 
 _ALL = [
@@ -82,13 +86,16 @@ _ALL = [
     Code("EP309", "path-check-incomplete", "warning", "`paths` were not all compared, so a conflict may be missed: the plan's 200,000 comparisons or 2,000,000 steps of their search ran out (paths that start with a wildcard are compared with every other path of their wave), or one pair's 50,000 steps did (at the later item's path, with a note at the other's); start paths with their literal folder, use fewer wildcards"),
     Code("EP310", "unapproved-irreversible", "error", "`X is irreversible but no approval precedes it`: an `irreversible: true` item has no `kind: approval` item among its transitive dependencies (an approval on another branch does not count)"),
     Code("EP311", "too-complex", "warning", "the plan's complexity tier (items, waves, widest wave, irreversible items, distinct files) is above the `max_tier` the repository's settings allow: split it", stage="complexity"),
-    Code("EP401", "no-plan", "error", "the plan has no items: nothing to do and nothing to prove, so it is never ready; write the items, or, for an agent whose plan came out empty, a recovery plan (what to try next, each with its proof); located at `items`"),
-    Code("EP402", "step-budget", "error", "the plan has more items than its `budget: {max_items: N}`: shorten the plan (merge or drop items, or split it into plans that each fit), or raise the budget deliberately; located at `max_items`"),
-    Code("EP403", "replan-budget", "error", "a compile would make revision N, past the plan's `budget: {max_revisions: M}` (revisions are counted in the evidence-plan.json at the output path): stop replanning, feed the last error back and route around it in this revision, or have a person raise the budget; `compile` only, located at `max_revisions`"),
+    Code("EP401", "no-plan", "error", "the plan has no items: nothing to do and nothing to prove, so it is never ready; write the items, or, for an agent whose plan came out empty, a recovery plan (what to try next, each with its proof); located at `items`", reason="no_plan"),
+    Code("EP402", "step-budget", "error", "the plan has more items than its `budget: {max_items: N}`: shorten the plan (merge or drop items, or split it into plans that each fit), or raise the budget deliberately; located at `max_items`", reason="step_budget"),
+    Code("EP403", "replan-budget", "error", "a compile would make revision N, past the plan's `budget: {max_revisions: M}` (revisions are counted in the evidence-plan.json at the output path): stop replanning, feed the last error back and route around it in this revision, or have a person raise the budget; `compile` only, located at `max_revisions`", reason="replan_budget"),
     Code("EP404", "replan-repeat", "warning", "`replan repeats revision K`: the items are the same, by digest, as an earlier revision's that was blocked (an agent resubmitting a broken plan loops): read that revision's issues and change what they name; `compile` only"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _ALL}
+# The failure reasons in the order the loop meets them (an empty plan, too many steps, too many
+# replans): a plan blocked for several reports the first.
+REASONS: tuple[Code, ...] = tuple(c for c in _ALL if c.reason)
 
 
 def markdown_table() -> str:
@@ -96,5 +103,6 @@ def markdown_table() -> str:
     lines = ["| code | name | severity | meaning |", "|---|---|---|---|"]
     for c in _ALL:
         severity = "error (exit 2)" if c.input_error else c.severity
-        lines.append(f"| `{c.code}` | {c.name} | {severity} | {c.summary} |")
+        reason = f"; reported as `reason: {c.reason}`" if c.reason else ""
+        lines.append(f"| `{c.code}` | {c.name} | {severity} | {c.summary}{reason} |")
     return "\n".join(lines) + "\n"

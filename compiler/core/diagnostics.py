@@ -71,6 +71,7 @@ class Diagnostic(NamedTuple):
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "code": self.code,
+            "name": CODES[self.code].name,
             "severity": self.severity,
             "message": self.message,
             "item": self.item,

@@ -207,9 +207,9 @@ MAX_SPREAD = 100
 
 # What only a compiled evidence-plan.json holds (compiler/model/output_model.py describes the whole
 # document): read past when it is read back as a plan.
-COMPILED_PLAN_KEYS = ("format", "status", "source", "evidence_verified", "issues", "waves", "summary", "complexity",
-                      "critical_path", "progress", "estimates", "schedule", "forecast", "revision", "changes",
-                      "history")
+COMPILED_PLAN_KEYS = ("format", "status", "reason", "source", "evidence_verified", "issues", "waves", "summary",
+                      "complexity", "critical_path", "progress", "estimates", "schedule", "forecast", "revision",
+                      "changes", "history")
 COMPILED_ITEM_FIELDS: tuple[Field, ...] = (
     Field("wave", "optional-line", "1-based; absent when the plan is blocked, null for a dropped item (dropped"
           " items are in no wave)", default=None),

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from compiler.core.codes import REASONS
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.load.document import load
 from compiler.load.limits import DEFAULT_LIMITS, Limits
@@ -37,6 +38,8 @@ class RelatedOut(_Strict):
 
 class IssueOut(_Strict):
     code: str = Field(pattern=r"^EP\d{3}$", description="stable code, documented in docs/reference/codes.md")
+    name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$",
+                      description="the code's rule name (`no-plan`), as stable as the code")
     severity: Literal["error", "warning"]
     message: str
     item: str | None = Field(description="the item's id, or null for a plan-level problem")
@@ -222,6 +225,9 @@ class HistoryOut(_Strict):
                                " null when ready (only blocked revisions are compared)")
 
 
+_REASONS = tuple(c.reason for c in REASONS if c.reason)
+
+
 class _Compiled(_Strict):
     """evidence-plan.json: the compiled plan, the machine contract."""
 
@@ -234,6 +240,9 @@ class _Compiled(_Strict):
     root: str = Field(description="the repository root, relative to the folder of this file")
     evidence_verified: bool = Field(description="false when compiled with --no-verify-evidence")
     status: Literal["ready", "blocked"]
+    reason: Literal[_REASONS] | None = Field(  # type: ignore[valid-type]  # the words, from compiler/core/codes.py
+        default=None, description="when the plan is blocked by one of the plan-execute loop's failures, its word"
+        f" ({', '.join(_REASONS)}: the first that applies, in that order); absent otherwise")
     revision: int | None = Field(default=None, ge=1, description="1 for the first compile to this folder; one more"
                                  " each time the items change (absent in a file from before revisions)")
     changes: ChangesOut | None = Field(default=None, description="what changed since the previous revision; absent"

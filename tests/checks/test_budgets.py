@@ -66,7 +66,8 @@ def test_more_items_than_the_budget_is_blocked_at_max_items(tmp_path: Path) -> N
     result, document = compile_(PLAN.replace("max_items: 5", "max_items: 1"))
     assert result.exit_code == 1 and document["status"] == "blocked"
     assert codes(document) == [("EP402", None, 4)]
-    assert "the plan has 2 items, more than its budget of 1 (budget.max_items)" in document["issues"][0]["message"]
+    message = document["issues"][0]["message"]
+    assert "the plan has 2 items, more than its budget of 1 (budget.max_items; reason: step_budget)" in message
     assert "shorten the plan" in document["issues"][0]["hint"]
     assert compile_(PLAN)[0].exit_code == 0  # within it: ready
 
@@ -80,7 +81,7 @@ def test_a_compile_past_max_revisions_is_blocked_at_max_revisions(tmp_path: Path
     assert result.exit_code == 1 and document["status"] == "blocked" and document["revision"] == 4
     assert codes(document) == [("EP403", None, 3)]
     assert document["issues"][0]["message"] == ("this compile would be revision 4, past the plan's budget of 3"
-                                                 " revisions (budget.max_revisions)")
+                                                 " revisions (budget.max_revisions; reason: replan_budget)")
     assert "feed the last error back" in document["issues"][0]["hint"]
     assert "**Revision** 4 of 3 allowed" in (tmp_path / "out" / "evidence-plan.md").read_text(encoding="utf-8")
 
@@ -254,3 +255,44 @@ def test_a_renamed_plan_and_a_moved_plan_are_the_same_plan(tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "out" / JSON_NAME).read_text(encoding="utf-8"))["revision"] == 3  # the same name
     assert "another plan" not in result.stderr
+
+
+# The plan-execute loop's failure words (no_plan, step_budget, replan_budget): an agent harness keys
+# on them, so a blocked evidence-plan.json says which one at its top, and so do the messages.
+
+def test_the_loops_words_are_the_reason_of_a_blocked_json_and_end_the_message(tmp_path: Path) -> None:
+    compile_ = Compiled(tmp_path)
+    result, document = compile_("plan: empty\nitems: []\n")
+    assert (document["status"], document["reason"]) == ("blocked", "no_plan")
+    assert list(document)[list(document).index("status") + 1] == "reason"  # at the top, beside the status
+    assert document["issues"][0]["message"].endswith("(reason: no_plan)")
+    assert "blocked: 1 error, reason: no_plan" in result.output
+    _, document = compile_(PLAN.replace("max_items: 5", "max_items: 1"))
+    assert document["reason"] == "step_budget"
+    assert document["issues"][0]["message"].endswith("(budget.max_items; reason: step_budget)")
+
+
+def test_replan_budget_is_the_reason_past_max_revisions_and_step_budget_comes_first(tmp_path: Path) -> None:
+    compile_ = Compiled(tmp_path)
+    for change in ("first", "one", "two"):
+        compile_(PLAN.replace("change: first", f"change: {change}"))
+    _, document = compile_(PLAN.replace("change: first", "change: three"))
+    assert document["reason"] == "replan_budget"
+    assert "(budget.max_revisions; reason: replan_budget)" in document["issues"][0]["message"]
+    _, document = compile_(PLAN.replace("change: first", "change: four").replace("max_items: 5", "max_items: 1"))
+    assert sorted(d["code"] for d in document["issues"]) == ["EP402", "EP403"]
+    assert document["reason"] == "step_budget"  # the first the loop meets: too many steps, then replans
+
+
+def test_a_plan_blocked_for_another_cause_has_no_reason(tmp_path: Path) -> None:
+    _, document = Compiled(tmp_path)(BROKEN)
+    assert document["status"] == "blocked" and "reason" not in document
+    _, document = Compiled(tmp_path)(PLAN)
+    assert document["status"] == "ready" and "reason" not in document
+
+
+def test_every_diagnostic_in_json_carries_its_rule_name(tmp_path: Path) -> None:
+    plan = write_plan(tmp_path, "plan: empty\nitems: []\n")
+    result = CliRunner().invoke(cli, ["check", "--no-verify-evidence", "--format", "json", str(plan)])
+    (issue,) = json.loads(result.stdout)
+    assert (issue["code"], issue["name"]) == ("EP401", "no-plan")

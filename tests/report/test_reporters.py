@@ -49,7 +49,8 @@ def test_text_is_file_line_col_severity_code_message_with_notes_and_hints() -> N
 def test_json_is_a_list_of_diagnostic_objects() -> None:
     assert json.loads(reporters.as_json([CYCLE, UNLOCATED])) == [
         {
-            "code": "EP303", "severity": "error", "message": "dependency cycle among: a, b (a -> b -> a)",
+            "code": "EP303", "name": "dependency-cycle", "severity": "error",
+            "message": "dependency cycle among: a, b (a -> b -> a)",
             "item": "a", "location": {"file": "plan.yaml", "line": 4, "column": 17},
             "related": [
                 {"message": "a depends on b", "location": {"file": "plan.yaml", "line": 4, "column": 17}},
@@ -57,7 +58,7 @@ def test_json_is_a_list_of_diagnostic_objects() -> None:
             ],
         },
         {
-            "code": "EP001", "severity": "error", "message": "no such file", "item": None,
+            "code": "EP001", "name": "unreadable-file", "severity": "error", "message": "no such file", "item": None,
             "location": {"file": "gone.yaml", "line": None, "column": None}, "hint": "check the path",
         },
     ]
