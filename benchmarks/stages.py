@@ -197,7 +197,7 @@ def feature_plan(root: Any, n: int = 2_000, modules: int = 200) -> dict[str, Any
     """A ready plan of ``n`` items in layers of 100 (each item on 1-3 items of the layer before,
     seed 1234) that uses every part of the plan format: evidence of each form (a line, a range
     with ``contains``, a symbol, a pinned symbol, a URL), paths (files and a glob), estimates and
-    claims, progress (done, doing, dropped with a reason), approval gates recorded for the
+    claims, progress (done, doing, dropped with a reason), phases (five layers each), approval gates recorded for the
     irreversible items after them, a budget. Its pins and approval digests are computed by the
     compiler's own functions against ``root`` (``feature_repository``)."""
     import random
@@ -225,6 +225,7 @@ def feature_plan(root: Any, n: int = 2_000, modules: int = 200) -> dict[str, Any
             ],
             "depends_on": deps,
             "proof": f"pytest tests/test_module_{m}.py -q",
+            "phase": f"phase-{layer // 5}",  # five layers a phase: every dependency within or before
             # each its own files: a module of the tree for the first 200, a new file after; a glob per layer
             "paths": ([f"docs/layer_{layer}/**/*.md"] if k == 0 else [f"src/pkg{m % 10}/module_{m}.py"]
                       if i < modules else [f"notes/item_{i}.txt"]),
@@ -245,7 +246,7 @@ def feature_plan(root: Any, n: int = 2_000, modules: int = 200) -> dict[str, Any
         last = items[layer * LAYER + LAYER - 1]
         gate = {"id": f"approve-{layer}", "kind": "approval", "change": f"Sign off layer {layer}",
                 "evidence": [f"src/pkg{layer % 10}/module_{layer}.py:1"], "depends_on": list(last["depends_on"]),
-                "proof": f"pytest tests/test_module_{layer}.py -q"}
+                "proof": f"pytest tests/test_module_{layer}.py -q", "phase": last["phase"]}
         last["depends_on"] = [gate["id"]]
         last["irreversible"] = True
         gates.append((layer * LAYER + LAYER - 1, gate))

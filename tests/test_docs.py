@@ -132,10 +132,14 @@ def test_a_proof_naming_a_test_the_plan_will_write_is_ep210_today_as_the_guide_s
 def test_the_guides_phased_plan_is_ready_and_compiles_to_the_waves_it_shows(tmp_path: Path) -> None:
     repo = copy_of_the_example(tmp_path)
     plan = docs_block(GUIDE, "first-plan-phased")
-    assert "phase:" not in plan.replace("id: phase-", "")  # no such field today: the guide says so
+    assert plan.count("    phase: ") == plan.count("  - id: ")  # every item names its phase
     (repo / "plan.yaml").write_text(plan, encoding="utf-8")
     assert run("check", "plan.yaml", cwd=repo).returncode == 0
     _session(repo, docs_block(GUIDE, "first-plan-phased-compile"))
+    page = (repo / "build" / "evidence-plan.md").read_text(encoding="utf-8")
+    assert [line for line in page.splitlines() if line.startswith("## Phase")] == [
+        "## Phase 1: refuse · Wave 1", "## Phase 1: refuse · Wave 2", "## Phase 1: refuse · Wave 3",
+        "## Phase 2: merge · Wave 4", "## Phase 2: merge · Wave 5"]
 
 
 # --- the pages and their links ---------------------------------------------------------------------

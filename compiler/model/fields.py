@@ -146,6 +146,12 @@ ITEM_FIELDS: tuple[Field, ...] = (
     Field("estimate", "optional-estimate", "how long the item takes, as a 90% interval: `{low, high, unit,"
           " confidence, evidence}` (unit minutes, hours, days or weeks; 1 day = 8 hours, 1 week = 5 days); flagged"
           " when ungrounded (EP112)", default=None, synonyms=("effort", "duration", "time", "hours"), approved=False),
+    # A phase groups items for people and orders phases (EP312); it changes neither what runs nor when.
+    Field("phase", "optional-text", "the phase of the work the item belongs to (a name: `extract`, `switch`,"
+          " `cleanup`); the plan's phases are in the order each first appears, and no item may depend on an item"
+          " of a later phase (EP312). The pages and `graph` group items by phase; waves stay computed from"
+          " `depends_on` alone; a blank one is none", default=None,
+          synonyms=("stage", "milestone", "step"), approved=False),
     Field("paths", "paths", "files, folders or globs (relative to the root; `*` and `?` within a name, `**` any"
           " number of folders) that the item will write; they need not exist. Two items of one wave whose paths"
           " overlap are an error (EP305)", default=(), schema={"x-grammar": "paths"},

@@ -33,7 +33,7 @@ from compiler.render.sentences import (
     schedule_lines,
 )
 from compiler.render.svg import attr, classes, edges_svg, evidence_text
-from compiler.render.view import Graph, plan_view
+from compiler.render.view import Graph, plan_view, section_title
 
 TEMPLATE = "plan.html.j2"
 HTML_NAME = "evidence-plan.html"
@@ -267,8 +267,8 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
         "picture": markup(lay, graph, items),
         "critical_path": [_safe("…" if i is None else i) for i in view.critical_path],
         "critical_path_length": view.critical_path_length,
-        "sections": ((_safe(s.heading), map(Markup, entries(s.items, position, first, flagged)))
-                     for s in view.sections),
+        "sections": ((section_title(s, _safe) if s.phase else _safe(s.heading),
+                      map(Markup, entries(s.items, position, first, flagged))) for s in view.sections),
     }
 
 

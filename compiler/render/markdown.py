@@ -369,10 +369,15 @@ def _complexity(value: Any) -> str:
 
 def _heading(section: Any) -> str:
     """A section's heading, with a wave's progress when the plan's is shown: ``Wave 2 · 1/3 done``."""
+    heading = str(section.heading)
+    if section.phase is not None:  # a plan that gives phases
+        from compiler.render.view import section_title
+
+        heading = section_title(section, md)
     if section.done is None:
-        return str(section.heading)
+        return heading
     done, total = section.done
-    return f"{section.heading} · {done:,}/{total:,} done"
+    return f"{heading} · {done:,}/{total:,} done"
 
 
 def render_markdown(document: dict[str, Any], *, base: str = ".") -> str:

@@ -7,9 +7,9 @@ The JSON is the source of truth: a view is made from the compiled document, neve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import chain
-from operator import itemgetter
+from collections.abc import Callable, Iterator
+from itertools import chain, repeat
+from operator import contains, itemgetter
 from typing import Any, NamedTuple
 
 # Past this many items, the critical path is shown by its ends: the first 8, then the last 3.
@@ -36,6 +36,18 @@ class Section(NamedTuple):
     heading: str  # "Wave 3", "Dropped" (a ready plan's dropped items), or "Items" when the plan is blocked
     items: Iterator[dict[str, Any]]  # the compiled items, read once, as the page is made
     done: tuple[int, int] | None = None  # a wave's items done, and its items; None when progress is not shown
+    # The phase (its place, 1-based, and its name: compiler/analysis/phases.py) whose items of the
+    # wave this section holds, when the plan gives phases; None otherwise (and for the items of no phase).
+    phase: tuple[int, str] | None = None
+
+
+def section_title(section: Section, escape: Callable[[str], str]) -> str:
+    """A section's heading, its phase first when it has one (``Phase 2: switch · Wave 3``): the
+    phase's name is the plan's text, shown through the renderer's ``escape``."""
+    if section.phase is None:
+        return section.heading
+    number, name = section.phase
+    return f"Phase {number}: {escape(name)} · {section.heading}"
 
 
 class PlanView(NamedTuple):
@@ -81,7 +93,11 @@ def plan_view(document: dict[str, Any]) -> PlanView:
     if waves:
         counted = document.get("progress")
         maybe_dropped = not isinstance(counted, dict) or bool(counted.get("dropped"))  # a hand-written file: look
-        sections = _waves(items, index, waves, graph.done if progress is not None else None, maybe_dropped)
+        done = graph.done if progress is not None else None
+        if any(map(contains, items, repeat("phase"))):  # most plans give none: a look at each item's keys, in C
+            sections = _phased(items, index, waves, done, maybe_dropped)
+        else:
+            sections = _waves(items, index, waves, done, maybe_dropped)
     else:
         sections = iter([Section("Items", iter(items))] if items else [])
     summary = document.get("summary", {})
@@ -119,6 +135,42 @@ def _waves(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[
         dropped = [item for item in dropped if item["id"] not in placed]
     if dropped:
         yield Section("Dropped", iter(dropped))
+
+
+def _phased(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[str]],
+            done: frozenset[str] | None, maybe_dropped: bool) -> Iterator[Section]:
+    """The sections of a plan that gives phases: phase by phase, in the order each first appears,
+    each phase's items by wave (a section per wave the phase has items in), then the items of no
+    phase by wave, then the dropped ones. No item needs one of a later phase (EP312), so reading
+    the sections in order is an order the work can be done in."""
+    order: dict[str, int] = {}
+    for item in items:
+        name = item.get("phase")
+        if isinstance(name, str) and name.strip() and name not in order:
+            order[name] = len(order) + 1
+    groups: dict[str | None, list[tuple[int, dict[str, Any]]]] = {name: [] for name in order}
+    groups[None] = []
+    for n, wave in enumerate(waves, 1):
+        for i in wave:
+            if i in index:
+                item = items[index[i]]
+                name = item.get("phase")
+                groups[name if isinstance(name, str) and name in order else None].append((n, item))
+    for name, placed in groups.items():
+        start = 0
+        while start < len(placed):
+            n = placed[start][0]
+            end = start
+            while end < len(placed) and placed[end][0] == n:
+                end += 1
+            shown = [item for _, item in placed[start:end]]
+            counted = None if done is None else (sum(1 for item in shown if item["id"] in done), len(shown))
+            if name is None:
+                yield Section(f"Wave {n}" + (" · no phase" if order else ""), iter(shown), counted)
+            else:
+                yield Section(f"Wave {n}", iter(shown), counted, (order[name], name))
+            start = end
+    yield from _waves(items, index, [], done, maybe_dropped)
 
 
 def _text(value: Any) -> str | None:

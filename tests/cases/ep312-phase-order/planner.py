@@ -1,0 +1,6 @@
+def extract():
+    return 1
+
+
+def old():
+    return 2
