@@ -45,5 +45,8 @@ def flags(estimate: dict[str, Any], max_spread: float = fields.MAX_SPREAD) -> It
         yield Flag("high", f"high / low is {number(round(high / low, 2))}x ({number(high)} / {number(low)}),"
                            f" over the limit of {number(max_spread)}x: an interval that wide is a guess"
                            f" (the spread rule: high / low <= {number(max_spread)})")
+    if "left" in estimate and not 0 <= estimate["left"] <= 1:  # `in`, not get(): no call for the other estimates
+        yield Flag("left", f"left is {number(estimate['left'])}: the share of the work still to do is between 0 and 1"
+                           " (counted in full)")
     if not str(estimate.get("evidence") or "").strip():
         yield Flag("evidence", "no evidence for the range (the rule: say what justifies it)")

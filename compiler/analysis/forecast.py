@@ -38,6 +38,61 @@ def interval_hours(estimate: Any) -> tuple[float, float] | None:
     return low * per, high * per
 
 
+class Counted(NamedTuple):
+    """What the schedule and the forecast counted of the items in the graph: the hours left (low,
+    high) of those with a usable estimate that are not done, by id; how many were done (counted as
+    0: the forecast answers when the rest will be done); how many doing items said how much was
+    ``left``; and how many had no usable estimate (counted as 0 too)."""
+
+    left: dict[str, tuple[float, float]]
+    done: frozenset[str]
+    partly: int
+    zero: int
+
+    def to_dict(self) -> dict[str, int]:
+        """The counts the output states, each only when there is one (a plan that tracks no
+        progress writes what it wrote before)."""
+        return {**({"done_as_zero": len(self.done)} if self.done else {}),
+                **({"partly_done": self.partly} if self.partly else {})}
+
+
+def counted(by_id: dict[str, Item], order: Sequence[str]) -> Counted:
+    """The work left of each item of ``order`` (the ids in the waves: dropped items are in none):
+    none for a done one; for a doing one whose estimate gives ``left`` (0 to 1), that share of its
+    interval; else the whole interval."""
+    from compiler.analysis.progress import DOING, DONE
+
+    left: dict[str, tuple[float, float]] = {}
+    done: list[str] = []
+    partly = nothing_left = 0
+    for ident in order:
+        item = by_id[ident]
+        if not item.options:
+            continue
+        estimate: Any = None
+        state: Any = None
+        for key, value in item.options:  # one pass, no call: this runs for every item of a large plan
+            if key == "estimate":
+                estimate = value
+            elif key == "status":
+                state = value
+        if state == DONE:
+            done.append(ident)
+            continue
+        usable = interval_hours(estimate) if estimate is not None else None
+        if usable is None:
+            continue
+        share = estimate["left"] if state == DOING and "left" in estimate else None
+        if share is not None and 0 <= share <= 1:  # out of range: flagged (EP112), counted in full
+            partly += 1
+            if share == 0:
+                nothing_left += 1
+                continue
+            usable = (usable[0] * share, usable[1] * share)
+        left[item.id] = usable
+    return Counted(left, frozenset(done), partly, len(order) - len(left) - len(done) - nothing_left)
+
+
 def _hours(value: float) -> float:
     """Hours as the output writes them: to the second (1/3600 h is 0.0003), no float noise."""
     return round(value, 4)
@@ -49,17 +104,10 @@ def schedule(items: Sequence[Item], waves: Sequence[Sequence[str]]) -> dict[str,
     without an estimate that close the chain are on it; of dependencies that finish together, the
     first listed is on it."""
     by_id = {item.id: item for item in items}
-    bounds: dict[str, tuple[float, float]] = {}
-    given = 0
-    for item in items:
-        estimate = item.option("estimate") if item.options else None
-        if estimate is not None:
-            given += 1
-            usable = interval_hours(estimate)
-            if usable is not None:
-                bounds[item.id] = usable
-    if not given:
+    if not any(item.options and item.option("estimate") is not None for item in items):
         return None
+    count = counted(by_id, [ident for wave in waves for ident in wave])
+    bounds = count.left
     finish: dict[str, float] = {}
     before: dict[str, str | None] = {}
     end, longest = None, -1.0
@@ -88,7 +136,8 @@ def schedule(items: Sequence[Item], waves: Sequence[Sequence[str]]) -> dict[str,
         "best_hours": _hours(sum(bounds[i][0] for i in path if i in bounds)),
         "worst_hours": _hours(sum(bounds[i][1] for i in path if i in bounds)),
         "estimated": len(bounds),
-        "counted_as_zero": len(items) - len(bounds),
+        "counted_as_zero": count.zero,
+        **count.to_dict(),
     }
 
 
@@ -167,9 +216,9 @@ def monte_carlo(items: Sequence[Item], waves: Sequence[Sequence[str]], *, runs: 
     count = runs if runs is not None else runs_for(len(order))
     rng = random.Random(seed)
     fitted: list[tuple[str, float, float]] = []  # (id, exp(mu), sigma) of each usable estimate, in wave order
+    count_left = counted(by_id, order)
     for ident in order:
-        item = by_id[ident]
-        usable = interval_hours(item.option("estimate")) if item.options else None
+        usable = count_left.left.get(ident)
         if usable is not None:
             low, high = usable
             fitted.append((ident, math.sqrt(low * high), math.log(high / low) / Z_90))  # exp(mu) is sqrt(L H)
@@ -215,7 +264,7 @@ def monte_carlo(items: Sequence[Item], waves: Sequence[Sequence[str]], *, runs: 
             rest = parts[0] if len(parts) == 1 else array("d", map(max, *parts))
         tail[ident] = rest
         on = sum(map(ge, map(add, finish[ident], rest), reach))
-        if on:
+        if on and ident not in count_left.done:  # finished work is on no path of the work left
             critical[ident] = on
     ordered = sorted(total)
     position = {ident: n for n, ident in enumerate(order)}
@@ -228,7 +277,8 @@ def monte_carlo(items: Sequence[Item], waves: Sequence[Sequence[str]], *, runs: 
         "runs": count,
         "runs_scaled": count < RUNS,
         "seed": seed,
-        "counted_as_zero": len(order) - len(draws),
+        "counted_as_zero": count_left.zero,
+        **count_left.to_dict(),
         "p50_hours": _hours(_percentile(ordered, 0.50)),
         "p80_hours": _hours(_percentile(ordered, 0.80)),
         "p95_hours": _hours(_percentile(ordered, 0.95)),

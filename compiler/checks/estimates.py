@@ -14,6 +14,7 @@ _HINTS = {
     "low": "a 90% interval of a duration or a quantity starts above 0: give the least it could be",
     "high": "give the most it could be, at least low: narrow a wide interval with evidence (a similar past"
             " change, a measurement)",
+    "left": "give the share of the item still to do, between 0 and 1 (0.25: a quarter left), or leave it out",
     "evidence": "say what the range comes from: a similar past change, a measurement, a file (`app/x.py`)",
 }
 

@@ -68,6 +68,7 @@ _PART_TYPES: dict[str, Any] = {
     "unit": Literal[tuple(fields.UNIT_HOURS)],  # made from the declaration
     "confidence": Literal[fields.CONFIDENCES],
     "evidence": str,
+    "left": _Number,
 }
 _PART_DESCRIPTIONS = {
     "description": "what the quantity is",
@@ -76,6 +77,8 @@ _PART_DESCRIPTIONS = {
     "unit": "minutes, hours, days (8 hours) or weeks (5 days)",
     "confidence": "high, medium or low",
     "evidence": "what justifies the range: text or a repository reference (empty: flagged)",
+    "left": "while the item is doing: the share of it still to do, 0 to 1 (0.25: a quarter left); the schedule"
+            " and the forecast count that share of the range (a done item counts 0)",
 }
 
 _CLAIM_UNIT = "the quantity's unit, any text (requests per second, rows, MB)"

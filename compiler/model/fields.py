@@ -199,9 +199,12 @@ BUDGET_PARTS: tuple[tuple[str, str], ...] = (
 # The parts of an estimate and of a claim: (name, required). An estimate's low and high are a 90%
 # interval in its unit; a claim is the same with a description and a unit of its own (any text:
 # requests per second, rows, MB), so that it is checked by the same rule.
-ESTIMATE_PARTS: tuple[tuple[str, bool], ...] = (("low", True), ("high", True), ("unit", True),
-                                                ("confidence", False), ("evidence", False))
-CLAIM_PARTS: tuple[tuple[str, bool], ...] = (("description", True), *ESTIMATE_PARTS)
+_INTERVAL_PARTS: tuple[tuple[str, bool], ...] = (("low", True), ("high", True), ("unit", True),
+                                                 ("confidence", False), ("evidence", False))
+# An item's estimate may say how much of it is left (``left``: a share, 0 to 1) while it is doing:
+# the schedule and the forecast count what is left (compiler/analysis/forecast.py: work_left).
+ESTIMATE_PARTS: tuple[tuple[str, bool], ...] = (*_INTERVAL_PARTS, ("left", False))
+CLAIM_PARTS: tuple[tuple[str, bool], ...] = (("description", True), *_INTERVAL_PARTS)
 # An estimate's units, in hours: a working day of 8 hours, a working week of 5 days (stated in the
 # output, beside the figures that use them).
 UNIT_HOURS: dict[str, float] = {"minutes": 1 / 60, "hours": 1.0, "days": 8.0, "weeks": 40.0}

@@ -75,6 +75,7 @@ _PLAIN_PARTS: dict[str, Callable[[Any], bool]] = {
     "unit": lambda value: type(value) is str and value in fields.UNIT_HOURS,
     "confidence": lambda value: type(value) is str and value in fields.CONFIDENCES,
     "evidence": lambda value: type(value) is str,
+    "left": _plain_number,
 }
 CLAIM_UNIT = {"unit": lambda value: type(value) is str}  # a claim's unit is any text
 

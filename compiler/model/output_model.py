@@ -85,6 +85,10 @@ class ScheduleOut(_Strict):
     estimated: int = Field(ge=0, description="items with a usable estimate")
     counted_as_zero: int = Field(ge=0, description="items without one (none, or low <= 0 or high < low), counted as"
                                                    " taking no time")
+    done_as_zero: int | None = Field(default=None, ge=1, description="done items, counted as taking no time: the"
+                                     " figures are of the work left; absent when none is done")
+    partly_done: int | None = Field(default=None, ge=1, description="doing items whose estimate gives `left`,"
+                                    " counted as that share of it; absent when none does")
 
 
 class CriticalOut(_Strict):
@@ -112,6 +116,10 @@ class ForecastOut(_Strict):
     runs_scaled: bool = Field(description="true when the plan was too large for the full number of runs")
     seed: int = Field(description="the seed of random.Random: the same plan gives the same forecast")
     counted_as_zero: int = Field(ge=0, description="items without a usable estimate, counted as taking no time")
+    done_as_zero: int | None = Field(default=None, ge=1, description="done items, counted as taking no time: the"
+                                     " figures are of the work left; absent when none is done")
+    partly_done: int | None = Field(default=None, ge=1, description="doing items whose estimate gives `left`,"
+                                    " counted as that share of it; absent when none does")
     p50_hours: float = Field(ge=0, description="the plan's duration in half of the runs")
     p80_hours: float = Field(ge=0, description="in 80% of them")
     p95_hours: float = Field(ge=0, description="in 95% of them")

@@ -64,7 +64,16 @@ def schedule_lines(schedule: Any, fmt: Inline) -> list[str]:
             f" graph): {' → '.join('…' if i is None else fmt.code(i) for i in shown)}: median {hours('median_hours')},"
             f" best case {hours('best_hours')}, worst case {hours('worst_hours')}"
             + (f" ({zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0)" if zero else "")
-            + ".", ""]
+            + counted_text(schedule) + ".", ""]
+
+
+def counted_text(figures: dict[str, Any]) -> str:
+    """What the figures left out as done, or counted in part: ``; of the work left: 18 items done
+    counted as 0, 1 doing counted by its left``; '' when the plan tracks no progress."""
+    done, partly = figures.get("done_as_zero"), figures.get("partly_done")
+    parts = ([f"{done:,} done item{'s' if done != 1 else ''} counted as 0"] if type(done) is int else []) + (
+        [f"{partly:,} doing item{'s' if partly != 1 else ''} counted by the share left"] if type(partly) is int else [])
+    return f"; of the work left only: {', '.join(parts)}" if parts else ""
 
 
 # The most critical items the page names (the JSON lists every item that is critical in some run).
@@ -89,6 +98,7 @@ def forecast_lines(forecast: Any, fmt: Inline) -> list[str]:
     line = (f"Forecast over {fmt.text(f'{runs:,}')} seeded runs{scaled} (seed {fmt.text(forecast.get('seed'))}): P50"
             f" {hours('p50_hours')}, P80 {hours('p80_hours')}, P95 {hours('p95_hours')}"
             + (f"; {zero:,} item{'s' if zero != 1 else ''} without a usable estimate counted as 0" if zero else "")
+            + counted_text(forecast)
             + (f". Most often on the critical path: {named}." if named else "."))
     return [line, "", *_by_lines(forecast.get("by"), fmt)]
 

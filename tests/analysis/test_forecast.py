@@ -11,6 +11,7 @@ with 20,000 runs.
 from __future__ import annotations
 
 import math
+from datetime import date
 from statistics import NormalDist
 from typing import Any
 
@@ -225,3 +226,61 @@ def test_compile_by_a_date_needs_the_start_and_adds_the_probability(tmp_path: An
     assert f"Finished by 2026-12-08 in {round(100 * by['probability'], 1):g}% of the runs: 3 working days" in page
     assert main(["compile", plan, "-o", out]) == 0
     assert "by" not in json.loads((tmp_path / "out" / "evidence-plan.json").read_text(encoding="utf-8"))["forecast"]
+
+
+# --- the work left: done items count 0, a doing item its `left` share ------------------------------
+
+def _tracked(ident: str, status: str, deps: tuple[str, ...] = (), left: float | None = None) -> Item:
+    estimate: dict[str, Any] = {"low": 2, "high": 6, "unit": "hours", "evidence": "PR 12"}
+    if left is not None:
+        estimate["left"] = left
+    return Item(ident, "c", (), deps, "p", 0, options=(("estimate", estimate), ("status", status)))
+
+
+def _chain(statuses: list[str], left: float | None = None) -> tuple[list[Item], list[list[str]]]:
+    items = [_tracked(f"i{n}", state, (f"i{n - 1}",) if n else (), left if state == "doing" else None)
+             for n, state in enumerate(statuses)]
+    return items, [[item.id] for item in items]
+
+
+def test_the_forecast_answers_when_the_rest_will_be_done_not_the_whole() -> None:
+    # 18 of 19 items done, 2-6 hours left: the median is one item's (sqrt(2 x 6) = 3.46 h), not 19 x it.
+    items, waves = _chain(["done"] * 18 + ["todo"])
+    planned = forecast.schedule(items, waves)
+    assert planned is not None
+    assert (planned["median_hours"], planned["best_hours"], planned["worst_hours"]) == (3.4641, 2.0, 6.0)
+    assert (planned["estimated"], planned["counted_as_zero"], planned["done_as_zero"]) == (1, 0, 18)
+    today = date(2026, 12, 2)
+    result = monte_carlo(items, waves, runs=RUNS, deadline=forecast.Deadline(start=today, by=today))
+    assert result is not None and result["done_as_zero"] == 18 and result["counted_as_zero"] == 0
+    assert abs(result["p50_hours"] / math.sqrt(12) - 1) < _tolerance(0.5, math.log(3) / 3.29)
+    assert result["by"]["probability"] > 0.95  # 8 hours today against 2-6 hours left
+    assert [c["item"] for c in result["criticality"]] == ["i18"]  # finished work is on no path of the rest
+
+
+def test_a_doing_item_counts_in_full_unless_its_estimate_says_what_is_left() -> None:
+    items, waves = _chain(["done", "doing"])
+    full = forecast.schedule(items, waves)
+    assert full is not None and full["median_hours"] == 3.4641 and "partly_done" not in full
+    items, waves = _chain(["done", "doing"], left=0.25)
+    quarter = forecast.schedule(items, waves)
+    assert quarter is not None and (quarter["best_hours"], quarter["worst_hours"]) == (0.5, 1.5)
+    assert quarter["partly_done"] == 1 and quarter["done_as_zero"] == 1
+    items, waves = _chain(["doing"], left=0)
+    nothing = forecast.schedule(items, waves)
+    assert nothing is not None and nothing["median_hours"] == 0 and nothing["counted_as_zero"] == 0
+    assert monte_carlo(items, waves) is None  # nothing left to draw
+
+
+def test_a_left_share_outside_0_to_1_is_counted_in_full() -> None:
+    items, waves = _chain(["doing"], left=1.5)
+    planned = forecast.schedule(items, waves)
+    assert planned is not None and planned["median_hours"] == 3.4641 and "partly_done" not in planned
+
+
+def test_a_plan_that_tracks_no_progress_writes_what_it_wrote_before() -> None:
+    items = [_item("a", 2, 8), _item("b", 1, 4, deps=("a",))]
+    planned = forecast.schedule(items, [["a"], ["b"]])
+    result = monte_carlo(items, [["a"], ["b"]])
+    assert planned is not None and result is not None
+    assert not {"done_as_zero", "partly_done"} & (set(planned) | set(result))

@@ -34,6 +34,8 @@ FLAGGED = [
     ("{low: 3, high: 1.5, unit: days, evidence: PR 12}", "high 1.5 is below low 3 (the rule: low <= high)", 30),
     ("{low: 1, high: 2, unit: weeks, evidence: ''}", "no evidence for the range", 56),
     ("{low: 1, high: 2, unit: weeks}", "no evidence for the range", 15),  # absent: at the estimate
+    ("{low: 1, high: 2, unit: weeks, evidence: PR 12, left: 1.5}", "left is 1.5: the share of the work still to do"
+     " is between 0 and 1 (counted in full)", 69),
 ]
 
 

@@ -127,6 +127,7 @@ _PART_VALUES: dict[str, Any] = {
     "unit": st.one_of(st.sampled_from([*fields.UNIT_HOURS, "day", "rps", ""]), st.integers(0, 2), st.none()),
     "confidence": st.one_of(st.sampled_from([*fields.CONFIDENCES, "sure"]), st.integers(0, 2), st.none()),
     "evidence": st.one_of(_TEXT, st.lists(_TEXT, max_size=1), st.none()),
+    "left": st.one_of(st.floats(-0.5, 1.5, allow_nan=False), _NUMBER),
 }
 
 
