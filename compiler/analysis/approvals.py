@@ -88,36 +88,28 @@ def ungated(items: tuple[Item, ...]) -> list[Item]:
     """The irreversible items that have no approval among their transitive dependencies, in the
     plan's order.
 
-    One pass in topological order, carrying for each item whether an approval precedes it: an
-    item is gated when one of its dependencies is an approval or is gated itself. Linear in items
-    + dependencies. The order is compiler/analysis/graph.py's plain_waves (one pass for a plan written in
-    order, else Kahn's algorithm). Items on or after a cycle are never reached: the cycle is reported (EP303), and
-    they are not judged here. Unknown dependencies and self-dependencies are left out, as the
-    graph leaves them."""
+    An item is gated when one of its dependencies is an approval or is gated itself: every item
+    reached from an approval by following its dependents, one step or more. One walk from the
+    approvals, linear in items + dependencies, and blind to cycles: an item on or after a cycle
+    (EP303) is judged in the same run, gated when an approval precedes it on any path. Unknown
+    dependencies and self-dependencies are left out, as the graph leaves them."""
     first = first_items(items)
     irreversible = {ident for ident, item in first.items() if item.options and is_irreversible(item)}
     if not irreversible:
         return []
-    from compiler.analysis.graph import plain_waves
-
-    order = list(plain_waves(first.values()))  # a topological order, without what a cycle holds back
-    passes: set[str] = set()  # the items whose dependents are gated: approvals, and gated items
-    ungated_ids = []
-    for ident in order:
-        item = first[ident]
-        gated = False
+    dependents: dict[str, list[str]] = {}
+    for ident, item in first.items():
         for dep in item.depends_on:
-            if dep in passes and dep != ident:
-                gated = True
-                break
-        if gated or (item.options and is_approval(item)):
-            passes.add(ident)
-        if ident in irreversible and not gated:
-            ungated_ids.append(ident)
-    if len(order) < len(first):  # not reached: on or after a cycle
-        ungated_ids = [ident for ident in ungated_ids if ident in set(order)]
-    chosen = set(ungated_ids)
-    return [item for ident, item in first.items() if ident in chosen]
+            if dep != ident and dep in first:
+                dependents.setdefault(dep, []).append(ident)
+    stack = [ident for ident, item in first.items() if item.options and is_approval(item)]
+    gated: set[str] = set()
+    while stack:
+        for after in dependents.get(stack.pop(), ()):
+            if after not in gated:
+                gated.add(after)
+                stack.append(after)
+    return [item for ident, item in first.items() if ident in irreversible and ident not in gated]
 
 
 def _entry(evidence: Evidence) -> dict[str, Any]:

@@ -75,9 +75,21 @@ def test_ep310_an_irreversible_approval_needs_an_approval_before_it_too() -> Non
     assert rows(result.diagnostics) == [("EP310", "sign-off", 8, 5)]
 
 
-def test_ep310_leaves_items_on_a_cycle_to_ep303() -> None:
+def test_ep310_an_irreversible_item_on_or_after_a_cycle_is_judged_in_the_same_run() -> None:
+    """Every problem in one run: backup <-> drop-table is a cycle (EP303), and drop-table, which no
+    approval precedes on any path, is EP310 as well."""
     text = GATED.replace("    kind: approval\n", "").replace("    depends_on: [backup]\n",
                                                                 "    depends_on: [drop-table]\n")
+    result = compile_yaml(text)
+    assert sorted(d.code for d in result.diagnostics) == ["EP303", "EP310"]
+    assert [r for r in rows(result.diagnostics) if r[0] == "EP310"] == [("EP310", "drop-table", 21, 5)]
+
+
+def test_an_irreversible_item_after_a_cycle_that_an_approval_precedes_is_gated() -> None:
+    # backup <-> migrate is a cycle; sign-off (an approval) depends on backup, and drop-table on it.
+    text = GATED.replace("    depends_on: [sign-off]\n", "    depends_on: [backup]\n").replace(
+        "    proof: make backup\n", "    proof: make backup\n    depends_on: [migrate]\n").replace(
+        "    depends_on: [migrate]\n    proof: make drop", "    depends_on: [sign-off]\n    proof: make drop")
     assert [d.code for d in compile_yaml(text).diagnostics] == ["EP303"]
 
 
