@@ -3,7 +3,11 @@
 Two repairs, both meaning-preserving, and one rewrite on request:
 
 - an evidence entry whose ``contains`` text moved to exactly one other place in the file gets
-  its ``line``/``lines`` shifted whole, so that it covers the same code (see ``moved_range``);
+  its ``line``/``lines`` shifted whole, so that it covers the same code: carried through the
+  file's change since the plan's commit, as `git blame` carries lines (compiler/repo/history.py),
+  when the plan is in git and unchanged since; a one-line entry moves to the text's line. Any
+  other shift (``moved_range``: the smallest that covers the text) is a guess, applied only with
+  ``unsafe`` (`fix --unsafe-fixes`) and otherwise listed as left;
 - repeated entries in ``depends_on`` and ``evidence`` are removed (the first is kept), and so
   are dependencies already implied through another (EP306: a -> c when a -> b -> c);
 - with ``to_symbols``, line evidence that covers exactly one definition becomes that definition,
@@ -17,6 +21,7 @@ convert's layout (one key per line).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +41,8 @@ from compiler.core.display import clip, quoted
 from compiler.load.document import Document, parse_text
 from compiler.load.sourcemap import Path
 from compiler.model.values import Evidence, Item
+from compiler.repo.history import History
 from compiler.repo.repository import Repository
-from compiler.repo.symbols import heuristic_symbols
 
 
 @dataclass(kw_only=True)
@@ -53,27 +58,32 @@ class FixResult:
 FixError = EditError  # the repairs could not be applied safely; nothing was written
 
 
-def plan_edits(result: CompileResult, *, pin: bool = False,
-               to_symbols: bool = False) -> tuple[list[Edit], list[str], list[str]]:
+def plan_edits(result: CompileResult, *, pin: bool = False, to_symbols: bool = False,
+               commit: Callable[[], str | None] | None = None,
+               unsafe: bool = False) -> tuple[list[Edit], list[str], list[str]]:
     """The repairs a compiled plan allows, as edits to its document, their descriptions, and what
     was left (and why); with ``pin``, also a pin for every entry that cites lines or a symbol,
-    holds, and has none; with ``to_symbols``, also the rewrites of line evidence into symbols."""
+    holds, and has none; with ``to_symbols``, also the rewrites of line evidence into symbols.
+    ``commit``: gives the plan's commit (compiler/repo/history.py: plan_commit), through whose
+    change a moved range is carried exactly, asked only when one is to be carried (git runs only
+    then); ``unsafe``: apply the guesses too."""
     from compiler.repo.repository import Repository
 
     if not result.evidence_verified:
-        return (*_edits(result, None, pin), [])
+        return _edits(result, None, pin, None, unsafe)
     with Repository(result.root) as repo:
-        edits, notes = _edits(result, repo, pin)
-        left: list[str] = []
+        history = History(commit, result.root) if commit is not None else None
+        edits, notes, left = _edits(result, repo, pin, history, unsafe)
         if to_symbols:
             from compiler.api.fix_symbols import symbol_edits
 
-            more, more_notes, left = symbol_edits(result, repo)
-            edits, notes = edits + more, notes + more_notes
+            more, more_notes, more_left = symbol_edits(result, repo)
+            edits, notes, left = edits + more, notes + more_notes, left + more_left
         return edits, notes, left
 
 
-def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[list[Edit], list[str]]:
+def _edits(result: CompileResult, repo: Repository | None, pin: bool, history: History | None,
+           unsafe: bool) -> tuple[list[Edit], list[str], list[str]]:
     from compiler.analysis.progress import live
     from compiler.checks.context import repeated
     from compiler.checks.dependencies import redundant
@@ -83,6 +93,7 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
     plan, base = result.plan, result.plan.items_path
     edits: list[Edit] = []
     notes: list[str] = []
+    left: list[str] = []
     raw_items = _at(result.document.data, base)
     shifts: dict[str, set[int]] = {}  # path -> how far the pinned lines found at one place moved
     several: list[tuple[Item, Evidence, Path, str, Any, tuple[int, ...]]] = []  # found at several places
@@ -126,16 +137,34 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
             if finding.moved_to is None:
                 continue
             found = finding.moved_to
-            heads = ev.end > ev.start and bool(heuristic_symbols([repo.text(ev.path or "", found, found) or ""]))
-            moved = moved_range(ev.start, ev.end, found, repo.facts(ev.path or "").line_count, heads=heads)
+            path = ev.path or ""
+            line_count = repo.facts(path).line_count
+            several_lines = ev.end > ev.start
+            carried = _carried(history, repo, path, ev.start, ev.end, line_count) if several_lines else None
+            said = f"{clip(item.id)}: {clip(ev.ref())} -> {clip(path)}:"
+            if history is not None and carried is not None and carried[0] <= found <= carried[1]:
+                start, end = carried  # exact: the same lines, moved whole
+                edits.append(((*at, key), _lines_value(entry[key], key, start, end)))
+                notes.append(f"{said}{_span(start, end)} ({quoted(ev.contains or '')} moved: the cited lines, carried"
+                             f" through the file's change since the plan's commit {(history.commit or '')[:12]})")
+                continue
+            moved = moved_range(ev.start, ev.end, found, line_count)
             if moved is None:
                 continue
             start, end = moved
-            edits.append(((*at, key), _lines_value(entry[key], key, start, end)))
-            how = ("" if end == start else ", the first line of the range: it defines something" if heads
-                   else f" to line {found}: where it was in the range is not known, so the range is centred on it")
-            notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{_span(start, end)}"
-                         f" ({quoted(ev.contains or '')} moved{how})")
+            if not several_lines:  # one line: where the text is, nothing to guess
+                edits.append(((*at, key), _lines_value(entry[key], key, start, end)))
+                notes.append(f"{said}{start} ({quoted(ev.contains or '')} moved)")
+                continue
+            why = ("the plan has no commit to compare with (not in git, or changed since it was committed)"
+                   if history is None or history.commit is None else "the cited lines changed since the plan's commit")
+            guess = (f"{said}{_span(start, end)} ({quoted(ev.contains or '')} moved to line {found}; the smallest shift"
+                     f" that covers it, a guess: {why})")
+            if unsafe:
+                edits.append(((*at, key), _lines_value(entry[key], key, start, end)))
+                notes.append(guess)
+            else:
+                left.append(f"{guess}: fix --unsafe-fixes applies it, or correct the lines by hand")
     # Pinned lines found at several places (a `return x`, a closing quote) move only where every
     # pinned entry of the same file that was found at one place moved by the same distance, and
     # that distance leads to one of the places: the file was shifted there, not rewritten.
@@ -151,7 +180,22 @@ def _edits(result: CompileResult, repo: Repository | None, pin: bool) -> tuple[l
         notes.append(f"{clip(item.id)}: {clip(ev.ref())} -> {clip(ev.path or '')}:{_span(start, end)} (the pinned"
                      f" lines are found at {len(places)} places; this is the one {delta:+} lines away, as far as"
                      f" the file's other pinned entries moved)")
-    return edits, notes
+    return edits, notes, left
+
+
+def _carried(history: History | None, repo: Repository, path: str, start: int, end: int,
+             line_count: int) -> tuple[int, int] | None:
+    """Lines ``start``-``end`` of ``path`` as the plan's commit has it, in the file now, when they
+    are unchanged and moved whole (compiler/repo/history.py); None without history, or when not."""
+    if history is None:
+        return None
+    old = history.lines(path)
+    if old is None:
+        return None
+    from compiler.repo.history import map_range
+
+    now = (repo.text(path, 1, line_count) or "").splitlines() if line_count else []
+    return map_range(old, now, start, end)
 
 
 def _span(start: int, end: int) -> str:
@@ -173,25 +217,17 @@ def _pin_edit(at: Path, entry: Any, ev: Evidence, digest: str) -> Edit:
     return at, {**ev.to_dict(), "pin": digest}
 
 
-def moved_range(start: int, end: int, found: int, line_count: int, *, heads: bool = False) -> tuple[int, int] | None:
-    """Where the range ``start``-``end`` goes when its ``contains`` text left it and is now found
-    (once) at line ``found``: shifted whole, by the distance the text moved, so that it covers
-    the same code and keeps its length. The text was on some line of the old range, but which
-    is recorded nowhere (fix reads the plan and the files as they are now, no history), so:
-
-    - a one-line range moves to the text's line (nothing to guess);
-    - when the text's line defines something (``heads``: ``def``, ``class``, ``NAME =``, a
-      heading: what the symbol finder takes for a definition), the range is taken to start at
-      it, as ranges that cite a definition do;
-    - otherwise the range is centred on the text (it keeps its middle line, the upper one for
-      an even length): a guess never more than half the range off, wherever the text was.
-
-    Kept inside the file (a range centred near its end moves up, still holding the text); None
-    when the file is shorter than the range."""
+def moved_range(start: int, end: int, found: int, line_count: int) -> tuple[int, int] | None:
+    """The range ``start``-``end``, of its length, shifted as little as covers line ``found``
+    (where its ``contains`` text is now, once): up until it starts at the text, or down until it
+    ends at it. Without history, which line of the range held the text is recorded nowhere, so
+    any shift of a range of several lines is a guess; the smallest one moves the range least onto
+    other code. A one-line range moves to the text's line (nothing to guess). None when the file
+    is shorter than the range."""
     length = end - start + 1
     if length > line_count:
         return None
-    new_start = found - (0 if length == 1 or heads else (length - 1) // 2)
+    new_start = found if found < start else found - length + 1 if found > end else start
     new_start = max(1, min(new_start, line_count - length + 1))
     return new_start, new_start + length - 1
 
@@ -201,28 +237,55 @@ def _at(data: Any, path: Path) -> Any:
         data = data[part]
     return data
 
-def fix_document(doc: Document, text: str, path: str, *, root: str | None = None,
-                 dry_run: bool = False, pin: bool = False, to_symbols: bool = False) -> FixResult:
+def fix_document(doc: Document, text: str, path: str, *, root: str | None = None, dry_run: bool = False,
+                 pin: bool = False, to_symbols: bool = False, unsafe: bool = False) -> FixResult:
     """The repairs of a plan (``doc``, read from ``text`` at ``path``), the text they make, and the
     plan compiled after them. Its diagnostics are located in the fixed text, the file as it will
     be; with ``dry_run``, which writes nothing, in ``text``, the file as it stays on disk. With
     ``to_symbols``, line evidence that covers exactly one definition is rewritten as it too. With
     ``pin``, entries that cite lines or a symbol and hold are pinned (compiler/core/pins.py), after the
-    other repairs: an entry they moved or rewrote is pinned where, and as, they left it."""
+    other repairs: an entry they moved or rewrote is pinned where, and as, they left it. With
+    ``unsafe``, the repairs that are guesses are made too (each says so)."""
+    commit = _commit_of(path)
     if pin:
-        first = _fix_once(doc, text, path, root=root, to_symbols=to_symbols)
+        first = _fix_once(doc, text, path, root=root, to_symbols=to_symbols, commit=commit, unsafe=unsafe)
         if first.changes:
             doc = parse_text(first.fixed, doc.name, doc.format)
-        second = _fix_once(doc, first.fixed, path, root=root, dry_run=dry_run, pin=True)
+        # The first pass changed the plan: its ranges are now of today's files, not the commit's.
+        second = _fix_once(doc, first.fixed, path, root=root, dry_run=dry_run, pin=True,
+                           commit=_no_commit if first.changes else commit, unsafe=unsafe)
         return FixResult(name=doc.name, original=text, fixed=second.fixed, changes=first.changes + second.changes,
                          result=second.result, left=first.left + second.left)
-    return _fix_once(doc, text, path, root=root, dry_run=dry_run, to_symbols=to_symbols)
+    return _fix_once(doc, text, path, root=root, dry_run=dry_run, to_symbols=to_symbols, commit=commit, unsafe=unsafe)
+
+
+def _commit_of(path: str) -> Callable[[], str | None]:
+    """The plan's commit, found on the first call (git runs then, and only then) and kept."""
+    found: list[str | None] = []
+
+    def commit() -> str | None:
+        if not found:
+            from compiler.repo.history import plan_commit
+
+            try:
+                with open(path, "rb") as handle:
+                    found.append(plan_commit(path, handle.read()))
+            except OSError:
+                found.append(None)
+        return found[0]
+
+    return commit
+
+
+def _no_commit() -> None:
+    return None
 
 
 def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, dry_run: bool = False,
-              pin: bool = False, to_symbols: bool = False) -> FixResult:
+              pin: bool = False, to_symbols: bool = False, commit: Callable[[], str | None] | None = None,
+              unsafe: bool = False) -> FixResult:
     result = compile_document(doc, path, root=root)
-    edits, notes, left = plan_edits(result, pin=pin, to_symbols=to_symbols)
+    edits, notes, left = plan_edits(result, pin=pin, to_symbols=to_symbols, commit=commit, unsafe=unsafe)
     nodes = None  # the YAML nodes of the edits' paths, composed once for both uses
     if edits and doc.format == "yaml" and ("&" in text and "*" in text):
         from compiler.load.yaml_nodes import compose

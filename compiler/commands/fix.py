@@ -19,18 +19,25 @@ if TYPE_CHECKING:
 @click.option("--pin", is_flag=True, help="Also pin every entry that cites lines or a symbol, holds, and has no pin.")
 @click.option("--to-symbols", is_flag=True,
               help="Also rewrite line evidence that covers exactly one definition as path::Name.")
+@click.option("--unsafe-fixes", "unsafe", is_flag=True,
+              help="Also make the repairs that are guesses (a range moved without history); each says so.")
 @click.option("--root", metavar="DIR", default=None, help="Repository root for evidence paths (as for compile).")
 @limit_options
-def command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, root: str | None, limits: Limits) -> int:
+def command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, unsafe: bool, root: str | None,
+            limits: Limits) -> int:
     """Repair PLAN in place where the repair is mechanical, and report the rest.
 
-    Moves an evidence entry's line or lines to where its pinned lines (exactly) or its
-    `contains` text (found exactly once) now are, and removes repeated depends_on and evidence
-    entries. With --pin, adds a pin (a hash of the cited lines) to every entry that cites lines
-    or a symbol and holds, so that a later change under it is reported (EP211). Comments, key
-    order, quoting and layout of a YAML plan are kept byte for byte; a JSON plan is rewritten
-    one key per line. Never changes what the plan means; never runs anything. Exit 0 when
-    the plan is ready afterwards, 1 when problems remain (listed), 2 input error.
+    Moves an evidence entry's line or lines to where its pinned lines (exactly) or its `contains`
+    text (found exactly once) now are, and removes repeated depends_on and evidence entries. A range
+    of several lines whose `contains` text moved is carried through the cited file's change since
+    the plan's commit, as git blame carries lines, when the plan is in git and unchanged since: the
+    same lines, moved whole. Without that history, the smallest shift that covers the text is a
+    guess: listed as not fixed, made only with --unsafe-fixes. With --pin, adds a pin (a hash of the
+    cited lines) to every entry that cites lines or a symbol and holds, so that a later change under
+    it is reported (EP211). Comments, key order, quoting and layout of a YAML plan are kept byte for
+    byte; a JSON plan is rewritten one key per line. Never changes what the plan means; never runs
+    anything. Exit 0 when the plan is ready afterwards, 1 when problems remain (listed), 2 input
+    error.
 
     With --to-symbols, evidence whose lines are exactly those of one definition (a decorated
     function from its first decorator; a method as Class.method), as check finds it, becomes
@@ -43,6 +50,7 @@ def command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, root: str | N
       evidence-plan fix --dry-run plan.yaml | less
       evidence-plan fix --pin plan.yaml
       evidence-plan fix --to-symbols --dry-run plan.yaml
+      evidence-plan fix --unsafe-fixes --dry-run plan.yaml
     """
     from compiler.api.fix import FixError, fix_document
     from compiler.load.document import load_with_text
@@ -51,7 +59,8 @@ def command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, root: str | N
         raise click.UsageError("fix edits a file in place: give its path, not -")
     doc, text = load_with_text(plan, limits=limits)
     try:
-        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run, pin=pin, to_symbols=to_symbols)
+        outcome = fix_document(doc, text, plan, root=root, dry_run=dry_run, pin=pin, to_symbols=to_symbols,
+                               unsafe=unsafe)
     except FixError as error:
         err(f"{plan}: error: {error}")
         return EXIT_BLOCKED

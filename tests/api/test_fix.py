@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from work import count
 
 from compiler.api.fix import moved_range
 from compiler.load.limits import DEFAULT_LIMITS
+from compiler.repo.history import map_range
 
 SOURCE = "".join(f"# filler line {n}\n" for n in range(1, 11)) + "def create_account(email):\n    return email\n"
 
@@ -44,7 +47,7 @@ items:
     proof: make it
 """
 
-FIXED = PLAN.replace("lines: '3-4'", "lines: '11-12'").replace("line: 2", "line: 11").replace(
+FIXED = PLAN.replace("lines: '3-4'", "lines: '10-11'").replace("line: 2", "line: 11").replace(
     "[app.py:1, app.py:1, app.py:2]", "[app.py:1, app.py:2]"
 ).replace("      - contract            # a repeat in block style\n", "")
 
@@ -55,28 +58,41 @@ def plan(write: Callable[..., Path]) -> Path:
     return write("plan.yaml", PLAN)
 
 
+NO_HISTORY = "the plan has no commit to compare with (not in git, or changed since it was committed)"
+
+
 def test_fix_updates_only_what_moved_and_keeps_every_other_byte(plan: Path) -> None:
-    result = run("fix", str(plan))
+    result = run("fix", "--unsafe-fixes", str(plan))
     assert result.exit_code == 0, result.output
     assert plan.read_text(encoding="utf-8") == FIXED
-    assert ("fixed: contract: app.py:3-4 -> app.py:11-12 ('def create_account' moved, the first line of the range:"
-            " it defines something)") in result.stderr
+    assert ("fixed: contract: app.py:3-4 -> app.py:10-11 ('def create_account' moved to line 11; the smallest shift"
+            f" that covers it, a guess: {NO_HISTORY})") in result.stderr
     assert "fixed: implementation: removed repeated evidence app.py:1" in result.stderr
     assert "fixed: implementation: removed repeated dependency contract" in result.stderr
     assert run("check", str(plan)).exit_code == 0
-    again = run("fix", str(plan))
+    again = run("fix", "--unsafe-fixes", str(plan))
     assert again.exit_code == 0
     assert "nothing to fix" in again.stderr
     assert plan.read_text(encoding="utf-8") == FIXED  # idempotent
 
 
+def test_a_guess_is_not_made_without_unsafe_fixes_and_says_how(plan: Path) -> None:
+    result = run("fix", str(plan))
+    assert result.exit_code == 1, result.output
+    text = plan.read_text(encoding="utf-8")
+    assert "lines: '3-4'" in text and "line: 11" in text  # the range is left; the one-line entry moved (exact)
+    assert ("not fixed: contract: app.py:3-4 -> app.py:10-11 ('def create_account' moved to line 11; the smallest"
+            f" shift that covers it, a guess: {NO_HISTORY}): fix --unsafe-fixes applies it, or correct the lines by"
+            " hand") in result.stderr
+
+
 def test_dry_run_prints_a_diff_and_writes_nothing(plan: Path) -> None:
-    result = run("fix", "--dry-run", str(plan))
+    result = run("fix", "--dry-run", "--unsafe-fixes", str(plan))
     assert result.exit_code == 0
     assert plan.read_text(encoding="utf-8") == PLAN
     assert f"--- a/{plan}" in result.stdout
     assert "-        lines: '3-4'        # quoted on purpose: quotes stay" in result.stdout
-    assert "+        lines: '11-12'        # quoted on purpose: quotes stay" in result.stdout
+    assert "+        lines: '10-11'        # quoted on purpose: quotes stay" in result.stdout
     assert "would fix: contract" in result.stderr
 
 
@@ -191,40 +207,94 @@ def numbered(lines: int, **at: str) -> str:
     return "".join(f"{at.get(str(n), f'code line {n}')}\n" for n in range(1, lines + 1))
 
 
-def test_a_range_whose_text_moved_is_shifted_whole_not_restarted_at_the_text(write: Callable[..., Path]) -> None:
-    """The issue's case: 675-683 cited the text on its 5th line (679); 17 lines were inserted
-    above, so the text is at 696 and the code at 692-700. Restarting at the text (696-704)
-    dropped four lines of the code and took in four unrelated ones."""
-    write("big.py", numbered(800, **{"696": "    raise DuplicateEmail(email)"}))
-    plan = write("plan.yaml", """\
-        items:
-          - id: a
-            change: c
-            evidence:
-              - {path: big.py, lines: 675-683, contains: raise DuplicateEmail}
-            proof: p
-        """)
+def _git(folder: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=folder, check=True,
+                   capture_output=True)
+
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+BIG_PLAN = """\
+    items:
+      - id: a
+        change: c
+        evidence:
+          - {path: big.py, lines: 675-683, contains: raise DuplicateEmail}
+        proof: p
+    """
+
+
+@needs_git
+def test_a_range_whose_text_moved_is_carried_through_git_history_exactly(write: Callable[..., Path]) -> None:
+    """675-683 cited the text on its 5th line (679); 17 lines were inserted above since the plan's
+    commit, so the code is at 692-700: carried there whole, as git blame carries lines, and safe."""
+    big = write("big.py", numbered(800, **{"679": "    raise DuplicateEmail(email)"}))
+    plan = write("plan.yaml", BIG_PLAN)
+    _git(big.parent, "init", "-q")
+    _git(big.parent, "add", "-A")
+    _git(big.parent, "commit", "-qm", "plan")
+    lines = big.read_text(encoding="utf-8").splitlines(keepends=True)
+    big.write_text("".join(lines[:100] + [f"new line {n}\n" for n in range(17)] + lines[100:]), encoding="utf-8")
     result = run("fix", str(plan))
     assert result.exit_code == 0, result.output
     assert "lines: 692-700, contains: raise DuplicateEmail" in plan.read_text(encoding="utf-8")
-    assert ("fixed: a: big.py:675-683 -> big.py:692-700 ('raise DuplicateEmail' moved to line 696: where it was in"
-            " the range is not known, so the range is centred on it)") in result.stderr
+    assert ("fixed: a: big.py:675-683 -> big.py:692-700 ('raise DuplicateEmail' moved: the cited lines, carried"
+            " through the file's change since the plan's commit") in result.stderr
 
 
-@pytest.mark.parametrize(("start", "end", "found", "heads", "lines", "expected"), [
-    (675, 683, 696, False, 800, (692, 700)),  # centred: the text keeps the middle line, whichever way it moved
-    (675, 683, 650, False, 800, (646, 654)),
-    (675, 683, 696, True, 800, (696, 704)),  # the text defines something: the range starts at it
-    (18, 23, 29, True, 40, (29, 34)),  # examples/blocked's normalize_email (found at line 29)
-    (5, 5, 12, False, 12, (12, 12)),  # one line: nothing to guess
-    (3, 4, 11, False, 12, (11, 12)),  # an even length keeps the upper middle line
-    (1, 5, 12, False, 12, (8, 12)),  # centred past the end: moved up, still holding the text
-    (10, 14, 1, False, 12, (1, 5)),  # and past the start
-    (1, 20, 12, False, 12, None),  # the file is shorter than the range
+@needs_git
+def test_a_range_whose_lines_changed_since_the_commit_is_a_guess(write: Callable[..., Path]) -> None:
+    """The issue's case: a range starting one line after its text (the text was edited out of it
+    and another line put in) is not carried: its lines changed; the smallest shift, one line up,
+    is offered as a guess, never a move 31 lines away onto another branch."""
+    big = write("big.py", numbered(800, **{"679": "    raise DuplicateEmail(email)"}))
+    plan = write("plan.yaml", BIG_PLAN)
+    _git(big.parent, "init", "-q")
+    _git(big.parent, "add", "-A")
+    _git(big.parent, "commit", "-qm", "plan")
+    big.write_text(numbered(800, **{"674": "    raise DuplicateEmail(email)"}), encoding="utf-8")
+    result = run("fix", str(plan))
+    assert result.exit_code == 1, result.output
+    assert "lines: 675-683" in plan.read_text(encoding="utf-8")
+    assert ("not fixed: a: big.py:675-683 -> big.py:674-682 ('raise DuplicateEmail' moved to line 674; the smallest"
+            " shift that covers it, a guess: the cited lines changed since the plan's commit)") in result.stderr
+    assert run("fix", "--unsafe-fixes", str(plan)).exit_code == 0
+    assert "lines: 674-682" in plan.read_text(encoding="utf-8")
+
+
+@needs_git
+def test_a_plan_changed_since_its_commit_has_no_history(write: Callable[..., Path]) -> None:
+    big = write("big.py", numbered(800, **{"679": "    raise DuplicateEmail(email)"}))
+    plan = write("plan.yaml", BIG_PLAN)
+    _git(big.parent, "init", "-q")
+    _git(big.parent, "add", "-A")
+    _git(big.parent, "commit", "-qm", "plan")
+    plan.write_text(plan.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    big.write_text(numbered(800, **{"696": "    raise DuplicateEmail(email)"}), encoding="utf-8")
+    result = run("fix", str(plan))
+    assert result.exit_code == 1 and NO_HISTORY in result.stderr
+
+
+@pytest.mark.parametrize(("start", "end", "found", "lines", "expected"), [
+    (675, 683, 696, 800, (688, 696)),  # down until it ends at the text
+    (675, 683, 650, 800, (650, 658)),  # up until it starts at it
+    (10, 40, 9, 100, (9, 39)),  # one line after the text: one line up, not 31 lines away
+    (5, 5, 12, 12, (12, 12)),  # one line: to the text's line
+    (10, 14, 1, 12, (1, 5)),
+    (1, 20, 12, 12, None),  # the file is shorter than the range
 ])
-def test_moved_range_shifts_the_whole_range_and_keeps_it_in_the_file(
-        start: int, end: int, found: int, heads: bool, lines: int, expected: tuple[int, int] | None) -> None:
-    assert moved_range(start, end, found, lines, heads=heads) == expected
+def test_moved_range_is_the_smallest_shift_that_covers_the_text(
+        start: int, end: int, found: int, lines: int, expected: tuple[int, int] | None) -> None:
+    assert moved_range(start, end, found, lines) == expected
+
+
+def test_map_range_carries_unchanged_lines_and_refuses_changed_ones() -> None:
+    old = [f"line {n}" for n in range(1, 21)]
+    new = ["inserted"] * 3 + old
+    assert map_range(old, new, 5, 8) == (8, 11)
+    changed = [*old[:5], "edited", *old[6:]]
+    assert map_range(old, changed, 5, 8) is None  # line 6 changed: not the same code
+    assert map_range(old, old, 21, 22) is None
 
 
 # --- fix --dry-run locates what is left in the file on disk ------------------------------------------
@@ -544,11 +614,11 @@ def test_to_symbols_leaves_entries_that_do_not_verify(write: Callable[..., Path]
               - app/x.py:19-40
             proof: p
         """)
-    result = run("fix", "--to-symbols", str(plan))
+    result = run("fix", "--to-symbols", "--unsafe-fixes", str(plan))
     assert result.exit_code == 1
     text = plan.read_text(encoding="utf-8")
     assert "{path: app/x.py, lines: 5-7, contains: nowhere}" in text
-    assert "{path: app/x.py, lines: 18-19, contains: LIMIT = 3}" in text  # moved, as without --to-symbols
+    assert "{path: app/x.py, lines: 17-18, contains: LIMIT = 3}" in text  # moved, as without --to-symbols
     assert "symbol" not in text
     assert result.stderr.count("fixed:") == 1
 
