@@ -90,7 +90,8 @@ def counted(by_id: dict[str, Item], order: Sequence[str]) -> Counted:
                 continue
             usable = (usable[0] * share, usable[1] * share)
         left[item.id] = usable
-    return Counted(left, frozenset(done), partly, len(order) - len(left) - len(done) - nothing_left)
+    return Counted(left=left, done=frozenset(done), partly=partly,
+                   zero=len(order) - len(left) - len(done) - nothing_left)
 
 
 def _hours(value: float) -> float:

@@ -128,7 +128,8 @@ def _waves(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[
     which are in no wave (looked for only when the document counts some, or counts none)."""
     for n, wave in enumerate(waves, 1):
         shown = [items[index[i]] for i in wave if i in index]
-        yield Section(f"Wave {n}", iter(shown), None if done is None else (len(done.intersection(wave)), len(shown)))
+        yield Section(heading=f"Wave {n}", items=iter(shown),
+                      done=None if done is None else (len(done.intersection(wave)), len(shown)))
     dropped = [item for item in items if item.get("status") == "dropped"] if maybe_dropped else []
     if dropped:
         placed = set(chain.from_iterable(waves))  # a hand-written file may place one in a wave
@@ -166,9 +167,9 @@ def _phased(items: list[dict[str, Any]], index: dict[str, int], waves: list[list
             shown = [item for _, item in placed[start:end]]
             counted = None if done is None else (sum(1 for item in shown if item["id"] in done), len(shown))
             if name is None:
-                yield Section(f"Wave {n}" + (" · no phase" if order else ""), iter(shown), counted)
+                yield Section(heading=f"Wave {n}" + (" · no phase" if order else ""), items=iter(shown), done=counted)
             else:
-                yield Section(f"Wave {n}", iter(shown), counted, (order[name], name))
+                yield Section(heading=f"Wave {n}", items=iter(shown), done=counted, phase=(order[name], name))
             start = end
     yield from _waves(items, index, [], done, maybe_dropped)
 
