@@ -21,13 +21,16 @@ def _json(listings: list[Listing]) -> None:
 
 
 def _text(listings: list[Listing]) -> None:
+    from compiler.api.edit import yaml_scalar
     from compiler.core.display import escape
 
     for listing in listings:
-        width = min(60, max((len(listing.evidence(s)) for s in listing.symbols), default=0))
-        for s in listing.symbols:
+        # Each entry as a YAML scalar: pasted into a plan's evidence list, it reads back as itself.
+        entries = [escape(yaml_scalar(listing.evidence(s))) for s in listing.symbols]
+        width = min(60, max(map(len, entries), default=0))
+        for s, entry in zip(listing.symbols, entries, strict=True):
             where = f"line {s.first}" if s.first == s.last else f"lines {s.first}-{s.last}"
-            click.echo(f"{escape(listing.evidence(s)).ljust(width)}  # {where}")
+            click.echo(f"{entry.ljust(width)}  # {where}")
 
 
 # `symbols --format`: name -> how the listings are printed.
