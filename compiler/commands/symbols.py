@@ -47,8 +47,10 @@ FORMATS: dict[str, Callable[[list[Listing]], None]] = {"text": _text, "json": _j
 def command(paths: tuple[str, ...], root: str | None, fmt: str) -> int:
     """List the symbols of each file as evidence entries (path::Name) with the lines they resolve to,
     found exactly as `check` finds them: Python definitions (also in if/try/with blocks, overloads,
-    re-exports, nested), TOML tables and keys, Markdown sections, and definition-looking lines of
-    other files. Read-only. Exit 0, or 2 when a file cannot be read.
+    re-exports, nested), TOML tables and keys, Markdown headings (each under its shortest unique
+    name: a heading written twice is qualified by its parent's, 26.10.0.Output), and
+    definition-looking lines of other files. Each line pastes into a plan's evidence list as it is
+    (quoted where YAML needs it). Read-only. Exit 0, or 2 when a file cannot be read.
 
     \b
     Examples:
