@@ -340,21 +340,40 @@ def _headings(lines: list[str]) -> list[tuple[int, int, tuple[str, ...]]]:
     return out
 
 
+MAX_QUALIFIED_CHARS = 4_000_000
+"""Characters of the qualified names (``26.10.0.Output``) of a Markdown file's headings, all
+together. Each heading's names repeat its parents' texts; a file built to multiply them (long
+headings, thousands of sub-headings under each) would take gigabytes. Past this, the file's
+headings answer to their own texts only: none to a qualified name, so that none is taken for
+unique when another heading's name was left unbuilt."""
+
+
 def markdown_sections(lines: list[str]) -> tuple[dict[str, Span], dict[str, list[Span]]]:
     """A Markdown file's sections: (each heading under its shortest unique name, in the file's
     order; every name a heading answers to -> the sections that answer to it). A heading answers to
     its text (``Output``) and to its text qualified by its parents' (``26.10.0.Output``, ``Change
-    Log.26.10.0.Output``), joined with dots; a name that more than one section answers to is
-    ambiguous, and a heading none of whose names is unique is listed under none."""
+    Log.26.10.0.Output``), joined with dots (up to MAX_QUALIFIED_CHARS); a name that more than one
+    section answers to is ambiguous, and a heading none of whose names is unique is listed under
+    none."""
     found = _headings(lines)
+    aliases: list[list[str]] = []
+    budget = MAX_QUALIFIED_CHARS
+    for _, _, chain in found:
+        own = [chain[-1]]
+        for k in range(2, len(chain) + 1):
+            own.append(chain[-k] + "." + own[-1])
+            budget -= len(own[-1])
+        aliases.append(own)
+        if budget < 0:
+            aliases = [[chain[-1]] for _, _, chain in found]
+            break
     names: dict[str, list[Span]] = {}
-    for first, last, chain in found:
-        for k in range(1, len(chain) + 1):
-            names.setdefault(".".join(chain[-k:]), []).append((first, last))
+    for (first, last, _), own in zip(found, aliases, strict=True):
+        for name in own:
+            names.setdefault(name, []).append((first, last))
     listing: dict[str, Span] = {}
-    for first, last, chain in found:
-        for k in range(1, len(chain) + 1):
-            name = ".".join(chain[-k:])
+    for (first, last, _), own in zip(found, aliases, strict=True):
+        for name in own:
             if len(names[name]) == 1:
                 listing.setdefault(name, (first, last))
                 break
