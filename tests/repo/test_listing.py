@@ -214,3 +214,17 @@ def test_where_prints_entries_that_paste_back_as_themselves(tmp_path: Path, read
         + "".join(f"      - {line.strip()}\n" for line in lines), encoding="utf-8")
     check = runner.invoke(cli, ["check", "--root", str(tmp_path), str(tmp_path / "plan.yaml")])
     assert check.exit_code == 0, check.output
+
+
+def test_symbols_notes_headings_that_no_name_tells_apart(tmp_path: Path) -> None:
+    """Two ``## Output`` under one ``# 1.0``: neither has a unique name, so neither is listed, and
+    a note says which lines to cite instead."""
+    (tmp_path / "CHANGES.md").write_text("# 1.0\n\n## Output\n\na\n\n## Output\n\nb\n\n# 0.9\n\n## Output\n",
+                                         encoding="utf-8")
+    listing = list_symbols(str(tmp_path / "CHANGES.md"), root=str(tmp_path))
+    assert [s.name for s in listing.symbols] == ["1.0", "0.9", "0.9.Output"]
+    assert listing.note == ("2 headings of the same text under the same parents have no unique name:"
+                            " cite their lines (3-5, 7-9)")
+    result = CliRunner().invoke(cli, ["symbols", "--root", str(tmp_path), str(tmp_path / "CHANGES.md")])
+    assert result.exit_code == 0
+    assert "CHANGES.md: note: 2 headings of the same text" in result.stderr
