@@ -156,11 +156,10 @@ def _ambiguous(ev: Evidence, repo: Repository, label: str, spans: list[tuple[int
     """EP212: a symbol that names more than one section. Each is offered by the unique name that
     ``symbols`` lists it under (its parents' headings before it), else by its lines."""
     path = ev.path or ""
-    unique = {span: name for name, span in repo.symbols(path).items()}
     ways = []
     for first, last in spans[:3]:
         lines = f"{first}" if first == last else f"{first}-{last}"
-        name = unique.get((first, last))
+        name = repo.unique_name(path, (first, last))
         said = f"line {lines}" if first == last else f"lines {lines}"
         ways.append(f"{clip(path)}::{clip(name)} ({said})" if name is not None else f"{clip(path)}:{lines}")
     more = f" and {len(spans) - 3:,} more (evidence-plan symbols {clip(path)} lists them)" if len(spans) > 3 else ""

@@ -60,6 +60,8 @@ class Repository(Files):
         self._symbol_suggesters: dict[str, Suggester] = {}
         self._budget: Budget | None = None
         self._pin_budget = MAX_PIN_SEARCH_BYTES  # bytes the search for moved pinned lines may still hash
+        self._imports: dict[str, dict[str, tuple[int, str, str]]] = {}  # Python file -> its from-imports
+        self._unique: dict[str, dict[tuple[int, int], str]] = {}  # file -> a definition's lines -> its name
 
     # --- symbols ------------------------------------------------------------------------------
 
@@ -127,6 +129,14 @@ class Repository(Files):
         self.symbols(path)
         spans = (facts.names or {}).get(name, [])
         return spans if len(spans) > 1 else []
+
+    def unique_name(self, path: str, span: tuple[int, int]) -> str | None:
+        """The name ``symbols`` lists the definition on exactly these lines under, if any."""
+        key = posixpath.normpath(path.replace("\\", "/"))
+        named = self._unique.get(key)
+        if named is None:  # built once a file, however many entries ask
+            named = self._unique[key] = {where: name for name, where in self.symbols(path).items()}
+        return named.get(span)
 
     def too_large_to_parse(self, path: str) -> bool:
         """A Python or TOML file held in memory but over MAX_PARSE_BYTES: Python's symbols only
@@ -260,7 +270,11 @@ class Repository(Files):
                 or self.too_large_to_parse(path)):
             return None
         head, _, rest = name.partition(".")
-        found = _symbols.imported_from(self._whole_text(facts), head)
+        key = posixpath.normpath(path.replace("\\", "/"))
+        imports = self._imports.get(key)
+        if imports is None:  # parsed once a file, however many entries ask
+            imports = self._imports[key] = _symbols.imported_names(self._whole_text(facts))
+        found = imports.get(head)
         if found is None:
             return None
         level, module, original = found

@@ -514,3 +514,16 @@ def test_every_entry_records_its_resolved_lines_and_their_hash_only_when_verifie
     document = build_output(unverified, std_repo)
     assert document["evidence_verified"] is False
     assert all("resolved_lines" not in ev and "hash" not in ev for ev in document["items"][0]["evidence"])
+
+
+def test_imports_are_read_once_however_many_entries_ask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fifty unknown names of one module: its imports are parsed once, not once an entry."""
+    from compiler.repo import symbols as module
+
+    calls: list[int] = []
+    real = module.imported_names
+    monkeypatch.setattr(module, "imported_names", lambda text: calls.append(1) or real(text))
+    root = git_repo(tmp_path / "repo", PACKAGE)
+    result = compile_in(root, one_item_plan("".join(f"      - src/pkg/__init__.py::Missing{k}\n" for k in range(50))))
+    assert codes(result) == ["EP206"] * 50
+    assert len(calls) == 1
