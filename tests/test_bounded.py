@@ -135,7 +135,7 @@ def test_heading_symbol_in_a_file_of_long_headings(tmp_path: Path, within: Withi
 SECTION_FILES: dict[str, tuple[Callable[[int], str], str, int]] = {
     "quotes.toml": (lambda n: 'a = ["' + '\\\"' * n + '"]\n[b]\n', "b", 2),  # 1.0 a quote measured
     "tables.toml": (lambda n: "".join(f"[t{k}]\nk = 1\n" for k in range(n)), "t{last}", 200),  # 139 a table
-    "doc.md": (lambda n: "# h\n```\n" * n + "## Last\n", "h", 40),  # 32.5 a heading and its fence
+    "doc.md": (lambda n: "".join(f"# h{k}\n```\n" for k in range(n)) + "## Last\n", "Last", 40),  # a heading, a fence
     # under 1 MiB: parsed, statement by statement; 42 calls a statement
     "broken.py": (lambda n: "".join(f"x{k} = (\n" for k in range(n)), "x{last}", 60),
 }
@@ -667,3 +667,25 @@ def test_a_read_that_would_block_is_ep207(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(os, "read", read)
     result = within(lambda: compile_items(root, [item("it", "a.txt:1", "b.txt:1")]))
     assert messages(result) == ["EP207 it cites a.txt:1, but a.txt cannot be read: reading it would block"]
+
+
+def test_markdown_qualified_names_are_bounded() -> None:
+    """Five nested headings of 20,000 characters, then 20,000 sub-headings under them: each
+    sub-heading's qualified names repeat its parents' texts (400 million characters in all).
+    Past MAX_QUALIFIED_CHARS no heading answers to a qualified name, and its own text still
+    resolves; the names built stay under the budget."""
+    import tracemalloc
+
+    from compiler.repo import sections
+
+    parents = [f"{'#' * level} {chr(64 + level) * 20_000}" for level in range(1, 6)]
+    lines = [*parents, *(f"###### x{k}" for k in range(20_000))]
+    tracemalloc.start()
+    try:
+        listing, names = sections.markdown_sections(lines)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert names["x19999"] == [(20_005, 20_005)] and listing["x19999"] == (20_005, 20_005)
+    assert not any("." in name for name in names)
+    assert peak < 60 << 20, peak  # the budget's 4 million characters and the lines' names

@@ -412,8 +412,9 @@ def test_no_command_prints_a_workflow_command_in_any_format(tmp_path: Path, caps
     assert "depends on unknown items: ::warning::y, b ##[error]z" in check
     assert f"\n{HOSTILE_NAME}.plan.yaml:14:12: warning EP107" in shown["check ."]  # found in a folder
     where = shown["where --root . needle"]
-    assert f"\n{HOSTILE_NAME}.py:2\n" in where and "\n##[error]evil.py:3\n" in where
-    assert '{path: ##[error]evil.py, lines: 2-3, contains: "needle"}' in where
+    # Quoted, as YAML needs them to paste back as themselves (a plain "##[error]..." is a comment).
+    assert f"\n'{HOSTILE_NAME}.py:2'\n" in where and "\n'##[error]evil.py:3'\n" in where
+    assert """{path: '##[error]evil.py', lines: 2-3, contains: "needle"}""" in where
     dry_run = next(text for argv, text in shown.items() if argv.startswith("fix --dry-run"))
     assert "\n       ::error::from the change\n" in dry_run  # a context line of the diff: the change's own line
     github = next(o for o in outputs if o.argv[:3] == ["check", "--format", "github"] and len(o.argv) > 5)

@@ -6,10 +6,14 @@ a name is used only when ``repo.symbol(path, name)`` -- what ``check`` resolves 
 ``path::Name`` -- gives exactly the cited lines, and the rewritten entry verifies with its
 ``contains``. So a decorated function's range starts at its first decorator, a range that takes
 in one more line (a blank line after the function, the line before it) is left alone, and so is
-anything that does not verify now. Where several names share the lines (``class A: x = 1``, one
-line), the outermost one is used when every other is nested in it (``A``, not ``A.x``); names
-side by side (``a = b = 1``) are ambiguous and left, with the reason. URL, folder, whole-file and
-symbol evidence is left as it is.
+anything that does not verify now. A name that is not unique in its file (a Markdown heading
+written twice, EP212) is never written: ``repo.symbol`` resolves it to nothing, and the heading's
+parent-qualified name (``26.10.0.Output``) is offered instead. Where several names share the
+lines, the most specific is used when they are nested in one another (``tool.pytest.ini_options``,
+not ``tool.pytest`` or ``tool``; ``A.x`` of ``class A: x = 1``): it is the one a later addition
+leaves in place. Else the outermost, when every other is nested in it (``A`` of ``class A: x = y
+= 1``); names side by side (``a = b = 1``) are ambiguous and left, with the reason. URL, folder,
+whole-file and symbol evidence is left as it is.
 """
 
 from __future__ import annotations
@@ -32,6 +36,15 @@ def _spans(repo: Repository, path: str) -> Spans:
     for name, span in repo.symbols(path).items():
         out.setdefault(span, []).append(name)
     return out
+
+
+def most_specific(names: list[str]) -> str | None:
+    """The name of ``names`` nested in every other (``tool.pytest.ini_options`` of ``tool``,
+    ``tool.pytest`` and it), else the one every other is nested in (``outermost``), else None."""
+    deepest = max(names, key=lambda n: (n.count("."), len(n)))
+    if all(n == deepest or deepest.startswith(n + ".") for n in names):
+        return deepest
+    return outermost(names)
 
 
 def outermost(names: list[str]) -> str | None:
@@ -81,7 +94,7 @@ def symbol_edits(result: CompileResult, repo: Repository) -> tuple[list[Edit], l
             if not names:
                 continue
             label, ref = clip(item.id), clip(ev.ref())
-            name = outermost(names)
+            name = most_specific(names)
             if name is None:
                 ordered = sorted(names)
                 shown = ", ".join(ordered[:-1][:4]) + (", ..." if len(ordered) > 5 else "") + f" and {ordered[-1]}"

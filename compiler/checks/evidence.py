@@ -122,8 +122,10 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
         if found is None and (why := repo.not_parsed(ev.path)) is not None:
             return Finding("EP207", f"{label} cites {ref}, but {path} cannot be searched for {clip(ev.symbol)}:"
                            f" {clip(why)}; fix the file or cite its lines", ("symbol",))
+        if found is None and (spans := repo.ambiguous(ev.path, ev.symbol)):
+            return _ambiguous(ev, repo, label, spans)
         if found is None:
-            guess = repo.suggest_symbol(ev.path, ev.symbol)
+            guess = repo.defined_elsewhere(ev.path, ev.symbol) or repo.suggest_symbol(ev.path, ev.symbol)
             hint = f" (did you mean {guess}?)" if guess else ""
             return Finding("EP206", f"{label} cites {ref}, but {path} defines no {clip(ev.symbol)}{hint}", ("symbol",))
         start, end = found
@@ -148,6 +150,23 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
             return Finding(code="EP203", message=f"{label}: {quoted(ev.contains)} is not in {where}{seen}",
                            fields=("contains",), moved_to=moved)
     return None
+
+
+def _ambiguous(ev: Evidence, repo: Repository, label: str, spans: list[tuple[int, int]]) -> Finding:
+    """EP212: a symbol that names more than one section. Each is offered by the unique name that
+    ``symbols`` lists it under (its parents' headings before it), else by its lines."""
+    path = ev.path or ""
+    ways = []
+    for first, last in spans[:3]:
+        lines = f"{first}" if first == last else f"{first}-{last}"
+        name = repo.unique_name(path, (first, last))
+        said = f"line {lines}" if first == last else f"lines {lines}"
+        ways.append(f"{clip(path)}::{clip(name)} ({said})" if name is not None else f"{clip(path)}:{lines}")
+    more = f" and {len(spans) - 3:,} more (evidence-plan symbols {clip(path)} lists them)" if len(spans) > 3 else ""
+    at = ", ".join(str(first) for first, _ in spans[:5]) + (", ..." if len(spans) > 5 else "")
+    return Finding("EP212", f"{clip(label)} cites {clip(ev.ref())}, but {clip(path)} has {len(spans):,} sections named"
+                   f" {clip(ev.symbol or '')} (at lines {at}): it names none of them for sure", ("symbol",),
+                   hint="cite the one meant by a unique name or by its lines: " + ", ".join(ways) + more)
 
 
 _REPIN = ("read the lines again: if they still justify the change, remove the pin and run evidence-plan fix --pin;"
@@ -193,8 +212,8 @@ def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int)
 
 
 def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP201-EP207, EP211: every file, line range, symbol and contains text an item cites is in the
-    repository. Skipped with --no-verify-evidence."""
+    """EP201-EP207, EP211, EP212: every file, line range, symbol and contains text an item cites is in the
+    repository, and every symbol names one definition. Skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return
     cited = 0  # evidence entries that name a repository path
@@ -363,7 +382,8 @@ def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
 
 
 RULES = (
-    Rule(repository_evidence, ("EP201", "EP202", "EP203", "EP204", "EP205", "EP206", "EP207", "EP211"), "repository"),
+    Rule(repository_evidence, ("EP201", "EP202", "EP203", "EP204", "EP205", "EP206", "EP207", "EP211",
+                                "EP212"), "repository"),
     Rule(external_only, ("EP106",)),
     Rule(proof_scripts, ("EP209",), "repository"),
     Rule(proof_tests, ("EP210",), "repository"),

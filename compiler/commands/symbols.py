@@ -21,13 +21,16 @@ def _json(listings: list[Listing]) -> None:
 
 
 def _text(listings: list[Listing]) -> None:
+    from compiler.api.edit import yaml_scalar
     from compiler.core.display import escape
 
     for listing in listings:
-        width = min(60, max((len(listing.evidence(s)) for s in listing.symbols), default=0))
-        for s in listing.symbols:
+        # Each entry as a YAML scalar: pasted into a plan's evidence list, it reads back as itself.
+        entries = [escape(yaml_scalar(listing.evidence(s))) for s in listing.symbols]
+        width = min(60, max(map(len, entries), default=0))
+        for s, entry in zip(listing.symbols, entries, strict=True):
             where = f"line {s.first}" if s.first == s.last else f"lines {s.first}-{s.last}"
-            click.echo(f"{escape(listing.evidence(s)).ljust(width)}  # {where}")
+            click.echo(f"{entry.ljust(width)}  # {where}")
 
 
 # `symbols --format`: name -> how the listings are printed.
@@ -44,8 +47,10 @@ FORMATS: dict[str, Callable[[list[Listing]], None]] = {"text": _text, "json": _j
 def command(paths: tuple[str, ...], root: str | None, fmt: str) -> int:
     """List the symbols of each file as evidence entries (path::Name) with the lines they resolve to,
     found exactly as `check` finds them: Python definitions (also in if/try/with blocks, overloads,
-    re-exports, nested), TOML tables and keys, Markdown sections, and definition-looking lines of
-    other files. Read-only. Exit 0, or 2 when a file cannot be read.
+    re-exports, nested), TOML tables and keys, Markdown headings (each under its shortest unique
+    name: a heading written twice is qualified by its parent's, 26.10.0.Output), and
+    definition-looking lines of other files. Each line pastes into a plan's evidence list as it is
+    (quoted where YAML needs it). Read-only. Exit 0, or 2 when a file cannot be read.
 
     \b
     Examples:

@@ -16,16 +16,18 @@ def _json(rows: list[dict[str, Any]], text: str) -> None:
 
 
 def _text(rows: list[dict[str, Any]], text: str) -> None:
+    from compiler.api.edit import yaml_scalar
     from compiler.core.cilog import json_safe
     from compiler.core.display import escape
 
     # A double-quoted YAML scalar too; pasted, it is TEXT again (a "##[" in it written "##\u005b").
     contains = json_safe(json.dumps(text, ensure_ascii=False))
+    # Each entry as a YAML scalar: pasted into a plan's evidence list, it reads back as itself.
     for row in rows:
-        click.echo(escape(row["reference"]))
+        click.echo(escape(yaml_scalar(row["reference"])))
         if row["symbol"] is not None:
-            click.echo(f"  {escape(row['symbol']['evidence'])}  # lines {row['symbol']['lines']}")
-        click.echo(f"  {{path: {escape(str(row['path']))}, lines: {row['contains']['lines']}, "
+            click.echo(f"  {escape(yaml_scalar(row['symbol']['evidence']))}  # lines {row['symbol']['lines']}")
+        click.echo(f"  {{path: {escape(yaml_scalar(str(row['path']), flow=True))}, lines: {row['contains']['lines']}, "
                    f"contains: {escape(contains)}}}")
 
 

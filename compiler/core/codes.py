@@ -75,6 +75,7 @@ _ALL = [
     Code("EP209", "missing-proof-script", "error", "a proof runs a script of the repository (`./tools/check.sh`, `python3 scripts/check_links.py`) that does not exist, with a did-you-mean; read from the proof's words, never run"),
     Code("EP210", "missing-test-target", "error", "a proof runs tests that are not in the repository: a test file, folder or test of `pytest path::Class::test`, `python -m unittest pkg.mod.Case.test`, `unittest discover -s DIR`, found as symbol evidence is found (parameters `test_x[1-2]` allowed), with a did-you-mean; `-k` and `-m` are left alone; read from the proof's words, never run"),
     Code("EP211", "pin-drift", "error", "a pinned entry's lines no longer hash to its `pin`: the code under the evidence changed; says where the pinned lines are when they moved (`fix` moves the entry there)"),
+    Code("EP212", "ambiguous-symbol", "error", "`path::symbol` names more than one definition (a Markdown heading written twice, `### Output` under each release): says how to name each one uniquely (qualified by its parent headings, `26.10.0.Output`) or to cite its lines"),
     Code("EP301", "unknown-dependency", "error", "`X depends on unknown items: a, b`, with a did-you-mean where an id is close"),
     Code("EP302", "self-dependency", "error", "an item depends on itself"),
     Code("EP303", "dependency-cycle", "error", "`dependency cycle among: a, b (a -> b -> a)`, reported once per cycle, with a note at each `depends_on` entry on the loop"),

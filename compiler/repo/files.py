@@ -77,6 +77,7 @@ class FileFacts:
     mapped: mmap.mmap | None = None  # a large file, memory-mapped
     chunks: list[int] | None = None  # a large file: lines before each _CHUNK bytes
     symbols: dict[str, tuple[int, int]] | None = None
+    names: dict[str, list[tuple[int, int]]] | None = None  # Markdown: every name a section answers to
     found: dict[str, tuple[int, list[int]]] | None = None  # needle -> (limit, lines): find, remembered
     parsed: bool = False  # symbols are exact names (Python's ast, TOML, Markdown), not the heuristic's
     not_parsed: str | None = None  # why a file of a structured kind (TOML) gave no symbols

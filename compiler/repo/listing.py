@@ -74,6 +74,14 @@ def list_symbols(path: str, root: str | None = None) -> Listing:
     note = repo.not_parsed(rel)
     if note is None and repo.too_large_to_parse(rel):
         note = "too large to parse whole: only its definition-looking lines are listed"
+    if note is None and facts.names is not None:  # Markdown: headings no name tells apart
+        named = set(found.values())
+        unnamed = sorted({span for spans in facts.names.values() for span in spans} - named)
+        if unnamed:
+            shown = ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in unnamed[:5])
+            shown += ", ..." if len(unnamed) > 5 else ""
+            note = (f"{len(unnamed):,} heading{'s' if len(unnamed) > 1 else ''} of the same text under the same"
+                    f" parents have no unique name: cite {'their' if len(unnamed) > 1 else 'its'} lines ({shown})")
     symbols = sorted((Symbol(name, first, last) for name, (first, last) in found.items()),
                      key=lambda s: (s.first, -s.last, s.name))
     return Listing(rel, tuple(symbols), note)

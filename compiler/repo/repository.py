@@ -60,6 +60,8 @@ class Repository(Files):
         self._symbol_suggesters: dict[str, Suggester] = {}
         self._budget: Budget | None = None
         self._pin_budget = MAX_PIN_SEARCH_BYTES  # bytes the search for moved pinned lines may still hash
+        self._imports: dict[str, dict[str, tuple[int, str, str]]] = {}  # Python file -> its from-imports
+        self._unique: dict[str, dict[tuple[int, int], str]] = {}  # file -> a definition's lines -> its name
 
     # --- symbols ------------------------------------------------------------------------------
 
@@ -110,9 +112,31 @@ class Repository(Files):
             if self.too_large_to_parse(path):
                 return None
         table = self.symbols(path)
+        if facts.names is not None:  # Markdown: a heading's text, or qualified by its parents'
+            spans = facts.names.get(name)
+            return spans[0] if spans is not None and len(spans) == 1 else None
         if path.endswith(sections.TOML_SUFFIXES):  # tool."evidence-plan" is tool.evidence-plan
             name = ".".join(sections.symbol_key(name))
         return lookup_symbol(table, name, facts.parsed)
+
+    def ambiguous(self, path: str, name: str) -> list[tuple[int, int]]:
+        """The sections that ``name`` answers to in a file where it is not unique (a Markdown
+        heading written more than once, ``### Output`` under each release), in the file's order;
+        empty when the name is unique or names nothing."""
+        facts = self.facts(path)
+        if facts.kind != "file" or facts.binary:
+            return []
+        self.symbols(path)
+        spans = (facts.names or {}).get(name, [])
+        return spans if len(spans) > 1 else []
+
+    def unique_name(self, path: str, span: tuple[int, int]) -> str | None:
+        """The name ``symbols`` lists the definition on exactly these lines under, if any."""
+        key = posixpath.normpath(path.replace("\\", "/"))
+        named = self._unique.get(key)
+        if named is None:  # built once a file, however many entries ask
+            named = self._unique[key] = {where: name for name, where in self.symbols(path).items()}
+        return named.get(span)
 
     def too_large_to_parse(self, path: str) -> bool:
         """A Python or TOML file held in memory but over MAX_PARSE_BYTES: Python's symbols only
@@ -148,7 +172,7 @@ class Repository(Files):
                     facts.not_parsed, table = f"it is not valid TOML ({table})", {}
                 found = table
             elif path.lower().endswith(sections.MARKDOWN_SUFFIXES):
-                found = sections.markdown_symbols(lines)
+                found, facts.names = sections.markdown_sections(lines)
             facts.parsed = found is not None
             facts.symbols = found if found is not None else heuristic_symbols(lines)
         return facts.symbols
@@ -219,7 +243,13 @@ class Repository(Files):
         return self._folders.closest(posixpath.normpath(path.replace("\\", "/")))
 
     def suggest_symbol(self, path: str, name: str) -> str | None:
-        """The symbol of a file closest to ``name``, for a did-you-mean."""
+        """The symbol of a file closest to ``name``, for a did-you-mean: the qualified names that
+        end in it (``Report.done`` for ``done``, a method by its short name), else the closest
+        spelling."""
+        ending = "." + name
+        qualified = [n for n in self.symbols(path) if n.endswith(ending)]
+        if qualified:
+            return " or ".join(qualified[:3]) + (f" ({len(qualified) - 3:,} more)" if len(qualified) > 3 else "")
         key = posixpath.normpath(path.replace("\\", "/"))
         suggester = self._symbol_suggesters.get(key)
         if suggester is None:
@@ -228,6 +258,44 @@ class Repository(Files):
             suggester = Suggester(self.symbols(path), budget=self._suggestion_budget())
             self._symbol_suggesters[key] = suggester
         return suggester.closest(name)
+
+    def defined_elsewhere(self, path: str, name: str) -> str | None:
+        """``other.py::Name`` for a name that a Python module only imports (``from .report import
+        Report`` in ``__init__.py``): the file of the repository it is imported from, when that
+        file defines it (a dotted name: its first part imported, the rest looked up there). A
+        relative import is found from the module's folder; an absolute one from each folder above
+        it (``src/`` for ``from pkg.report import ...`` in ``src/pkg/__init__.py``)."""
+        facts = self.facts(path)
+        if (not path.endswith((".py", ".pyi")) or facts.kind != "file" or facts.lines is None
+                or self.too_large_to_parse(path)):
+            return None
+        head, _, rest = name.partition(".")
+        key = posixpath.normpath(path.replace("\\", "/"))
+        imports = self._imports.get(key)
+        if imports is None:  # parsed once a file, however many entries ask
+            imports = self._imports[key] = _symbols.imported_names(self._whole_text(facts))
+        found = imports.get(head)
+        if found is None:
+            return None
+        level, module, original = found
+        folder = posixpath.dirname(posixpath.normpath(path))
+        if level > 0:
+            for _ in range(level - 1):
+                folder = posixpath.dirname(folder)
+            bases = [folder]
+        else:
+            bases = [folder]
+            while folder:
+                folder = posixpath.dirname(folder)
+                bases.append(folder)
+        wanted = original + ("." + rest if rest else "")
+        tail = module.replace(".", "/")
+        for base in bases:
+            for candidate in (f"{tail}.py", f"{tail}/__init__.py"):
+                other = posixpath.join(base, candidate) if base else candidate
+                if other != posixpath.normpath(path) and self.symbol(other, wanted) is not None:
+                    return f"{other}::{wanted}"
+        return None
 
     def _suggestion_budget(self) -> Budget:
         """One budget for all suggestions about this repository (paths and symbols alike)."""

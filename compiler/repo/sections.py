@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from compiler.repo.symbols import heading, heuristic_symbols
+from compiler.repo.symbols import heading
 
 TOML_SUFFIXES = (".toml",)
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -170,21 +170,47 @@ def _last_line(out: list[tuple[bool, tuple[str, ...], int, int]], header: int) -
     return out[-1][3] if len(out) > header + 1 else out[header][2]
 
 
-def _has(data: Any, parts: tuple[str, ...]) -> bool:
-    """Whether the parsed document holds ``parts`` (an array of tables: its first table)."""
+_MISSING = object()
+
+
+def _value(data: Any, parts: tuple[str, ...]) -> Any:
+    """What the parsed document holds at ``parts`` (an array of tables: its first table), or
+    ``_MISSING``."""
     for part in parts:
         if isinstance(data, list) and data and isinstance(data[0], dict):
             data = data[0]
         if not isinstance(data, dict) or part not in data:
-            return False
+            return _MISSING
         data = data[part]
-    return True
+    return data
+
+
+def _has(data: Any, parts: tuple[str, ...]) -> bool:
+    """Whether the parsed document holds ``parts`` (an array of tables: its first table)."""
+    return _value(data, parts) is not _MISSING
+
+
+def _inline_keys(value: Any, parts: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The keys inside an inline table (``options = { debug_level = "0" }``: ``options.debug_level``),
+    nested ones too, in order; none past MAX_KEY_PARTS parts. Iterative, and each key of the file
+    is visited once."""
+    out: list[tuple[str, ...]] = []
+    stack = [(parts, value)]
+    while stack:
+        prefix, table = stack.pop()
+        if prefix != parts:
+            out.append(prefix)
+        if isinstance(table, dict) and len(prefix) < MAX_KEY_PARTS:
+            stack.extend(((*prefix, key), inner) for key, inner in reversed(table.items()))
+    return out
 
 
 def toml_symbols(text: str) -> dict[str, tuple[int, int]] | str:
     """Tables (``[a.b]``, the first ``[[a.b]]``), tables made only of their sub-tables (``tool``:
-    the run of ``[tool.*]`` headers that starts at its first), and keys (``project.name``, to the
-    end of the value), each by its dotted name; or why the file is not TOML."""
+    the run of ``[tool.*]`` headers that starts at its first), keys (``project.name``, to the end
+    of the value) and the keys of an inline table (``tool.x.options.debug_level`` of ``options = {
+    debug_level = "0" }``, on the lines of the key that holds it), each by its dotted name; or why
+    the file is not TOML."""
     import tomllib
 
     try:
@@ -203,10 +229,14 @@ def toml_symbols(text: str) -> dict[str, tuple[int, int]] | str:
     for is_header, parts, first, last in entries:
         if len(parts) > MAX_KEY_PARTS and not is_header:
             continue
-        if not _has(data, parts[:MAX_KEY_PARTS]):
+        value = _value(data, parts[:MAX_KEY_PARTS])
+        if value is _MISSING:
             continue  # what tomllib does not see there (the scan missed): no symbol
         if len(parts) <= MAX_KEY_PARTS:
             out.setdefault(".".join(parts), (first, last))
+            if not is_header and isinstance(value, dict):  # an inline table: its keys are on its lines
+                for inner in _inline_keys(value, parts):
+                    out.setdefault(".".join(inner), (first, last))
         if is_header:
             for k in range(1, min(len(last_header), MAX_KEY_PARTS)):
                 if last_header[:k] != parts[:k]:
@@ -227,47 +257,129 @@ def toml_symbols(text: str) -> dict[str, tuple[int, int]] | str:
 # --- Markdown ---------------------------------------------------------------------------------------
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
+# A line that starts a list item, a block quote, an HTML block or a table row: its text is no
+# paragraph that an underline could make a heading of.
+_NOT_PARAGRAPH = re.compile(r" {0,3}(?:[-+*][ \t]|[-+*]$|\d{1,9}[.)](?:[ \t]|$)|>|<|\|)")
+
+Span = tuple[int, int]
 
 
-def markdown_symbols(lines: list[str]) -> dict[str, tuple[int, int]]:
-    """Each ATX heading's text (``## Installation``) -> its section: from the heading to the line
-    before the next heading of the same or a higher level (``#`` is higher than ``##``), without
-    the blank lines at its end; lines in fenced code blocks are no headings. Then, as in any other
-    file, definition-looking lines (heuristic_symbols), where no heading has the name."""
-    sections: list[tuple[int, int, str]] = []  # (first line, last line, text), as they close
-    open_sections: list[tuple[int, str, int]] = []  # (level, text, first line), levels increasing
+def _indent(line: str) -> int:
+    """The columns of a line's leading spaces and tabs (a tab to the next multiple of 4)."""
+    width = 0
+    for char in line:
+        if char == " ":
+            width += 1
+        elif char == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _front_matter(lines: list[str]) -> int:
+    """Lines of YAML front matter at the top (``---`` ... ``---`` or ``...``), or 0."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for n in range(1, min(len(lines), 1000)):
+        if lines[n].rstrip() in ("---", "..."):
+            return n + 1
+    return 0
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Every heading of a Markdown file, ATX (``## Text``, up to three spaces before it) and setext
+    (a paragraph underlined with ``===`` or ``---``), as (first line, last line, the texts of its
+    parent headings and its own), in the file's order. Nothing in fenced or indented code, in
+    list items, quotes or prose is a heading. A section runs to the line before the next heading
+    of the same or a higher level, without the blank lines at its end."""
+    out: list[tuple[int, int, tuple[str, ...]]] = []
+    open_sections: list[tuple[int, str, int, int]] = []  # (level, text, first line, index in out)
     fence: str | None = None
-    fenced: list[int] = []  # lines in code blocks that start with #: no headings, not even to the heuristic
+    paragraph: list[str] = []  # the lines of the open paragraph
+    paragraph_first, paragraph_ok, before_paragraph = 0, False, 0
     last_text = 0  # the last line that is not blank
-    for n, line in enumerate(lines, 1):
+
+    def open_heading(level: int, text: str, first: int, last_before: int) -> None:
+        while open_sections and open_sections[-1][0] >= level:
+            closed = open_sections.pop()
+            out[closed[3]] = (closed[2], max(closed[2], last_before), out[closed[3]][2])
+        chain = (*(s[1] for s in open_sections), text)
+        open_sections.append((level, text, first, len(out)))
+        out.append((first, first, chain))
+
+    for n, line in enumerate(lines[_front_matter(lines):], _front_matter(lines) + 1):
         marker = _FENCE.match(line)
         if fence is not None:
-            if line.startswith("#"):
-                fenced.append(n - 1)
             if marker is not None and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) \
                     and not line[marker.end():].strip():
                 fence = None
+        elif not line.strip():
+            paragraph = []
+        elif _indent(line) >= 4 and not paragraph:
+            pass  # indented code
         elif marker is not None and not (marker.group(1)[0] == "`" and "`" in line[marker.end():]):
-            fence = marker.group(1)
-        elif line.startswith("#") and (text := heading(line)) is not None:
-            level = len(line) - len(line.lstrip("#"))
-            while open_sections and open_sections[-1][0] >= level:
-                _, closed, first = open_sections.pop()
-                sections.append((first, max(first, last_text), closed))
-            open_sections.append((level, text, n))
+            fence, paragraph = marker.group(1), []
+        elif _indent(line) < 4 and line.lstrip(" ").startswith("#") and (text := heading(line.lstrip(" "))) is not None:
+            stripped = line.lstrip(" ")
+            open_heading(len(stripped) - len(stripped.lstrip("#")), text, n, last_text)
+            paragraph = []
+        elif paragraph and paragraph_ok and _SETEXT.fullmatch(line):
+            open_heading(1 if "=" in line else 2, " ".join(paragraph), paragraph_first, before_paragraph)
+            paragraph = []
+        elif paragraph and _NOT_PARAGRAPH.match(line) is None:
+            paragraph.append(line.strip())
+        else:
+            paragraph, paragraph_first, before_paragraph = [line.strip()], n, last_text
+            paragraph_ok = _NOT_PARAGRAPH.match(line) is None and _SETEXT.fullmatch(line) is None
         if line.strip():
             last_text = n
-    while open_sections:
-        _, closed, first = open_sections.pop()
-        sections.append((first, max(first, last_text), closed))
-    # Sections close innermost first; the first heading of a text wins, as in the file.
-    firsts: dict[str, tuple[int, int]] = {}
-    for first, last, name in sorted(sections):
-        firsts.setdefault(name, (first, last))
-    if fenced:
-        lines = list(lines)
-        for k in fenced:
-            lines[k] = ""
-    for name, where in heuristic_symbols(lines).items():
-        firsts.setdefault(name, where)
-    return firsts
+    for _, _, first, index in open_sections:
+        out[index] = (first, max(first, last_text), out[index][2])
+    return out
+
+
+MAX_QUALIFIED_CHARS = 4_000_000
+"""Characters of the qualified names (``26.10.0.Output``) of a Markdown file's headings, all
+together. Each heading's names repeat its parents' texts; a file built to multiply them (long
+headings, thousands of sub-headings under each) would take gigabytes. Past this, the file's
+headings answer to their own texts only: none to a qualified name, so that none is taken for
+unique when another heading's name was left unbuilt."""
+
+
+def markdown_sections(lines: list[str]) -> tuple[dict[str, Span], dict[str, list[Span]]]:
+    """A Markdown file's sections: (each heading under its shortest unique name, in the file's
+    order; every name a heading answers to -> the sections that answer to it). A heading answers to
+    its text (``Output``) and to its text qualified by its parents' (``26.10.0.Output``, ``Change
+    Log.26.10.0.Output``), joined with dots (up to MAX_QUALIFIED_CHARS); a name that more than one
+    section answers to is ambiguous, and a heading none of whose names is unique is listed under
+    none."""
+    found = _headings(lines)
+    aliases: list[list[str]] = []
+    budget = MAX_QUALIFIED_CHARS
+    for _, _, chain in found:
+        own = [chain[-1]]
+        for k in range(2, len(chain) + 1):
+            own.append(chain[-k] + "." + own[-1])
+            budget -= len(own[-1])
+        aliases.append(own)
+        if budget < 0:
+            aliases = [[chain[-1]] for _, _, chain in found]
+            break
+    names: dict[str, list[Span]] = {}
+    for (first, last, _), own in zip(found, aliases, strict=True):
+        for name in own:
+            names.setdefault(name, []).append((first, last))
+    listing: dict[str, Span] = {}
+    for (first, last, _), own in zip(found, aliases, strict=True):
+        for name in own:
+            if len(names[name]) == 1:
+                listing.setdefault(name, (first, last))
+                break
+    return listing, names
+
+
+def markdown_symbols(lines: list[str]) -> dict[str, Span]:
+    """Each Markdown heading under its shortest unique name -> its section (markdown_sections)."""
+    return markdown_sections(lines)[0]

@@ -380,6 +380,30 @@ def heuristic_symbols(text: str | list[str]) -> dict[str, tuple[int, int]]:
     return out
 
 
+def imported_names(text: str) -> dict[str, tuple[int, str, str]]:
+    """Where a module's ``from M import name`` (at its top level, or in an if/try/with block there)
+    takes each name from: name as the module binds it -> (the import's level of dots, ``M``, the
+    name there); the first import of a name; empty when the module does not parse. For a
+    did-you-mean: such a name is no definition of the module, but the module it comes from may
+    define it."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    out: dict[str, tuple[int, str, str]] = {}
+    stack = [iter(tree.body)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                out.setdefault(alias.asname or alias.name, (node.level, node.module, alias.name))
+        stack.extend(iter(body) for body in reversed(_block_bodies(node)))
+    return out
+
+
 def lookup_symbol(symbols: dict[str, tuple[int, int]], name: str, exact: bool) -> tuple[int, int] | None:
     """``name`` in a file's symbols; unless they are ``exact`` (Python that parsed, TOML, Markdown),
     a dotted name not there is its last part (``Accounts.create`` -> ``create``)."""

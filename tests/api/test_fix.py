@@ -624,8 +624,9 @@ def test_to_symbols_leaves_entries_that_do_not_verify(write: Callable[..., Path]
 
 
 def test_to_symbols_takes_the_name_check_resolves(write: Callable[..., Path]) -> None:
-    """A name defined twice means its first definition: the lines of the second are no symbol's.
-    Where names share the lines, the outermost is taken when the others are inside it."""
+    """A name defined twice in Python means its first definition (docs/reference/evidence.md): the
+    lines of the second are no symbol's. Where names nested in one another share the lines, the
+    most specific is taken (``C.x`` of ``class C: x = 1``)."""
     write("app/x.py", "def f():\n    return 1\n\n\ndef f():\n    return 2\n\n\nclass C: x = 1\n")
     plan = write("plan.yaml", """\
         items:
@@ -636,7 +637,28 @@ def test_to_symbols_takes_the_name_check_resolves(write: Callable[..., Path]) ->
         """)
     result = run("fix", "--to-symbols", str(plan))
     assert result.exit_code == 0, result.output
-    assert "evidence: [app/x.py::f, app/x.py:5-6, app/x.py::C]" in plan.read_text(encoding="utf-8")
+    assert "evidence: [app/x.py::f, app/x.py:5-6, app/x.py::C.x]" in plan.read_text(encoding="utf-8")
+
+
+def test_to_symbols_prefers_the_most_specific_unique_name(write: Callable[..., Path]) -> None:
+    """``tool``, ``tool.pytest`` and ``tool.pytest.ini_options`` all cover the lines of the one
+    ``[tool.pytest.ini_options]``: the table itself is written, which a new ``[tool.pytest.x]``
+    leaves in place. A Markdown heading written twice is never written by its ambiguous text
+    (it was, and then meant a section added above it): its parent-qualified name is."""
+    write("pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-q'\n")
+    write("CHANGES.md", "# Log\n\n## 2.0\n\n### Output\n\n- b\n\n## 1.0\n\n### Output\n\n- a\n")
+    plan = write("plan.yaml", """\
+        items:
+          - id: a
+            change: c
+            evidence: [pyproject.toml:1-2, CHANGES.md:11-13, CHANGES.md:5-7]
+            proof: p
+        """)
+    result = run("fix", "--to-symbols", str(plan))
+    assert result.exit_code == 0, result.output
+    assert ("evidence: [pyproject.toml::tool.pytest.ini_options, CHANGES.md::1.0.Output, CHANGES.md::2.0.Output]"
+            in plan.read_text(encoding="utf-8"))
+    assert run("check", str(plan)).exit_code == 0
 
 
 def test_to_symbols_leaves_a_rewrite_that_would_repeat_what_the_item_cites(write: Callable[..., Path]) -> None:
@@ -710,6 +732,20 @@ def test_to_symbols_leaves_evidence_shared_through_an_alias(write: Callable[...,
 
 
 # --- the edits behind it ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("names", "expected"), [
+    (["A"], "A"),
+    (["tool", "tool.pytest.ini_options", "tool.pytest"], "tool.pytest.ini_options"),  # nested: the innermost
+    (["A.x", "A"], "A.x"),  # class A: x = 1
+    (["A.x", "A", "A.y"], "A"),  # class A: x = y = 1: side by side, in A
+    (["a", "b"], None),  # a = b = 1
+    (["A", "AB.x"], None),  # a prefix of the text is no parent
+])
+def test_most_specific_is_the_innermost_name_else_the_outermost(names: list[str], expected: str | None) -> None:
+    from compiler.api.fix_symbols import most_specific
+
+    assert most_specific(names) == expected
+
 
 @pytest.mark.parametrize(("names", "expected"), [
     (["A"], "A"),
@@ -843,3 +879,26 @@ def test_fix_removes_a_redundant_dependency_from_a_json_plan(write: Callable[...
     plan = write("plan.json", json.dumps({"items": items}))
     assert run("fix", str(plan)).exit_code == 0
     assert json.loads(plan.read_text(encoding="utf-8"))["items"][2]["depends_on"] == ["b"]
+
+
+# --- yaml_scalar: what symbols and where print -----------------------------------------------------
+
+_YAML_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(_YAML_TEXT, st.sampled_from(["~", "=", "yes", "Null", "1.5", "0x1F", "1:20", "1_000", ".inf",
+                                                     "- a", "? b", "a: b", "a #b", "a:", "[a]", "{a}", "'a", '"a',
+                                                     "a\tb", " a", "a ", "2024-01-01", "*a", "&a", "!a", "%a", "@a",
+                                                     "`a", "|a", ">a", "#a", ",a", "a,b"])),
+       flow=st.booleans())
+def test_yaml_scalar_reads_back_as_itself(value: str, flow: bool) -> None:
+    """Written by yaml_scalar into a block sequence (or a flow mapping), any text reads back as
+    itself with the plan's YAML reader."""
+    from compiler.api.edit import yaml_scalar
+    from compiler.load.document import parse_text
+
+    written = yaml_scalar(value, flow=flow)
+    line = f"{{path: {written}}}" if flow else written
+    data = parse_text(f"items:\n  - {line}\n", "plan.yaml", "yaml").data
+    assert (data["items"][0]["path"] if flow else data["items"][0]) == value

@@ -141,3 +141,90 @@ def test_where_prints_paste_ready_evidence_and_exits_1_when_nothing_is_found(tmp
         "items:\n  - id: a\n    change: c\n    proof: p\n    evidence:\n"
         + "".join(f"      - {line.strip()}\n" for line in result.stdout.splitlines()), encoding="utf-8")
     assert runner.invoke(cli, ["check", "--root", str(tmp_path), str(tmp_path / "plan.yaml")]).exit_code == 0
+
+
+# --- what symbols and where print, pasted into a plan ---------------------------------------------
+
+# Headings that plain YAML misreads in a plan's evidence list: "Fix: x" became a mapping (an unknown
+# field), " #" a comment, a quote or a bracket a flow or quoted scalar of another value.
+AWKWARD_HEADINGS = [
+    "Fix: wrapping", "Say #1", "Ends with:", "It's", '"Quoted"', "[draft] notes", "{braces}", "a, b",
+    "Tab\there", "50% off", "Back `tick`", "Cost: 1:20", "x: y # z", "*star*", "& and", "!bang",
+    "|pipe", ">gt", "@at", "? question",
+]
+AWKWARD_PATHS = ["-dash.md", "[x].md", "%p.md", "&a.md", "*b.md", "!c.md", "yes.md", "@d.md", "docs/a b.md"]
+
+
+def _pasted(line: str, reader: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The evidence entry that ``line``, pasted into a plan's evidence list, reads back as."""
+    from compiler.load import fastyaml
+    from compiler.load.document import parse_text
+
+    if reader == "reference":
+        monkeypatch.setattr(fastyaml, "parse", lambda *args, **kwargs: None)
+    document = parse_text(f"items:\n  - id: a\n    evidence:\n      - {line}\n", "plan.yaml", "yaml")
+    entry: str = document.data["items"][0]["evidence"][0]
+    return entry
+
+
+@pytest.mark.parametrize("reader", ["fast", "reference"])
+def test_symbols_prints_entries_that_paste_back_as_themselves(tmp_path: Path, reader: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every line `symbols` prints, pasted whole (its comment too) into a plan's evidence list,
+    is the entry it lists, with both YAML readers; the plan is ready."""
+    text = "".join(f"# {heading}\n\ntext\n\n" for heading in AWKWARD_HEADINGS)
+    for path in ["CHANGES.md", *AWKWARD_PATHS]:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text if path == "CHANGES.md" else "# Title: one\n", encoding="utf-8")
+    runner = CliRunner()
+    paths = [str(tmp_path / p) for p in ["CHANGES.md", *AWKWARD_PATHS]]
+    result = runner.invoke(cli, ["symbols", "--root", str(tmp_path), *paths])
+    assert result.exit_code == 0, result.output
+    listings = [list_symbols(p, root=str(tmp_path)) for p in paths]
+    expected = [listing.evidence(s) for listing in listings for s in listing.symbols]
+    assert len(expected) == len(AWKWARD_HEADINGS) + len(AWKWARD_PATHS)
+    lines = result.stdout.splitlines()
+    assert [_pasted(line, reader, monkeypatch) for line in lines] == expected
+    (tmp_path / "plan.yaml").write_text("items:\n  - id: a\n    change: c\n    proof: p\n    evidence:\n"
+                                        + "".join(f"      - {line}\n" for line in lines), encoding="utf-8")
+    check = runner.invoke(cli, ["check", "--root", str(tmp_path), str(tmp_path / "plan.yaml")])
+    assert check.exit_code == 0, check.output
+
+
+@pytest.mark.parametrize("reader", ["fast", "reference"])
+def test_where_prints_entries_that_paste_back_as_themselves(tmp_path: Path, reader: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hit under an awkward heading, in a file of an awkward name: each entry `where` prints
+    reads back as the entry it stands for."""
+    for path in AWKWARD_PATHS:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("# Fix: it's [done] #1\n\nNEEDLE here\n", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["where", "NEEDLE", "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(runner.invoke(cli, ["where", "NEEDLE", "--root", str(tmp_path), "--format", "json"]).stdout)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 * len(rows) == 3 * len(AWKWARD_PATHS)
+    for k, row in enumerate(rows):
+        assert _pasted(lines[3 * k], reader, monkeypatch) == row["reference"]
+        assert _pasted(lines[3 * k + 1].strip(), reader, monkeypatch) == row["symbol"]["evidence"]
+        assert _pasted(lines[3 * k + 2].strip(), reader, monkeypatch) == row["contains"]
+    (tmp_path / "plan.yaml").write_text(
+        "items:\n  - id: a\n    change: c\n    proof: p\n    evidence:\n"
+        + "".join(f"      - {line.strip()}\n" for line in lines), encoding="utf-8")
+    check = runner.invoke(cli, ["check", "--root", str(tmp_path), str(tmp_path / "plan.yaml")])
+    assert check.exit_code == 0, check.output
+
+
+def test_symbols_notes_headings_that_no_name_tells_apart(tmp_path: Path) -> None:
+    """Two ``## Output`` under one ``# 1.0``: neither has a unique name, so neither is listed, and
+    a note says which lines to cite instead."""
+    (tmp_path / "CHANGES.md").write_text("# 1.0\n\n## Output\n\na\n\n## Output\n\nb\n\n# 0.9\n\n## Output\n",
+                                         encoding="utf-8")
+    listing = list_symbols(str(tmp_path / "CHANGES.md"), root=str(tmp_path))
+    assert [s.name for s in listing.symbols] == ["1.0", "0.9", "0.9.Output"]
+    assert listing.note == ("2 headings of the same text under the same parents have no unique name:"
+                            " cite their lines (3-5, 7-9)")
+    result = CliRunner().invoke(cli, ["symbols", "--root", str(tmp_path), str(tmp_path / "CHANGES.md")])
+    assert result.exit_code == 0
+    assert "CHANGES.md: note: 2 headings of the same text" in result.stderr

@@ -78,6 +78,50 @@ def test_symbol_did_you_mean(std_repo: Path) -> None:
     ]
 
 
+PACKAGE = {
+    "src/pkg/__init__.py": "from .report import Report\nfrom pkg.util import helper\nfrom .nowhere import Lost\n"
+                           "try:\n    from ._speed import fast\nexcept ImportError:\n    fast = None\n",
+    "src/pkg/report.py": "class Report:\n    def done(self):\n        pass\n\n\nclass Other:\n    def done(self):\n"
+                         "        pass\n",
+    "src/pkg/util.py": "def helper():\n    pass\n",
+    "src/pkg/_speed.py": "def fast():\n    pass\n",
+}
+
+
+def test_did_you_mean_a_method_by_its_short_name(tmp_path: Path) -> None:
+    """``report.py::done`` suggested nothing useful: a method's short name suggests its qualified
+    names (each, up to three)."""
+    root = git_repo(tmp_path / "repo", PACKAGE)
+    result = compile_in(root, one_item_plan("      - src/pkg/report.py::done\n"))
+    assert [(d.code, d.item, d.location.line if d.location else None, d.message) for d in result.diagnostics] == [
+        ("EP206", "it", 6, "it cites src/pkg/report.py::done, but src/pkg/report.py defines no done"
+                           " (did you mean Report.done or Other.done?)"),
+    ]
+
+
+def test_did_you_mean_where_an_imported_name_is_defined(tmp_path: Path) -> None:
+    """A name a module only imports is no definition of it; the did-you-mean points at the file of
+    the repository that defines it: a relative import from the module's folder, an absolute one
+    from a folder above it (``src/``), inside a ``try`` block too. A module not in the
+    repository gives the usual did-you-mean."""
+    root = git_repo(tmp_path / "repo", PACKAGE)
+    result = compile_in(root, one_item_plan("      - src/pkg/__init__.py::Report\n"
+                                            "      - src/pkg/__init__.py::Report.done\n"
+                                            "      - src/pkg/__init__.py::helper\n"
+                                            "      - src/pkg/__init__.py::Lost\n"))
+    assert [(d.code, d.item, d.location.line if d.location else None, d.message) for d in result.diagnostics] == [
+        ("EP206", "it", 6, "it cites src/pkg/__init__.py::Report, but src/pkg/__init__.py defines no Report"
+                           " (did you mean src/pkg/report.py::Report?)"),
+        ("EP206", "it", 7, "it cites src/pkg/__init__.py::Report.done, but src/pkg/__init__.py defines no"
+                           " Report.done (did you mean src/pkg/report.py::Report.done?)"),
+        ("EP206", "it", 8, "it cites src/pkg/__init__.py::helper, but src/pkg/__init__.py defines no helper"
+                           " (did you mean src/pkg/util.py::helper?)"),
+        ("EP206", "it", 9, "it cites src/pkg/__init__.py::Lost, but src/pkg/__init__.py defines no Lost"),
+    ]
+    # A name defined in a block (fast = None) is a symbol of the module itself, as before.
+    assert compile_in(root, one_item_plan("      - src/pkg/__init__.py::fast\n")).diagnostics == ()
+
+
 BROKEN_PY = "def ok():\n    pass\n\nclass Broken(:\n    def method(self):\n        pass\n"
 
 
@@ -470,3 +514,16 @@ def test_every_entry_records_its_resolved_lines_and_their_hash_only_when_verifie
     document = build_output(unverified, std_repo)
     assert document["evidence_verified"] is False
     assert all("resolved_lines" not in ev and "hash" not in ev for ev in document["items"][0]["evidence"])
+
+
+def test_imports_are_read_once_however_many_entries_ask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fifty unknown names of one module: its imports are parsed once, not once an entry."""
+    from compiler.repo import symbols as module
+
+    calls: list[int] = []
+    real = module.imported_names
+    monkeypatch.setattr(module, "imported_names", lambda text: calls.append(1) or real(text))
+    root = git_repo(tmp_path / "repo", PACKAGE)
+    result = compile_in(root, one_item_plan("".join(f"      - src/pkg/__init__.py::Missing{k}\n" for k in range(50))))
+    assert codes(result) == ["EP206"] * 50
+    assert len(calls) == 1
