@@ -142,7 +142,8 @@ def test_an_item_without_a_usable_id_is_labelled_by_its_place(ident: str, label:
     """An item with no id, or a number YAML read as one, has the id "": Mermaid 10 and 11 refuse
     the empty label ``n1[""]`` and draw an error instead of the whole graph."""
     text, _ = flowchart(Graph((ident, "b", ""), [], ((), (ident,), ())))
-    assert text == f'flowchart TD\n  n1["{label}"]\n  n2["b"]\n  n3["item 3 (no id)"]\n  n1 --> n2\n'
+    assert text == (f'flowchart TD\n  n1["{label}"]\n  n2["b"]\n  n3["item 3 (no id)"]\n  n1 ~~~ n2 ~~~ n3\n'
+                    '  n1 --> n2\n')
     waved, _ = flowchart(G(("a", ""), ((1, 2),), ()))
     assert waved is not None and '    n2["item 2 (no id)"]' in waved
 
@@ -185,7 +186,9 @@ def test_a_blocked_plan_past_a_waves_worth_of_items_leaves_the_graph_out_with_a_
     """A blocked plan has no waves to fold into: Mermaid drew its 50 independent items 8,000 pixels wide."""
     few = G(tuple(f"i{k}" for k in range(8)), (), ((1, 2),))
     nodes = "".join(f'  n{k}["i{k - 1}"]\n' for k in range(1, 9))
-    assert flowchart(few)[0] == "flowchart TD\n" + nodes + "  n1 --> n2\n"
+    # one under the other, in the plan's order: side by side, 8 items of 26 characters were 2,660 pixels wide
+    stacked = "  " + " ~~~ ".join(f"n{k}" for k in range(1, 9)) + "\n"
+    assert flowchart(few)[0] == "flowchart TD\n" + nodes + stacked + "  n1 --> n2\n"
     many = G(tuple(f"i{k}" for k in range(9)), (), ())
     assert flowchart(many) == (None, "a blocked plan has no waves to fold its 9 items into (it is drawn up to 8)")
 
@@ -327,6 +330,9 @@ def test_folded_graphs_of_large_plans_render_in_mermaid_and_fit_the_page(tmp_pat
     graphs["progress-blocked"] = Graph(("a", "b", "c"), [], ([], ["a"], []), done=frozenset({"a"}),
                                        dropped=frozenset({"c"}))
     graphs["no-id"] = Graph(("", "b", "  "), [], ([], [""], []))
+    blocked = tuple(f"{k}-{'x' * 24}" for k in range(8))  # the widest blocked plan drawn, its items stacked
+    graphs["blocked-independent"] = Graph(blocked, [], tuple([] for _ in blocked))
+    graphs["blocked-pairs"] = Graph(blocked, [], tuple([blocked[k - 1]] if k % 2 else [] for k in range(8)))
     texts = {}
     for name, graph in graphs.items():
         text, _ = flowchart(graph)
@@ -348,7 +354,8 @@ def corpus() -> list[Path]:
 def test_every_corpus_plans_graph_has_labelled_nodes_and_renders_in_mermaid(tmp_path: Path) -> None:
     """An item with no usable id drew ``n1[""]``, which Mermaid 10 and 11 refuse: GitHub showed an
     error for the whole graph of 9 plans of the corpus. Every node has a label now, and Mermaid's
-    own parser and renderer accept every graph (when node, mermaid and a Chromium are here)."""
+    own parser and renderer accept every graph (when node, mermaid and a Chromium are here),
+    each within GitHub's column (a blocked plan's 6 independent items were 1,245 pixels wide)."""
     from support import run
 
     texts = {}
@@ -363,6 +370,7 @@ def test_every_corpus_plans_graph_has_labelled_nodes_and_renders_in_mermaid(tmp_
     assert sum("(no id)" in text for text in texts.values()) >= 9
     for r in _render(tmp_path, texts):
         assert r["ok"], r
+        assert r["width"] <= COLUMN, r  # at most 860 (the widest: a wave of 5 items, one row)
 
 
 def test_the_densest_plan_folds_within_mermaids_edge_limit() -> None:
@@ -415,7 +423,7 @@ def test_a_blocked_plans_graph_marks_done_and_dropped_items() -> None:
     text, _ = flowchart(graph)
     assert text == ('flowchart TD\n  classDef done fill:#dcfce7,stroke:#15803d,color:#14532d\n'
                     '  classDef dropped fill:#f3f4f6,stroke:#9ca3af,stroke-dasharray:4 3,color:#6b7280\n'
-                    '  n1["a ✓"]:::done\n  n2["b"]\n  n3["c (dropped)"]:::dropped\n  n1 --> n2\n')
+                    '  n1["a ✓"]:::done\n  n2["b"]\n  n3["c (dropped)"]:::dropped\n  n1 ~~~ n2 ~~~ n3\n  n1 --> n2\n')
 
 
 def test_the_critical_path_by_median_is_marked_by_node_name_only() -> None:
