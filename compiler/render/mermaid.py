@@ -116,16 +116,20 @@ def box_width(text: str) -> int:
     return BOX_PIXELS + CHARACTER_PIXELS * len(text)
 
 
-def _consecutive(graph: Graph, wave_of: dict[str, int]) -> bool:
-    """Whether every dependency drawn is in the wave just before its item's (an item in no wave, a
-    dropped one, is not drawn, nor are its edges)."""
-    return all(wave_of[dep] == wave_of[ident] - 1 for ident, deps in zip(graph.ids, graph.depends_on, strict=True)
-               if ident in wave_of for dep in deps if dep in wave_of)
+def _wave_pairs(graph: Graph) -> set[tuple[int, int]]:
+    """Each (dependency's wave, item's wave) that some dependency joins, among items in waves (an
+    item in no wave, a dropped one, is not drawn, nor are its edges). One zip over every
+    dependency of the plan, at C speed: a large plan has few distinct pairs."""
+    wave_of = dict(zip(chain.from_iterable(graph.waves), chain.from_iterable(
+        map(repeat, range(1, len(graph.waves) + 1), map(len, graph.waves))), strict=True))
+    heads = map(wave_of.get, chain.from_iterable(graph.depends_on))
+    tails = chain.from_iterable(map(repeat, map(wave_of.get, graph.ids), map(len, graph.depends_on)))
+    return {(a, b) for a, b in set(zip(heads, tails, strict=True)) if a is not None and b is not None}
 
 
 def _narrow(graph: Graph) -> bool:
     """Whether Mermaid's layout of the graph item by item is sure to stay within the column:
-    few, small waves (NARROW_*), and every dependency in the wave just before its item."""
+    few, small waves (NARROW_*); the caller checks that each dependency is in the wave just before."""
     return len(graph.waves) <= NARROW_WAVES and all(
         len(wave) <= NARROW_WAVE_ITEMS and sum(len(cut(i, ID_CHARACTERS)) for i in wave) <= NARROW_WAVE_CHARACTERS
         for wave in graph.waves)
@@ -150,17 +154,15 @@ def flowchart(graph: Graph) -> tuple[str | None, str | None]:
         return text, None
     if len(graph.waves) <= MAX_WAVES:
         wide = {w for w, wave in enumerate(graph.waves, 1) if len(wave) > MAX_WAVE_ITEMS}
-        wave_of = {ident: w for w, wave in enumerate(graph.waves, 1) for ident in wave}
-        consecutive = _consecutive(graph, wave_of)
+        pairs = _wave_pairs(graph)
+        consecutive = all(a == b - 1 for a, b in pairs)  # every dependency in the wave just before its item
         arrows = not wide and consecutive and _narrow(graph)
         drawn = _by_wave(graph, wide, arrows)
         if drawn is not None:
             # the arrows wave to wave are the dependencies themselves where each dependency joins
             # consecutive waves drawn as one node each (an item, or a folded wave)
             one = [w in wide or len(wave) == 1 for w, wave in enumerate(graph.waves, 1)]
-            exact = consecutive and all(one[wave_of[dep] - 1] and one[wave_of[ident] - 1]
-                                        for ident, deps in zip(graph.ids, graph.depends_on, strict=True)
-                                        if ident in wave_of for dep in deps if dep in wave_of)
+            exact = consecutive and all(one[a - 1] and one[b - 1] for a, b in pairs)
             notes = [] if arrows or exact else [
                 "the arrows join each wave to the next, each wave a row of its items (each item lists its "
                 "dependencies below)"]
