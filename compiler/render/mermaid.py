@@ -23,7 +23,7 @@ MAX_TEXT = 50_000
 # dependencies cross or skip waves: 5 waves of 4 items each depending on two of the wave before
 # were 1,060 pixels wide, 10 waves of 8 items 5,200, and a chain of single items whose
 # dependencies skip waves 1,900. So item by item, with an arrow per dependency, is kept for a
-# plan that small layouts cannot spread (NARROW_*); any other plan's graph is a row per wave,
+# plan too small for the layout to spread (NARROW_*); any other plan's graph is a row per wave,
 # a subgraph of its items side by side (wrapped onto more rows within ROW_WIDTH), joined by an
 # arrow from each wave to the next, which is as wide as its widest row whatever the
 # dependencies. A wave of more items than MAX_WAVE_ITEMS is one node ("Wave 3: 120 items").
@@ -45,8 +45,9 @@ MAX_ROWS = 60  # and in rows, at most this many (about 150 pixels each: 9,000 hi
 # consecutive waves are folded together ("Waves 1–40: 312 items") into at most this many nodes:
 # edges run only forward, so n nodes have at most n(n-1)/2 of them, within MAX_EDGES.
 MAX_GROUPS = (1 + math.isqrt(1 + 8 * MAX_EDGES)) // 2
-# A blocked plan has no waves to fold its items into, and Mermaid puts its independent items side
-# by side (50 are 8,000 pixels wide): past a wave's worth of items, its graph is left out.
+# A blocked plan has no waves to fold its items into: they are drawn one under the other in the
+# plan's order (side by side, 8 independent ones were 2,660 pixels wide; 50, 8,000), an arrow per
+# dependency, and past a wave's worth of items its graph is left out.
 MAX_BLOCKED_ITEMS = MAX_WAVE_ITEMS
 # How an item on the critical path by median estimate is drawn (a node of its own; a folded wave is not marked).
 CRITICAL_STYLE = "stroke-width:3px"
