@@ -101,7 +101,8 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]]) -> Iterator[s
         style = f"left:{box.x}px;top:{box.y}px;width:{box.w}px;height:{box.h}px"
         if box.item is None:
             shown = box.members[:LIST_SHOWN]
-            links = "".join(f'<a href="#item-{n}">{attr(graph.ids[n])}</a>' for n in shown)
+            # each id cut to the box with an ellipsis, whole in its title
+            links = "".join(f'<a href="#item-{n}" title="{(a := attr(graph.ids[n]))}">{a}</a>' for n in shown)
             more = len(box.members) - len(shown)
             tail = f'<span class="more">… {more:,} more</span>' if more else ""
             batch.append(f'<div class="{classes(box, None)}" style="{style}"><span class="id">{attr(box.title)}</span>'

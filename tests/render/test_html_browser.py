@@ -149,12 +149,20 @@ def test_no_page_scrolls_sideways_in_a_window_1280_pixels_wide(name: str, driver
     """The click example's page ran 286 pixels past the window (its graph, 1,534 wide, drawn on the
     page), a 300-character id widened the issues table to 3,980: a graph wider than FITS scrolls
     in its own frame, and long text wraps (a plan's `where` is cut, whole in its title)."""
+    from selenium.webdriver.common.by import By
+
     page, _ = pages[name]
     driver.get(page.resolve().as_uri())
     # WebDriver's script runs with page scripts off (test_page_scripts_are_off_in_this_browser)
     width, window = driver.execute_script("return [document.scrollingElement.scrollWidth, window.innerWidth]")
     print(f"{name}: {width} pixels wide in a window of {window}")
     assert window == 1280 and width <= window
+    # and with the pop-up of the box furthest right (and lowest) shown, which may reach past the graph
+    boxes = driver.find_elements(By.CSS_SELECTOR, ".canvas a.box")
+    last = max(boxes, key=lambda b: (b.rect["x"], b.rect["y"]))
+    driver.execute_script("arguments[0].focus()", last)
+    assert last.find_element(By.CLASS_NAME, "pop").is_displayed()
+    assert driver.execute_script("return document.scrollingElement.scrollWidth") <= window
 
 
 @pytest.mark.parametrize("name", ["example", "click", "generated"])
