@@ -41,10 +41,12 @@ HTML_NAME = "evidence-plan.html"
 # the graph lists them all); and this many characters of each text.
 POP_EVIDENCE = 6
 POP_CHARACTERS = 400
-# A graph this small is drawn on the page as it is (a wide one makes the page scroll sideways):
-# its boxes' pop-ups may then reach past it, over the page. A larger one scrolls in a frame of
-# its own, with room below its last boxes for their pop-ups (a frame clips what passes its edge).
-FITS = (4000, 700)
+# A graph this small is drawn on the page as it is: its boxes' pop-ups may then reach past it,
+# over the page (the last column's by 160 pixels), and all of it stays within a window 1,280
+# pixels wide (the page's margins are 32 each side). A larger one scrolls in a frame of its own,
+# with room below its last boxes for their pop-ups (a frame clips what passes its edge), so that
+# the page itself never scrolls sideways.
+FITS = (1040, 700)
 
 
 def _safe(text: Any) -> str:
@@ -94,11 +96,13 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]]) -> Iterator[s
     for column in lay.columns:
         yield f'<div class="column" style="left:{column.x}px">{attr(column.title)}</div>\n'
     batch: list[str] = []
-    for box in lay.boxes:
+    # In the order drawn, which is the order Tab follows: the columns left to right, each top down.
+    for box in map(lay.boxes.__getitem__, chain.from_iterable(column.boxes for column in lay.columns)):
         style = f"left:{box.x}px;top:{box.y}px;width:{box.w}px;height:{box.h}px"
         if box.item is None:
             shown = box.members[:LIST_SHOWN]
-            links = "".join(f'<a href="#item-{n}">{attr(graph.ids[n])}</a>' for n in shown)
+            # each id cut to the box with an ellipsis, whole in its title
+            links = "".join(f'<a href="#item-{n}" title="{(a := attr(graph.ids[n]))}">{a}</a>' for n in shown)
             more = len(box.members) - len(shown)
             tail = f'<span class="more">… {more:,} more</span>' if more else ""
             batch.append(f'<div class="{classes(box, None)}" style="{style}"><span class="id">{attr(box.title)}</span>'

@@ -294,7 +294,7 @@ def test_a_large_wave_is_folded_with_a_sentence_instead_of_leaving_the_graph_out
              for n in range(301)]
     text = render_markdown(_document(items))
     assert '```mermaid\nflowchart TD\n  w1[["Wave 1#58; 301 items"]]\n```\n' in text
-    assert "Folded to stay legible: a wave of more than 8 items (or 64 characters of ids) is drawn as one node." in text
+    assert "Folded to stay legible: a wave of more than 8 items is drawn as one node." in text
 
 
 def test_untitled_plan_and_trailing_newline() -> None:
