@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from compiler.core.display import ID_CHARACTERS, cut
+from compiler.core.display import ID_CHARACTERS, cut, escape
 from compiler.render.layout import LIST_SHOWN, Layout
 from compiler.render.svg import CHANGE_CHARACTERS, details, state
 from compiler.render.view import Graph
@@ -48,8 +48,21 @@ def dot_pieces(lay: Layout, graph: Graph, items: Sequence[dict[str, Any]]) -> It
            ' fontname="sans-serif", fontsize=11];\n  edge [color="#64748b"];\n')
     for c, column in enumerate(lay.columns):
         yield f"  subgraph cluster_{c} {{\n    label={quote(column.title)};\n"
-        for b in column.boxes:
-            yield f"    {_node(b, lay, graph, items)}\n"
+        if not graph.phases:
+            for b in column.boxes:
+                yield f"    {_node(b, lay, graph, items)}\n"
+        else:  # a plan that gives phases: each phase's boxes of the column in a cluster of its own
+            by_phase: dict[tuple[int, str] | None, list[int]] = {}
+            for b in column.boxes:
+                item = lay.boxes[b].item
+                by_phase.setdefault(graph.phases[item] if item is not None else None, []).append(b)
+            for phase, boxes in sorted(by_phase.items(), key=lambda pair: pair[0] or (0, "")):
+                if phase is not None:
+                    title = f"Phase {phase[0]}: {cut(escape(phase[1]), ID_CHARACTERS)}"
+                    yield f"    subgraph cluster_{c}_p{phase[0]} {{\n      label={quote(title)};\n"
+                yield from (f"    {_node(b, lay, graph, items)}\n" for b in boxes)
+                if phase is not None:
+                    yield "    }\n"
         yield "  }\n"
     for edge in lay.edges:
         extra = [] if edge.dependencies == 1 else [f'label="{edge.dependencies:,}"']

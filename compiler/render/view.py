@@ -30,6 +30,9 @@ class Graph(NamedTuple):
     dropped: frozenset[str] = frozenset()  # and of those dropped: in no wave, drawn only in a blocked plan
     marked: frozenset[str] = frozenset()  # the ids on the critical path by median estimate (`schedule`)
     path: tuple[str, ...] = ()  # those ids in the path's order, first first (its edges: each id and the next)
+    # Each node's phase (its place, 1-based, and name: compiler/analysis/phases.py), None for an
+    # item of no phase; () when the plan gives none.
+    phases: tuple[tuple[int, str] | None, ...] = ()
 
 
 class Section(NamedTuple):
@@ -144,11 +147,7 @@ def _phased(items: list[dict[str, Any]], index: dict[str, int], waves: list[list
     each phase's items by wave (a section per wave the phase has items in), then the items of no
     phase by wave, then the dropped ones. No item needs one of a later phase (EP312), so reading
     the sections in order is an order the work can be done in."""
-    order: dict[str, int] = {}
-    for item in items:
-        name = item.get("phase")
-        if isinstance(name, str) and name.strip() and name not in order:
-            order[name] = len(order) + 1
+    order = {name: number for number, name in sorted({p for p in _phases(items) if p is not None})}
     groups: dict[str | None, list[tuple[int, dict[str, Any]]]] = {name: [] for name in order}
     groups[None] = []
     for n, wave in enumerate(waves, 1):
@@ -189,8 +188,23 @@ def _graph(items: list[dict[str, Any]], waves: list[list[str]], tracked: bool = 
     except KeyError:
         depends_on = tuple([item.get("depends_on") or [] for item in items])
     approvals = frozenset([item["id"] for item in items if item.get("kind") == "approval"])
+    phases = _phases(items) if any(map(contains, items, repeat("phase"))) else ()
     if not tracked:
-        return Graph(ids=ids, waves=waves, depends_on=depends_on, approvals=approvals)
+        return Graph(ids=ids, waves=waves, depends_on=depends_on, approvals=approvals, phases=phases)
     done = frozenset([item["id"] for item in items if item.get("status") == "done"])
     dropped = frozenset([item["id"] for item in items if item.get("status") == "dropped"])
-    return Graph(ids=ids, waves=waves, depends_on=depends_on, approvals=approvals, done=done, dropped=dropped)
+    return Graph(ids=ids, waves=waves, depends_on=depends_on, approvals=approvals, done=done, dropped=dropped,
+                 phases=phases)
+
+
+def _phases(items: list[dict[str, Any]]) -> tuple[tuple[int, str] | None, ...]:
+    """Each item's phase, numbered in order of first appearance (a blank one is none)."""
+    order: dict[str, int] = {}
+    out: list[tuple[int, str] | None] = []
+    for item in items:
+        name = item.get("phase")
+        if isinstance(name, str) and name.strip():
+            out.append((order.setdefault(name, len(order) + 1), name))
+        else:
+            out.append(None)
+    return tuple(out)

@@ -208,3 +208,45 @@ def test_mermaid_of_a_large_blocked_plan_says_why_it_is_left_out(tmp_path: Path)
     assert result.exit_code == 0
     assert result.stdout == ("flowchart TD\n  %% the graph is left out: a blocked plan has no waves to fold its 9 items"
                              " into (it is drawn up to 8)\n")
+
+
+PHASED = {"items": [
+    {"id": "extract", "phase": "extract", "change": "c", "evidence": ["a.py"], "proof": "p"},
+    {"id": "cleanup", "phase": "clean \"up\" <now>", "change": "c", "evidence": ["a.py"], "proof": "p"},
+    {"id": "docs", "change": "c", "evidence": ["a.py"], "proof": "p"},
+    {"id": "extract-2", "phase": "extract", "change": "c", "evidence": ["a.py"], "depends_on": ["extract"],
+     "proof": "p"},
+]}
+
+
+def test_the_graph_boxes_each_phases_items_within_their_wave(tmp_path: Path) -> None:
+    """Issue 23: phases are shown as groups in `graph` (and the Markdown page's flowchart): in
+    Mermaid a subgraph per phase inside each wave, titled and escaped; the items of no phase stay
+    in the wave's box."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(PHASED), encoding="utf-8")
+    result = run(str(plan), "--no-verify-evidence")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    wave1 = lines[lines.index('  subgraph wave1["Wave 1"]'):lines.index('  subgraph wave2["Wave 2"]')]
+    assert [line.strip() for line in wave1 if "subgraph" in line or line.strip().startswith("n")] == [
+        'subgraph wave1["Wave 1"]', 'n3["docs"]', 'subgraph w1p1["Phase 1#58; extract"]', 'n1["extract"]',
+        'subgraph w1p2["Phase 2#58; clean #quot;up#quot; #lt;now#gt;"]', 'n2["cleanup"]']
+    assert '    subgraph w2p1["Phase 1#58; extract"]' in lines
+
+
+@pytest.mark.skipif(DOT is None, reason="Graphviz's dot is not installed: apt-get install -y graphviz")
+def test_dot_clusters_each_phases_items_within_their_wave(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(PHASED), encoding="utf-8")
+    result = run(str(plan), "--no-verify-evidence", "--format", "dot")
+    assert result.exit_code == 0
+    assert DOT is not None
+    done = subprocess.run([DOT, "-Tjson"], input=result.stdout.encode("utf-8"), capture_output=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    graph = json.loads(done.stdout)
+    clusters = {o["name"]: o.get("label") for o in graph["objects"] if o["name"].startswith("cluster")}
+    assert clusters == {"cluster_0": "Wave 1", "cluster_0_p1": "Phase 1: extract",
+                        "cluster_0_p2": 'Phase 2: clean "up" <now>', "cluster_1": "Wave 2",
+                        "cluster_1_p1": "Phase 1: extract"}
