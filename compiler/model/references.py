@@ -141,6 +141,28 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     return Evidence(path=path, start=start, end=end), None
 
 
+def repository_reference(text: object) -> Evidence | None:
+    """The repository reference that free text is, when it is one (an estimate's or a claim's
+    ``evidence``): one word read as evidence's string form, naming a path with a folder
+    (``app/x.py``, ``docs/``), a line (``README.md:3``) or a symbol (``app/x.py::f``). Anything else
+    is words, never checked: a sentence (``PR 12, a similar change``), a URL, a bare name
+    (``node.js``, ``v1.2``)."""
+    if not isinstance(text, str):
+        return None
+    word = text.strip()
+    if len(word.split(None, 1)) != 1:
+        return None  # empty, or words
+    evidence, problem = parse_reference(word)
+    if evidence is None or problem is not None or evidence.path is None:
+        return None
+    path = evidence.path
+    if "/" not in path and evidence.start is None and evidence.symbol is None:
+        return None  # a bare name: words as often as a file
+    if path.startswith(("/", "~", "#", "@")):
+        return None  # a path of another machine, a mention, a number
+    return evidence
+
+
 _PIN_NEEDS_LINES = "a pin needs line, lines or a symbol: it is the hash of the cited lines"
 
 

@@ -1,0 +1,199 @@
+"""compiler/repo/testnames.py: a test misspelt in a subclassed test case is caught (EP210). A class's
+tests include those of the base classes the repository defines, followed by name through the
+file and its imports; a base from outside the repository (other than unittest's TestCase), or one
+that cannot be followed, leaves the class's missing names alone. A parametrised id is checked
+against the ids of a literal ``@pytest.mark.parametrize``; non-literal lists stay unchecked.
+
+The rule at large (EP210's other targets) is tests/analysis/test_proofs.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support import git_repo, rows, write_plan
+
+from compiler.compile.pipeline import compile_plan
+from compiler.repo.repository import Repository
+from compiler.repo.testnames import MAX_CLASSES, Resolver
+
+UTIL = """\
+import unittest
+
+
+class BlackBaseTestCase(unittest.TestCase):
+    def assertFormatEqual(self, a, b):
+        pass
+
+    def test_base_shared(self):
+        pass
+"""
+
+TEST_BLACK = """\
+import unittest
+from unittest import TestCase
+
+import third_party
+from tests.util import BlackBaseTestCase
+from .util import BlackBaseTestCase as Relative
+from . import util
+import tests.util
+from third_party import Remote
+from nowhere_at_all import *
+
+
+class Local(TestCase):
+    def test_local(self):
+        pass
+
+
+class BlackTestCase(BlackBaseTestCase):
+    def test_piping(self):
+        pass
+
+
+class ViaRelative(Relative):
+    pass
+
+
+class ViaModule(util.BlackBaseTestCase):
+    pass
+
+
+class ViaDotted(tests.util.BlackBaseTestCase):
+    pass
+
+
+class ViaLocal(Local):
+    pass
+
+
+class FromOutside(third_party.Base):
+    pass
+
+
+class FromOutsideByName(Remote):
+    pass
+
+
+class Unknown(NotDefinedAnywhere):
+    pass
+
+
+@some_decorator
+class Decorated(TestCase):
+    pass
+
+
+class A(B):
+    pass
+
+
+class B(A):
+    pass
+"""
+
+
+def _repo(tmp_path: Path) -> Path:
+    return git_repo(tmp_path, {"tests/__init__.py": "", "tests/util.py": UTIL, "tests/test_black.py": TEST_BLACK,
+                               "src/app.py": "x = 1\n"})
+
+
+def _items(proofs: list[str]) -> str:
+    return "items:\n" + "".join(f"  - {{id: i{n}, change: c, evidence: [src/app.py], proof: {proof}}}\n"
+                                for n, proof in enumerate(proofs))
+
+
+def test_a_misspelt_test_of_a_subclassed_case_is_caught(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    proofs = ["pytest tests/test_black.py::BlackTestCase::test_pipng",
+              "pytest tests/test_black.py::ViaRelative::test_base_shard",
+              "pytest tests/test_black.py::ViaModule::test_base_shard",
+              "pytest tests/test_black.py::ViaDotted::test_base_shard",
+              "pytest tests/test_black.py::ViaLocal::test_locl",
+              "python -m unittest tests.test_black.BlackTestCase.test_base_shard"]
+    result = compile_plan(str(write_plan(root, _items(proofs))))
+    assert rows(result.diagnostics) == [("EP210", f"i{n}", n + 2, 56) for n in range(len(proofs))]
+    assert [d.message.split(", but ")[1] for d in result.diagnostics] == [
+        "tests/test_black.py defines no BlackTestCase::test_pipng (did you mean BlackTestCase::test_piping?)",
+        "tests/test_black.py defines no ViaRelative::test_base_shard (did you mean ViaRelative::test_base_shared?)",
+        "tests/test_black.py defines no ViaModule::test_base_shard (did you mean ViaModule::test_base_shared?)",
+        "tests/test_black.py defines no ViaDotted::test_base_shard (did you mean ViaDotted::test_base_shared?)",
+        "tests/test_black.py defines no ViaLocal::test_locl (did you mean ViaLocal::test_local?)",
+        "tests/test_black.py defines no BlackTestCase.test_base_shard (did you mean BlackTestCase.test_base_shared?)",
+    ]
+
+
+def test_inherited_tests_pass(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    proofs = ["pytest tests/test_black.py::BlackTestCase::test_base_shared",
+              "pytest tests/test_black.py::ViaRelative::test_base_shared",
+              "pytest tests/test_black.py::ViaModule::assertFormatEqual",
+              "pytest tests/test_black.py::ViaDotted::test_base_shared",
+              "python -m unittest tests.test_black.ViaLocal.test_local"]
+    assert compile_plan(str(write_plan(root, _items(proofs)))).diagnostics == ()
+
+
+def test_a_base_from_outside_the_repository_leaves_the_class_alone(tmp_path: Path) -> None:
+    """third_party.Base, a name imported from a package the root lacks, a name defined nowhere, a
+    class decorator (it may add tests) and a cycle of bases: none is judged."""
+    root = _repo(tmp_path)
+    proofs = [f"pytest tests/test_black.py::{cls}::test_anything"
+              for cls in ("FromOutside", "FromOutsideByName", "Unknown", "Decorated", "A", "B")]
+    assert compile_plan(str(write_plan(root, _items(proofs)))).diagnostics == ()
+
+
+def test_a_chain_of_bases_is_followed_within_its_bound(tmp_path: Path) -> None:
+    """A chain longer than MAX_CLASSES is not followed to its end: its members are not all known."""
+    depth = MAX_CLASSES + 5
+    lines = ["import unittest", "", "class C0(unittest.TestCase):", "    def test_root(self):", "        pass", ""]
+    lines += [f"class C{k}(C{k - 1}):\n    pass\n" for k in range(1, depth)]
+    root = git_repo(tmp_path, {"tests/test_deep.py": "\n".join(lines) + "\n"})
+    tests = Resolver(Repository(str(root)))
+    shallow = tests.members("tests/test_deep.py", "C10")
+    assert shallow is not None and shallow.complete and "test_root" in shallow.names
+    deep = tests.members("tests/test_deep.py", f"C{depth - 1}")
+    assert deep is not None and not deep.complete
+
+
+PARAMETRISED = """\
+import pytest
+
+
+@pytest.mark.parametrize("x", [1, 2, "a"])
+def test_f(x):
+    pass
+
+
+@pytest.mark.parametrize("a, b", [(1, True), (2, None)])
+@pytest.mark.parametrize("c", [3.5])
+def test_g(a, b, c):
+    pass
+
+
+VALUES = [1, 2]
+
+
+@pytest.mark.parametrize("x", VALUES)
+def test_names(x):
+    pass
+
+
+@pytest.mark.parametrize("x", [1])
+def test_fixture(x, db):
+    pass
+"""
+
+
+def test_a_parameter_id_a_literal_parametrize_does_not_give_is_caught(tmp_path: Path) -> None:
+    root = git_repo(tmp_path, {"tests/test_p.py": PARAMETRISED, "src/app.py": "x = 1\n"})
+    proofs = ['"pytest tests/test_p.py::test_f[1]"', '"pytest tests/test_p.py::test_f[a]"',
+              '"pytest tests/test_p.py::test_g[3.5-2-None]"',
+              '"pytest tests/test_p.py::test_names[7]"', '"pytest tests/test_p.py::test_fixture[1-sqlite]"',
+              '"pytest tests/test_p.py::test_f[3]"', '"pytest tests/test_p.py::test_g[1-True]"']
+    result = compile_plan(str(write_plan(root, _items(proofs))))
+    assert rows(result.diagnostics) == [("EP210", "i5", 7, 56), ("EP210", "i6", 8, 56)]
+    assert [d.message.split(", but ")[1] for d in result.diagnostics] == [
+        "tests/test_p.py gives test_f no parameter id 3; its ids are 1, 2, a",
+        "tests/test_p.py gives test_g no parameter id 1-True (did you mean 3.5-1-True?); its ids are"
+        " 3.5-1-True, 3.5-2-None",
+    ]
