@@ -29,6 +29,12 @@ MAX_CLASSES = 64  # classes visited for one name
 PLAIN_BASES = frozenset({"object", "TestCase", "unittest.TestCase", "IsolatedAsyncioTestCase",
                          "unittest.IsolatedAsyncioTestCase"})
 
+# pytest's own fixtures, never parametrised: a test that takes them still has only its marks' ids.
+PLAIN_FIXTURES = frozenset({"tmp_path", "tmp_path_factory", "tmpdir", "tmpdir_factory", "capsys", "capsysbinary",
+                            "capfd", "capfdbinary", "caplog", "monkeypatch", "recwarn", "request", "pytestconfig",
+                            "record_property", "record_testsuite_property", "record_xml_attribute", "cache",
+                            "doctest_namespace", "testdir", "pytester"})
+
 
 class _Class(NamedTuple):
     bases: list[ast.expr]
@@ -93,8 +99,10 @@ def _outline(tree: ast.Module) -> _Outline:
                     out.imports[alias.asname or alias.name] = (node.module or "", alias.name, node.level)
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
-                    out.marked.add(prefix.rstrip("."))
+                value = node.value
+                if (any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets) and value is not None
+                        and any(isinstance(n, ast.Attribute) and n.attr == "parametrize" for n in ast.walk(value))):
+                    out.marked.add(prefix.rstrip("."))  # a parametrize mark on every test of the scope
     return out
 
 
@@ -237,9 +245,9 @@ class Resolver:
     def parameter_ids(self, path: str, name: str) -> list[str] | None:
         """The ids pytest gives a test of ``path`` (dotted ``Class.test``) parametrised only by
         ``@pytest.mark.parametrize`` with literal values, in pytest's words (``1``, ``a-2``); None
-        when they cannot be told (no such function, values or ids that are not literal, a mark
-        on its class or module, an argument that no decorator gives, ids that pytest would make
-        unique or escape)."""
+        when they cannot be told (no such function, values or ids that are not literal, a
+        parametrize mark on its class or module, an argument that neither a decorator nor
+        pytest's own fixtures give, ids that pytest would make unique or escape)."""
         outline = self._outline(path)
         if outline is None or name not in outline.functions:
             return None
@@ -266,7 +274,7 @@ class Resolver:
         arguments = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
         if scope:
             arguments = arguments[1:]  # self
-        if any(a not in given for a in arguments):
+        if any(a not in given and a not in PLAIN_FIXTURES for a in arguments):
             return None  # a fixture may be parametrised too, and add to the id
         out = [""]
         for ids in sets:
@@ -280,8 +288,9 @@ class Resolver:
 
 def _parametrize_ids(call: ast.Call) -> tuple[list[str], list[str]] | None:
     """(argnames, the ids) of one literal ``parametrize`` call, or None."""
-    if len(call.args) != 2 or any(k.arg not in ("indirect", "scope") for k in call.keywords):
+    if len(call.args) != 2 or any(k.arg not in ("indirect", "scope", "ids") for k in call.keywords):
         return None
+    given = next((k.value for k in call.keywords if k.arg == "ids"), None)
     try:
         argnames = ast.literal_eval(call.args[0])
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -294,8 +303,17 @@ def _parametrize_ids(call: ast.Call) -> tuple[list[str], list[str]] | None:
         return None
     if not names or not isinstance(call.args[1], (ast.List, ast.Tuple)):
         return None
+    if given is not None:  # ids=[...]: the words given, one for each value (the values need not be literal)
+        try:
+            named = ast.literal_eval(given)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if (not isinstance(named, (list, tuple)) or len(named) != len(call.args[1].elts)
+                or not all(isinstance(n, str) and _id(n) == n for n in named)):
+            return None
+        return names, list(named)
     ids: list[str] = []
-    for element in call.args[1].elts:
+    for index, element in enumerate(call.args[1].elts):
         try:
             value = ast.literal_eval(element)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -303,18 +321,21 @@ def _parametrize_ids(call: ast.Call) -> tuple[list[str], list[str]] | None:
         values = [value] if len(names) == 1 else value
         if len(names) > 1 and not (isinstance(values, (list, tuple)) and len(values) == len(names)):
             return None
-        parts = [_id(v) for v in values]
+        parts = [_id(v, name, index) for v, name in zip(values, names, strict=True)]
         if any(p is None for p in parts):
             return None
         ids.append("-".join(p for p in parts if p is not None))
     return names, ids
 
 
-def _id(value: object) -> str | None:
-    """pytest's id of one literal value, when it is the value's own text: a printable ASCII string,
-    a number, a bool or None (other values get the argument's name and an index)."""
+def _id(value: object, name: str = "", index: int = 0) -> str | None:
+    """pytest's id of one literal value: its own text for a printable ASCII string, a number, a
+    bool or None; the argument's name and the value's index for a list, tuple, dict or set
+    (``lines0``); None where pytest escapes (other strings, bytes) or it is not sure."""
     if isinstance(value, str):
         return value if value and value.isascii() and value.isprintable() else None
     if value is None or isinstance(value, (bool, int, float)):
         return str(value)
+    if isinstance(value, (list, tuple, dict, set, frozenset)) and name:
+        return f"{name}{index}"
     return None

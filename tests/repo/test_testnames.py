@@ -181,6 +181,16 @@ def test_names(x):
 @pytest.mark.parametrize("x", [1])
 def test_fixture(x, db):
     pass
+
+
+@pytest.mark.parametrize("lines", [[(1, 2)], [(3, 4)]])
+def test_lists(lines, tmp_path):
+    pass
+
+
+@pytest.mark.parametrize("color", [False, True], ids=["no-color", "with-color"])
+def test_ids(color):
+    pass
 """
 
 
@@ -189,11 +199,24 @@ def test_a_parameter_id_a_literal_parametrize_does_not_give_is_caught(tmp_path: 
     proofs = ['"pytest tests/test_p.py::test_f[1]"', '"pytest tests/test_p.py::test_f[a]"',
               '"pytest tests/test_p.py::test_g[3.5-2-None]"',
               '"pytest tests/test_p.py::test_names[7]"', '"pytest tests/test_p.py::test_fixture[1-sqlite]"',
-              '"pytest tests/test_p.py::test_f[3]"', '"pytest tests/test_p.py::test_g[1-True]"']
+              '"pytest tests/test_p.py::test_lists[lines1]"', '"pytest tests/test_p.py::test_ids[with-color]"',
+              '"pytest tests/test_p.py::test_f[3]"', '"pytest tests/test_p.py::test_g[1-True]"',
+              '"pytest tests/test_p.py::test_lists[lines2]"', '"pytest tests/test_p.py::test_ids[True]"']
     result = compile_plan(str(write_plan(root, _items(proofs))))
-    assert rows(result.diagnostics) == [("EP210", "i5", 7, 56), ("EP210", "i6", 8, 56)]
+    assert rows(result.diagnostics) == [("EP210", f"i{n}", n + 2, 56 + (n > 9)) for n in range(7, 11)]
     assert [d.message.split(", but ")[1] for d in result.diagnostics] == [
         "tests/test_p.py gives test_f no parameter id 3; its ids are 1, 2, a",
         "tests/test_p.py gives test_g no parameter id 1-True (did you mean 3.5-1-True?); its ids are"
         " 3.5-1-True, 3.5-2-None",
+        "tests/test_p.py gives test_lists no parameter id lines2 (did you mean lines1?); its ids are lines0, lines1",
+        "tests/test_p.py gives test_ids no parameter id True; its ids are no-color, with-color",
     ]
+
+
+def test_a_module_mark_that_is_not_parametrize_leaves_the_ids_checked(tmp_path: Path) -> None:
+    marked = "import pytest\n\npytestmark = pytest.mark.slow\n\n\n" + PARAMETRISED.split("\n", 2)[2]
+    root = git_repo(tmp_path, {"tests/test_p.py": marked, "tests/test_q.py": marked.replace(
+        "pytest.mark.slow", 'pytest.mark.parametrize("z", [0])'), "src/app.py": "x = 1\n"})
+    proofs = ['"pytest tests/test_p.py::test_f[3]"', '"pytest tests/test_q.py::test_f[3]"']
+    result = compile_plan(str(write_plan(root, _items(proofs))))
+    assert rows(result.diagnostics) == [("EP210", "i0", 2, 56)]
