@@ -68,6 +68,13 @@ def writers(paths: Iterable[str], items: Iterable[Item]) -> dict[str, set[str] |
         for ident, glob in candidates:
             if found is None or ident in found:
                 continue
+            written_parts = glob.literal_prefix
+            if len(written_parts) + 1 == len(glob.segments) and glob.segments[-1] == globs.ANY:
+                # A file or folder without wildcards (most paths): they overlap when one is the other or below it.
+                shorter = min(len(parts), len(written_parts))
+                if parts[:shorter] == written_parts[:shorter]:
+                    found.add(ident)
+                continue
             if left <= 0 or steps_left <= 0:
                 found = None
                 break
