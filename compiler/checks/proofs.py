@@ -131,7 +131,7 @@ def _elsewhere(tests: Resolver, path: str, names: tuple[str, ...]) -> tuple[bool
             return True, None
         from difflib import get_close_matches
 
-        close = get_close_matches(names[k], sorted(members.names)[:5000], 1, 0.6)
+        close = get_close_matches(names[k], sorted(members.names)[:1000], 1, 0.6)
         return False, (".".join((owner, close[0])) if close and k == len(names) - 1 else None)
     return any("import" in (repo.text(path, n, n) or "") for n in repo.find(path, names[0], limit=20)), None
 
@@ -175,7 +175,7 @@ def _missing_name(tests: Resolver, path: str, names: tuple[str, ...], sep: str,
             return None
         from difflib import get_close_matches
 
-        close = get_close_matches(parameter, ids, 1, 0.6)
+        close = get_close_matches(parameter, ids[:1000], 1, 0.6)
         listed = ", ".join(ids[:10]) + (", ..." if len(ids) > 10 else "")
         return _Missing(f"{clip(path)} gives {clip(sep.join(names))} no parameter id {clip(parameter)}"
                         + (f" (did you mean {clip(close[0])}?)" if close else "") + f"; its ids are {clip(listed)}",

@@ -11,8 +11,9 @@ may define anything: the class's members are then not all known, and a name miss
 not judged; nor is one of a class with a decorator or a metaclass (they may add tests).
 
 Bounded: each file is parsed once (and only when ``Repository.too_large_to_parse`` allows), at
-most MAX_FILES files a run, and a chain of bases visits at most MAX_CLASSES classes (a cycle of
-bases ends there too)."""
+most MAX_FILES files and MAX_PARSED_BYTES a run, a chain of bases visits at most MAX_CLASSES
+classes (a cycle of bases ends it), and a test's ids are made only up to MAX_IDS. A file past
+these bounds is not read: what depends on it is not judged."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from compiler.repo.repository import Repository
 
 MAX_FILES = 200  # files parsed for their classes, per run
+MAX_PARSED_BYTES = 8 << 20  # and their bytes in all: ast takes about a second a megabyte
+MAX_IDS = 10_000  # the ids of one parametrised test, at most: more are not checked
 MAX_CLASSES = 64  # classes visited for one name
 # Bases that define no tests: object, and unittest's test cases by their usual names.
 PLAIN_BASES = frozenset({"object", "TestCase", "unittest.TestCase", "IsolatedAsyncioTestCase",
@@ -128,13 +131,15 @@ class Resolver:
     def __init__(self, repo: Repository) -> None:
         self.repo = repo
         self._outlines: dict[str, _Outline | None] = {}
+        self._bytes_left = MAX_PARSED_BYTES
 
     def _outline(self, path: str) -> _Outline | None:
         if path not in self._outlines:
             found: _Outline | None = None
             facts = self.repo.facts(path)
             if (len(self._outlines) < MAX_FILES and facts.kind == "file" and facts.lines is not None
-                    and not facts.binary and not self.repo.too_large_to_parse(path)):
+                    and not facts.binary and not self.repo.too_large_to_parse(path) and facts.size <= self._bytes_left):
+                self._bytes_left -= facts.size
                 try:
                     found = _outline(ast.parse(self.repo.text(path) or ""))
                 except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -278,9 +283,9 @@ class Resolver:
             return None  # a fixture may be parametrised too, and add to the id
         out = [""]
         for ids in sets:
-            out = [f"{a}-{b}" if a else b for a in out for b in ids]
-            if len(out) > 10_000:
+            if len(out) * len(ids) > MAX_IDS:
                 return None
+            out = [f"{a}-{b}" if a else b for a in out for b in ids]
         if len(set(out)) != len(out):
             return None  # pytest makes repeated ids unique, in words that changed between versions
         return out

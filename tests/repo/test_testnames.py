@@ -220,3 +220,21 @@ def test_a_module_mark_that_is_not_parametrize_leaves_the_ids_checked(tmp_path: 
     proofs = ['"pytest tests/test_p.py::test_f[3]"', '"pytest tests/test_q.py::test_f[3]"']
     result = compile_plan(str(write_plan(root, _items(proofs))))
     assert rows(result.diagnostics) == [("EP210", "i0", 2, 56)]
+
+
+def test_the_work_is_bounded_on_files_made_to_be_slow(tmp_path: Path) -> None:
+    """Names imported in a circle between two files, and a test whose stacked parametrize would
+    make 40,000 ids (over MAX_IDS): followed or made only so far, and then not judged."""
+    from compiler.repo.testnames import MAX_IDS
+
+    wide = ", ".join(map(str, range(200)))
+    root = git_repo(tmp_path, {
+        "tests/test_a.py": "from tests.test_b import Base\n\n\nclass Case(Base):\n    pass\n",
+        "tests/test_b.py": "from tests.test_a import Case as Base\n",
+        "tests/test_wide.py": (f"import pytest\n\n\n@pytest.mark.parametrize('a', [{wide}])\n"
+                               f"@pytest.mark.parametrize('b', [{wide}])\ndef test_w(a, b):\n    pass\n"),
+        "src/app.py": "x = 1\n"})
+    assert 200 * 200 > MAX_IDS
+    proofs = ['"pytest tests/test_a.py::Case::test_x"', '"pytest tests/test_wide.py::test_w[1-999]"',
+              '"pytest tests/test_wide.py::test_w[1-2]"']
+    assert compile_plan(str(write_plan(root, _items(proofs)))).diagnostics == ()
