@@ -3,7 +3,8 @@ proof runs (a script, a test file or folder, the module of a unittest name) is *
 item when a path of the ``paths:`` of that item, or of an item it depends on transitively, can
 name it or something under it (compiler/core/globs.py decides the overlap: ``tests/`` and
 ``tests/*.py`` plan ``tests/test_new.py``; ``tests/planner/nodes/x.py`` plans the folder
-``tests/planner``). An item elsewhere in the plan does not count: it may not have run yet.
+``tests/planner``). An item elsewhere in the plan does not count: it may not have run yet; nor
+does a dropped item for the items after it (it runs nothing).
 
 Only the paths that are missing are asked about (a few), so a plan without ``paths:`` pays one
 look, and a plan with them pays for its asks only:
@@ -98,11 +99,13 @@ def planned(items: tuple[Item, ...], asks: Mapping[str, Iterable[str]]) -> set[t
     or one of its transitive dependencies writes (see the module's doc)."""
     from compiler.analysis.progress import live
 
-    items = live(items)
     if not any(item.options and item.option("paths") for item in items):
         return set()
     pending = {ident: list(dict.fromkeys(paths)) for ident, paths in asks.items()}
     by_path = writers((p for paths in pending.values() for p in paths), items)
+    alive = live(items)  # a dropped item writes nothing for the items after it (its own proof is read as written)
+    kept = None if alive is items else {item.id for item in alive}
+    items = alive
     out: set[tuple[str, str]] = set()
     rest: dict[str, list[str]] = {}  # asks not answered by the item itself
     for ident, paths in pending.items():
@@ -127,7 +130,8 @@ def planned(items: tuple[Item, ...], asks: Mapping[str, Iterable[str]]) -> set[t
     gives: dict[str, list[str]] = {}  # item -> the asked paths it writes
     for path in askers:
         for ident in by_path[path] or ():
-            gives.setdefault(ident, []).append(path)
+            if kept is None or ident in kept:
+                gives.setdefault(ident, []).append(path)
     bit: dict[str, int] = {}  # path -> its bit (absolute, never reused)
     retired: list[bool] = []
     base = 0  # every bit below it is retired; a set is stored shifted by the base it was made at

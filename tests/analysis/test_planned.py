@@ -156,3 +156,20 @@ def test_planned_grows_linearly_on_a_chain_that_runs_what_each_item_before_it_cr
     assert grew.ratio < GROWTH_LIMIT, str(grew)
     items, asks = made[10_000]
     assert len(planned(items, asks)) == 9_999
+
+
+def test_a_dropped_item_writes_nothing_for_the_items_after_it(tmp_path: Path) -> None:
+    plan = write_plan(_repo(tmp_path), """
+        items:
+          - id: a
+            change: c
+            evidence: [src/app.py]
+            paths: [tests/test_new.py]
+            status: dropped
+            reason: not needed
+            proof: pytest tests/test_new.py
+          - {id: b, change: c, evidence: [src/app.py], depends_on: [a], proof: pytest tests/test_new.py}
+        """)
+    result = compile_plan(str(plan))
+    assert [(d.code, d.item, d.location.line) for d in result.diagnostics if d.code.startswith("EP2")] == [
+        ("EP210", "b", 9)]
