@@ -189,7 +189,7 @@ def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int)
 def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP201-EP207, EP211: every file, line range, symbol and contains text an item cites is in the
     repository; so is the evidence of an estimate or a claim when it is a repository reference
-    (``app/x.py``, ``README.md:3``, ``app/x.py::f``: one word with a folder, a line or a symbol),
+    (one word: ``app/x.py``, ``docs/``, ``README.md:3``, ``app/x.py::f``; not ``n/a`` or ``node.js``),
     reported at that ``evidence``; words are free text. Skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return

@@ -266,7 +266,8 @@ def test_estimate_evidence_that_is_a_repository_reference_is_checked(tmp_path: P
 def test_estimate_words_are_free_text() -> None:
     from compiler.model.references import repository_reference
 
-    for words in ("PR 12", "similar to app/x.py", "v1.2", "node.js", "e.g.", "", None, 3, "https://x.org/a/b"):
+    for words in ("PR 12", "similar to app/x.py", "v1.2", "node.js", "e.g.", "", None, 3, "https://x.org/a/b",
+                  "n/a", "CI/CD", "3/4", "w/o", "src/black", "/etc/hosts", "~/notes.md"):
         assert repository_reference(words) is None, words
     for reference in ("app/x.py", "README.md:3", "app/x.py::f", "docs/"):
         assert repository_reference(reference) is not None, reference
