@@ -8,7 +8,8 @@ from a module of the repository (``from tests.util import Base``, ``from .util i
 importing file's folder (pytest's rootdir insertion) or from ``src/``. ``object`` and unittest's
 ``TestCase`` define no tests. Any other base (a third-party class, a name not found, an expression)
 may define anything: the class's members are then not all known, and a name missing from it is
-not judged; nor is one of a class with a decorator or a metaclass (they may add tests).
+not judged; nor is one of a class with a decorator or a metaclass, or of a file whose module or
+class bodies call ``setattr`` (they may add tests).
 
 Bounded: each file is parsed once (and only when ``Repository.too_large_to_parse`` allows), at
 most MAX_FILES files and MAX_PARSED_BYTES a run, a chain of bases visits at most MAX_CLASSES
@@ -50,6 +51,7 @@ class _Outline(NamedTuple):
     imports: dict[str, tuple[str, str | None, int]]  # local name -> (module, name or None for a module, level)
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]  # dotted name -> the definition
     marked: set[str]  # the scopes ("" the module, else a class) that set pytestmark
+    dynamic: list[bool]  # [True] when a module or class body calls setattr: it may add tests to a class
 
 
 def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -70,7 +72,7 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _outline(tree: ast.Module) -> _Outline:
-    out = _Outline(classes={}, imports={}, functions={}, marked=set())
+    out = _Outline(classes={}, imports={}, functions={}, marked=set(), dynamic=[False])
     scopes: list[tuple[str, list[ast.stmt]]] = [("", tree.body)]
     while scopes:
         prefix, body = scopes.pop()
@@ -100,6 +102,9 @@ def _outline(tree: ast.Module) -> _Outline:
             elif isinstance(node, ast.ImportFrom) and not prefix:
                 for alias in node.names:
                     out.imports[alias.asname or alias.name] = (node.module or "", alias.name, node.level)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not out.dynamic[0]:
+                out.dynamic[0] = any(isinstance(n, ast.Call) and (_dotted(n.func) or "").rsplit(".", 1)[-1] == "setattr"
+                                     for n in ast.walk(node))
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 value = node.value
@@ -237,7 +242,7 @@ class Resolver:
                 continue
             info = found.classes[name]
             names |= info.members
-            complete = complete and not info.opaque
+            complete = complete and not info.opaque and not found.dynamic[0]
             scope = name.rsplit(".", 1)[0] if "." in name else ""
             for expr in info.bases:
                 base = self._base(file, scope, expr)
@@ -306,8 +311,8 @@ def _parametrize_ids(call: ast.Call) -> tuple[list[str], list[str]] | None:
         names = list(argnames)
     else:
         return None
-    if not names or not isinstance(call.args[1], (ast.List, ast.Tuple)):
-        return None
+    if not names or not isinstance(call.args[1], (ast.List, ast.Tuple)) or not call.args[1].elts:
+        return None  # an empty list gives one skipped test, its id pytest's own
     if given is not None:  # ids=[...]: the words given, one for each value (the values need not be literal)
         try:
             named = ast.literal_eval(given)
