@@ -19,7 +19,7 @@ look, and a plan with them pays for its asks only:
    writer is reached and retired once every item that asks about it is done: the sets are kept
    shifted past the lowest live bit (as compiler/checks/dependencies.py's ``redundant`` keeps its
    candidates), so a chain of 100,000 items each running the file of the one before carries one
-   bit, not 100,000.
+   bit, not 100,000. A set is dropped once every item that depends on it has read it.
 """
 
 from __future__ import annotations
@@ -132,16 +132,26 @@ def planned(items: tuple[Item, ...], asks: Mapping[str, Iterable[str]]) -> set[t
         for ident in by_path[path] or ():
             if kept is None or ident in kept:
                 gives.setdefault(ident, []).append(path)
+    readers: dict[str, int] = {}  # item -> the items still to read its set: dropped at 0
+    for item in first.values():
+        for dep in dict.fromkeys(item.depends_on):
+            if dep != item.id and dep in first:
+                readers[dep] = readers.get(dep, 0) + 1
     bit: dict[str, int] = {}  # path -> its bit (absolute, never reused)
     retired: list[bool] = []
     base = 0  # every bit below it is retired; a set is stored shifted by the base it was made at
     reach: dict[str, tuple[int, int]] = {}  # item -> (the bits its dependencies write >> base, base)
     for ident in order:
         value, made_at = 0, base
-        for dep in first[ident].depends_on:
+        for dep in dict.fromkeys(first[ident].depends_on):
+            if dep == ident or dep not in first:
+                continue
             got = reach.get(dep)
-            if got is not None and dep != ident and got[1] + got[0].bit_length() > base:
+            if got is not None and got[1] + got[0].bit_length() > base:
                 value |= got[0] >> (base - got[1])
+            readers[dep] -= 1
+            if not readers[dep]:
+                reach.pop(dep, None)  # every item that reads it is done
         for path in rest.get(ident, ()):
             b = bit.get(path)
             if b is not None and b >= base and (value >> (b - base)) & 1:
@@ -158,6 +168,6 @@ def planned(items: tuple[Item, ...], asks: Mapping[str, Iterable[str]]) -> set[t
                 value |= 1 << (b - base)
         while base < len(retired) and retired[base]:
             base += 1
-        if value:
+        if value and readers.get(ident):
             reach[ident] = (value, made_at)
     return out

@@ -246,7 +246,8 @@ def test_tests_a_module_may_add_at_run_time_are_not_judged(tmp_path: Path) -> No
     root = git_repo(tmp_path, {
         "tests/__init__.py": "", "tests/util.py": UTIL, "src/app.py": "x = 1\n",
         "tests/test_gen.py": ("from tests.util import BlackBaseTestCase\n\n\nclass Generated(BlackBaseTestCase):\n"
-                              "    pass\n\n\nfor n in range(3):\n    setattr(Generated, f'test_{n}', lambda self: None)\n"),
+                              "    pass\n\n\nfor n in range(3):\n"
+                              "    setattr(Generated, f'test_{n}', lambda self: None)\n"),
         "tests/test_empty.py": "import pytest\n\n\n@pytest.mark.parametrize('x', [])\ndef test_e(x):\n    pass\n"})
     proofs = ['"pytest tests/test_gen.py::Generated::test_2"', '"pytest tests/test_empty.py::test_e[x0]"']
     assert compile_plan(str(write_plan(root, _items(proofs)))).diagnostics == ()
