@@ -121,11 +121,16 @@ def test_the_guides_evidence_commands_print_what_it_shows(tmp_path: Path) -> Non
     _session(copy_of_the_example(tmp_path), docs_block(GUIDE, "first-plan-evidence"))
 
 
-def test_a_proof_naming_a_test_the_plan_will_write_is_ep210_today_as_the_guide_says(tmp_path: Path) -> None:
+def test_a_proof_naming_a_test_the_plan_will_write_is_ready_as_the_guide_says(tmp_path: Path) -> None:
     repo = copy_of_the_example(tmp_path)
     (repo / "plan.yaml").write_text(docs_block(GUIDE, "first-plan-missing-test"), encoding="utf-8")
     assert "paths: [tests/test_duplicates.py]" in docs_block(GUIDE, "first-plan-missing-test")
     _session(repo, docs_block(GUIDE, "first-plan-missing-test-check"))
+    # Without the paths: entry, the message the guide shows.
+    plan = docs_block(GUIDE, "first-plan-missing-test").replace("    paths: [tests/test_duplicates.py]\n", "")
+    (repo / "plan.yaml").write_text(plan, encoding="utf-8")
+    result = run("check", "plan.yaml", cwd=repo)
+    assert result.stdout.splitlines()[0] in docs_page(GUIDE)
 
 
 @pytest.mark.slow

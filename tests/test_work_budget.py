@@ -99,5 +99,5 @@ def test_the_benchmarks_stage_table_runs_and_states_each_floor() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("over their floors: load ") == 2  # the chain, and the plan that uses every feature
     for stage in ("page: evidence-plan.md", "page: evidence-plan.html", "validate", "order: waves",
-                  "rule evidence.proof_tests", "forecast: Monte Carlo", "everything else"):
+                  "rule proofs.proof_tests", "forecast: Monte Carlo", "everything else"):
         assert f"  {stage}\n" in done.stdout, stage

@@ -7,21 +7,15 @@ field), and names the item.
 
 from __future__ import annotations
 
-import posixpath
-import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from compiler.checks.context import CheckContext, Rule
-from compiler.core.diagnostics import Diagnostic
+from compiler.core.diagnostics import Diagnostic, Location
 from compiler.core.display import clip, quoted
-from compiler.core.paths import leaves_root
 from compiler.model.values import Evidence, Item
 from compiler.repo import files, symbols
 from compiler.repo.repository import Repository
-
-if TYPE_CHECKING:
-    from compiler.analysis.proofs import Target
 
 
 class Finding(NamedTuple):
@@ -213,7 +207,10 @@ def _pin_drift(ev: Evidence, repo: Repository, label: str, start: int, end: int)
 
 def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP201-EP207, EP211, EP212: every file, line range, symbol and contains text an item cites is in the
-    repository, and every symbol names one definition. Skipped with --no-verify-evidence."""
+    repository, and every symbol names one definition; so is the evidence of an estimate or a claim
+    when it is a repository reference (one word: ``app/x.py``, ``docs/``, ``README.md:3``,
+    ``app/x.py::f``; not ``n/a`` or ``node.js``), reported at that ``evidence``; words are free
+    text. Skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return
     cited = 0  # evidence entries that name a repository path
@@ -240,6 +237,34 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             hint=f"none of the {cited:,} cited paths exists under {root}: is the root right? (--root DIR, or the"
                  " plan's root: key)")
     yield from out
+    if ctx.plan.gives("estimate") or ctx.plan.claims:
+        yield from _estimate_evidence(ctx)
+
+
+def _estimate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
+    """The evidence of an estimate or a claim, when it is a repository reference rather than words
+    (compiler/model/references.py: ``repository_reference``), verified as an evidence entry is, at it."""
+    from compiler.model.references import repository_reference
+
+    assert ctx.repo is not None
+    for item in ctx.plan.items:
+        if not item.options:
+            continue
+        estimate = item.option("estimate")
+        text = estimate.get("evidence") if estimate.__class__ is dict else None
+        # Most estimates' evidence is words: no folder, line or symbol, so no reference (no call).
+        if text.__class__ is not str or ("/" not in text and ":" not in text):
+            continue
+        ev = repository_reference(text)
+        if ev is not None and (finding := verify(ev, ctx.repo, f"{item.id}'s estimate")) is not None:
+            yield Diagnostic(finding.code, finding.message, item=item.id,
+                             location=ctx.loc(item, "estimate", "evidence"), hint=finding.hint)
+    for j, claim in ctx.plan.claims:
+        ev = repository_reference(claim.get("evidence"))
+        if ev is not None and (finding := verify(ev, ctx.repo, f"claim {j + 1}")) is not None:
+            pos = ctx.doc.source_map.value(("claims", j, "evidence"))
+            where = Location(ctx.doc.name, *pos) if pos else Location(ctx.doc.name)
+            yield Diagnostic(finding.code, finding.message, location=where, hint=finding.hint)
 
 
 def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -251,140 +276,8 @@ def external_only(ctx: CheckContext) -> Iterator[Diagnostic]:
                              location=ctx.loc(item, "evidence"))
 
 
-def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP209: a script a proof runs (``./tools/check.sh``, ``python3 scripts/links.py``) is in the
-    repository. Read from the proof's words, never run (compiler/analysis/proofs.py); checked against the
-    repository like evidence, so skipped with --no-verify-evidence."""
-    if ctx.repo is None:
-        return
-    from compiler.analysis.proofs import scripts
-
-    repo = ctx.repo
-    judged: dict[str, list[str]] = {}  # proof -> what is missing of the scripts it runs: judged once per proof
-
-    def missing(proof: str) -> list[str]:
-        out = []
-        for script in scripts(proof):
-            if leaves_root(script):
-                continue  # outside the repository: not ours to judge
-            path = script.removeprefix("./")
-            if repo.facts(path).kind == "missing":
-                guess = repo.suggest(path)
-                hint = f" (did you mean {guess}?)" if guess else ""
-                out.append(f"{clip(script)}, but {clip(path)} does not exist{hint}")
-        return out
-
-    for item in ctx.plan.items:
-        found = judged.get(item.proof)
-        if found is None:
-            found = judged[item.proof] = missing(item.proof)
-        for problem in found:
-            yield Diagnostic("EP209", f"{clip(item.id)} proof runs {problem}", item=item.id,
-                             location=ctx.loc(item, "proof"))
-
-
-# A class whose tests may come from a base class defined elsewhere: a name it lacks may be inherited.
-# (A pattern, compiled by re on first use: check imports this module for every plan.)
-_CLASS_LINE = r"class\s+\w+\s*(?:\((?P<bases>[^)]*)\))?\s*:"
-_PLAIN_BASES = frozenset({"", "object", "TestCase", "unittest.TestCase", "IsolatedAsyncioTestCase",
-                          "unittest.IsolatedAsyncioTestCase"})
-
-
-def _may_be_elsewhere(repo: Repository, path: str, names: tuple[str, ...]) -> bool:
-    """Whether names missing from a file's definitions may still be there at run time: a method
-    inherited by a class with bases of its own, or a name the module imports (``from x import
-    test_a``), which pytest and unittest collect but which is no definition of the file."""
-    for k in range(len(names) - 1, 0, -1):
-        found = repo.symbol(path, ".".join(names[:k]))
-        if found is not None:
-            head = repo.text(path, found[0], min(found[1], found[0] + 20)) or ""
-            header = re.search(_CLASS_LINE, head)
-            bases = "" if header is None else "".join((header["bases"] or "").split()).rstrip(",")
-            return header is None or any(b not in _PLAIN_BASES for b in bases.split(","))
-    return any("import" in (repo.text(path, n, n) or "") for n in repo.find(path, names[0], limit=20))
-
-
-def _missing_test(target: Target, repo: Repository) -> str | None:
-    """What is missing of a test a proof selects ("F does not exist ...", "F defines no T ..."),
-    or None when it is there or cannot be judged (outside the root, unreadable, too large)."""
-    if target.dotted:
-        return _missing_module(target.dotted, repo)
-    path = target.path
-    if leaves_root(path):
-        return None
-    facts = repo.facts(path)
-    if facts.kind == "missing":
-        folder = target.folder or "." not in posixpath.basename(path)  # tests/unit, not tests/test_x.py
-        guess = repo.suggest_folder(path) if folder else repo.suggest(path)
-        return f"{clip(posixpath.normpath(path))} does not exist" + (f" (did you mean {guess}?)" if guess else "")
-    if facts.kind == "file" and target.folder:
-        return f"{clip(posixpath.normpath(path))} is a file, not a folder"
-    if facts.kind != "file" or not target.names:
-        return None
-    return _missing_name(repo, posixpath.normpath(path), target.names, "::")
-
-
-def _missing_name(repo: Repository, path: str, names: tuple[str, ...], sep: str) -> str | None:
-    facts = repo.facts(path)
-    if facts.binary or facts.mapped is not None or repo.too_large_to_parse(path):
-        return None
-    dotted = ".".join(names)
-    if repo.symbol(path, dotted) is not None or _may_be_elsewhere(repo, path, names):
-        return None
-    guess = repo.suggest_symbol(path, dotted)
-    hint = f" (did you mean {guess.replace('.', sep)}?)" if guess else ""
-    return f"{clip(path)} defines no {clip(sep.join(names))}{hint}"
-
-
-def _missing_module(parts: tuple[str, ...], repo: Repository) -> str | None:
-    """unittest's dotted name: its longest prefix that is a module (``pkg/mod.py``) or a package
-    (a folder) of the root, and the rest, names in that module. A first part the root does not
-    have is left alone: it may be an installed package."""
-    package = 0  # how many leading parts are folders
-    for k in range(1, len(parts) + 1):
-        base = "/".join(parts[:k])
-        if repo.facts(base + ".py").kind == "file":
-            return _missing_name(repo, base + ".py", parts[k:], ".") if k < len(parts) else None
-        if repo.facts(base).kind != "folder":
-            break
-        package = k
-    if package == 0 or package == len(parts):
-        return None
-    init = "/".join(parts[:package]) + "/__init__.py"
-    if repo.facts(init).kind == "file" and repo.symbol(init, ".".join(parts[package:])) is not None:
-        return None
-    # The module meant: the parts up to the first capitalised one (a class), at least one more.
-    end = next((k for k in range(package, len(parts)) if parts[k][:1].isupper()), len(parts))
-    module = "/".join(parts[:max(end, package + 1)]) + ".py"
-    guess = repo.suggest(module)
-    return f"{clip(module)} does not exist" + (f" (did you mean {guess}?)" if guess else "")
-
-
-def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
-    """EP210: the test files, folders and tests a proof selects (``pytest tests/x.py::test_a``,
-    ``python -m unittest tests.test_x.Case``, ``unittest discover -s tests``) are in the repository,
-    found as symbol evidence is found. Read from the proof's words, never run; skipped with
-    --no-verify-evidence."""
-    if ctx.repo is None:
-        return
-    from compiler.analysis.proofs import targets_of
-
-    repo = ctx.repo
-    judged: dict[str, list[str]] = {}  # proof -> what is missing of the tests it runs: judged once per proof
-    for item in ctx.plan.items:
-        found = judged.get(item.proof)
-        if found is None:
-            found = judged[item.proof] = [f"{clip(target.word)}, but {problem}" for target in targets_of(item.proof)
-                                          if (problem := _missing_test(target, repo)) is not None]
-        for problem in found:
-            yield Diagnostic("EP210", f"{clip(item.id)} proof runs {problem}", item=item.id,
-                             location=ctx.loc(item, "proof"))
-
-
 RULES = (
     Rule(repository_evidence, ("EP201", "EP202", "EP203", "EP204", "EP205", "EP206", "EP207", "EP211",
                                 "EP212"), "repository"),
     Rule(external_only, ("EP106",)),
-    Rule(proof_scripts, ("EP209",), "repository"),
-    Rule(proof_tests, ("EP210",), "repository"),
 )

@@ -15,9 +15,9 @@ from compiler.core.diagnostics import Diagnostic
 def rules() -> tuple[Rule, ...]:
     """Every rule of every family, in the order they run within a phase (the families are
     imported on the first call: importing the registry costs nothing)."""
-    from compiler.checks import budget, dependencies, estimates, evidence, gates, items, paths, phases, status
+    from compiler.checks import budget, dependencies, estimates, evidence, gates, items, paths, phases, proofs, status
 
-    families = (budget, items, evidence, dependencies, phases, gates, status, estimates, paths)
+    families = (budget, items, evidence, proofs, dependencies, phases, gates, status, estimates, paths)
     return tuple(rule for family in families for rule in family.RULES)
 
 

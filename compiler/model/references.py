@@ -141,6 +141,32 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     return Evidence(path=path, start=start, end=end), None
 
 
+def repository_reference(text: object) -> Evidence | None:
+    """The repository reference that free text is, when it is one (an estimate's or a claim's
+    ``evidence``): one word read as evidence's string form, naming a file in a folder by its
+    extension (``app/x.py``), a folder (``docs/``), a line (``README.md:3``) or a symbol
+    (``app/x.py::f``). Anything else is words, never checked: a sentence (``PR 12, a similar
+    change``), a URL, a bare name (``node.js``, ``v1.2``), a slash between words (``n/a``, ``CI/CD``)."""
+    if not isinstance(text, str):
+        return None
+    word = text.strip()
+    if len(word.split(None, 1)) != 1:
+        return None  # empty, or words
+    evidence, problem = parse_reference(word)
+    if evidence is None or problem is not None or evidence.path is None:
+        return None
+    path = evidence.path
+    if path.startswith(("/", "~", "#", "@")):
+        return None  # a path of another machine, a mention, a number
+    if evidence.start is None and evidence.symbol is None and not path.endswith("/"):
+        # A path alone reads as one when it has a folder and a file's extension (app/x.py): n/a,
+        # CI/CD, 3/4 and a bare name (node.js) are words as often as they are files.
+        stem, dot, extension = path.rpartition("/")[2].rpartition(".")
+        if "/" not in path or not (stem and dot and extension[:1].isalpha() and extension.isalnum()):
+            return None
+    return evidence
+
+
 _PIN_NEEDS_LINES = "a pin needs line, lines or a symbol: it is the hash of the cited lines"
 
 

@@ -150,19 +150,20 @@ def test_ep210_a_missing_test_file_or_test_is_an_error_at_the_proof(tmp_path: Pa
         ("EP210", "typo-file", 2, 58), ("EP210", "typo-test", 3, 58), ("EP210", "method", 7, 12),
         ("EP210", "folder", 8, 55), ("EP210", "dotted", 9, 55), ("EP210", "module", 10, 55),
         ("EP210", "discover", 11, 57)]
+    plan_it = "; if the plan creates it, list it in the paths: of this item or of an item it depends on"
     assert [d.message for d in result.diagnostics] == [
         "typo-file proof runs tests/test_typez.py::test_a, but tests/test_typez.py does not exist"
-        " (did you mean tests/test_types.py?)",
+        " (did you mean tests/test_types.py?)" + plan_it,
         "typo-test proof runs tests/test_types.py::test_b, but tests/test_types.py defines no test_b"
         " (did you mean test_a?)",
         "method proof runs tests/test_types.py::TestCase::test_n, but tests/test_types.py defines no"
         " TestCase::test_n (did you mean TestCase::test_m?)",
-        "folder proof runs tests/integration, but tests/integration does not exist",  # nothing close
+        "folder proof runs tests/integration, but tests/integration does not exist" + plan_it,  # nothing close
         "dotted proof runs tests.test_types.TestCase.test_n, but tests/test_types.py defines no TestCase.test_n"
         " (did you mean TestCase.test_m?)",
         "module proof runs tests.test_typs, but tests/test_typs.py does not exist (did you mean"
-        " tests/test_types.py?)",
-        "discover proof runs unittest discover -s test, but test does not exist (did you mean tests?)",
+        " tests/test_types.py?)" + plan_it,
+        "discover proof runs unittest discover -s test, but test does not exist (did you mean tests?)" + plan_it,
     ]
     assert all(d.severity == "error" for d in result.diagnostics)
     assert compile_plan(str(plan), verify_evidence=False).diagnostics == ()

@@ -235,3 +235,41 @@ def test_a_number_option_that_is_not_finite_is_a_usage_error(tmp_path: Path,
         assert _cli(tmp_path, "check", *option) == 2
         assert "is not a finite number" in capsys.readouterr().err
     assert _cli(tmp_path, "compile", "--start", "2026-12-01", "--by", "2026-12-02", "--hours-per-day", "nan") == 2
+
+
+# --- estimate evidence that is a repository reference -----------------------------------------
+
+
+def test_estimate_evidence_that_is_a_repository_reference_is_checked(tmp_path: Path) -> None:
+    """A missing file is EP201 at the estimate's evidence; a line past the end EP202; a file that is
+    there, words, a URL and a bare name pass."""
+    from support import git_repo
+
+    root = git_repo(tmp_path, {"a.py": "x = 1\n", "docs/history.md": "# History\n"})
+    plan = (
+        "claims:\n"
+        "  - {description: throughput, low: 1, high: 2, unit: rps, evidence: bench/results.csv}\n"
+        "items:\n"
+        + "".join(f"  - {{id: i{n}, change: c, evidence: [a.py], proof: pytest,"
+                  f" estimate: {{low: 1, high: 2, unit: hours, evidence: '{evidence}'}}}}\n"
+                  for n, evidence in enumerate([
+                      "docs/histroy.md", "a.py:7", "docs/history.md:1", "PR 12: a similar change took 2 hours",
+                      "https://example.com/pr/12", "node.js", "a.py::x"])))
+    result = compile_in(root, plan)
+    assert rows(result.diagnostics) == [("EP201", None, 2, 69), ("EP201", "i0", 4, 109), ("EP202", "i1", 5, 109)]
+    assert [d.message for d in result.diagnostics] == [
+        "claim 1 cites bench/results.csv, but bench/results.csv does not exist",
+        "i0's estimate cites docs/histroy.md, but docs/histroy.md does not exist (did you mean docs/history.md?)",
+        "i1's estimate cites a.py:7, but a.py has 1 line",
+    ]
+    assert compile_in(root, plan, verify_evidence=False).diagnostics == ()
+
+
+def test_estimate_words_are_free_text() -> None:
+    from compiler.model.references import repository_reference
+
+    for words in ("PR 12", "similar to app/x.py", "v1.2", "node.js", "e.g.", "", None, 3, "https://x.org/a/b",
+                  "n/a", "CI/CD", "3/4", "w/o", "src/black", "/etc/hosts", "~/notes.md"):
+        assert repository_reference(words) is None, words
+    for reference in ("app/x.py", "README.md:3", "app/x.py::f", "docs/"):
+        assert repository_reference(reference) is not None, reference

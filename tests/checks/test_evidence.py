@@ -390,5 +390,6 @@ def test_ep209_a_proof_that_runs_a_missing_script_is_located_at_the_proof(tmp_pa
     result = compile_plan(str(tmp_path / "plan.yaml"))
     assert rows(result.diagnostics) == [("EP209", "b", 3, 59)]
     assert result.diagnostics[0].message == ("b proof runs ./tools/chek.sh, but tools/chek.sh does not exist"
-                                             " (did you mean tools/check.sh?)")
+                                             " (did you mean tools/check.sh?); if the plan creates it, list it"
+                                             " in the paths: of this item or of an item it depends on")
     assert compile_plan(str(tmp_path / "plan.yaml"), verify_evidence=False).diagnostics == ()

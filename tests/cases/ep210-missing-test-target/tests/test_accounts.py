@@ -15,3 +15,7 @@ def test_normalize(email):
 class TestSignup(unittest.TestCase):
     def test_sends_welcome(self):
         pass
+
+
+class TestSignupByEmail(TestSignup):
+    """Inherits test_sends_welcome."""
