@@ -202,7 +202,7 @@ def step_summary(plans: Sequence[PlanReport], diagnostics: Sequence[Diagnostic],
     """The whole ``check`` report as Markdown for ``$GITHUB_STEP_SUMMARY``: a line per plan and a
     table of every problem with its notes and hint (GitHub shows only 10 error annotations of a
     step). Plan text is escaped for Markdown (compiler.core.markdown) and cut as everywhere."""
-    from compiler.core.markdown import cell, code, md
+    from compiler.core.markdown import HARD_BREAK, cell, code, md, one_line
 
     def where(loc: Any) -> str:
         return cell(code(_shown_location(loc, cwd, base))) if loc is not None else ""
@@ -223,9 +223,11 @@ def step_summary(plans: Sequence[PlanReport], diagnostics: Sequence[Diagnostic],
         if len(d.notes) > MAX_NOTES:
             notes.append(f"... and {len(d.notes) - MAX_NOTES:,} more")
         # md() escapes every pipe already; cell() is for code spans only (a second escape would
-        # leave an escaped backslash and a bare pipe, which splits the cell).
-        problem = "<br>".join([md(_shown(d.message)), *notes])
-        hint = md(_shown(d.hint)) if d.hint else ""
+        # leave an escaped backslash and a bare pipe, which splits the cell). A cell holds one line:
+        # the message and its notes are joined, and their line breaks shown, by SHOWN_BREAK, not by a
+        # `<br>`, which a renderer with raw HTML off drops or shows as text.
+        problem = one_line(HARD_BREAK.join([md(_shown(d.message)), *notes]))
+        hint = one_line(md(_shown(d.hint))) if d.hint else ""
         row = f"| {where(d.location)} | {d.severity} | {d.code} {CODES[d.code].name} | {problem} | {hint} |"
         size += len(row.encode("utf-8", "surrogateescape")) + 1
         if size > SUMMARY_BYTES:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import MENTION, case_dirs, docs_page, run, shown
+from support import MENTION, case_dirs, commonmark_html, docs_page, run, shown
 
 from compiler import __version__
 from compiler.cli import main
@@ -405,6 +406,20 @@ def test_the_step_summary_mentions_nobody() -> None:
     text = reporters.step_summary([reporters.PlanReport("p.yaml", "blocked", (problem,))], [problem])
     assert "a cites @&#8288;types/x.d.ts, but @&#8288;types/x.d.ts does not exist" in text
     assert MENTION.search(shown(text)) is None
+
+
+def test_step_summary_cells_show_line_breaks_and_notes_in_a_renderer_with_raw_html_off() -> None:
+    """Issue 23: a table cell holds one line and no `<br>` (markdown-it with html off shows it as
+    text): the message and its notes are joined by ` ↵ ` (a line break inside a message is shown
+    as `\\n`, as in every report)."""
+    problem = CYCLE._replace(message="dependency cycle among: a, b", hint="remove one")
+    text = reporters.step_summary([reporters.PlanReport("plan.yaml", "blocked", (problem,))], [problem])
+    assert "<br>" not in text
+    html = commonmark_html(text)
+    assert "&lt;br" not in html
+    cells = re.findall(r"<td>(.*?)</td>", html)
+    assert cells[-2:] == ["dependency cycle among: a, b ↵ <code>plan.yaml:4:17</code> a depends on b"
+                          " ↵ <code>plan.yaml:9:17</code> b depends on a", "remove one"]
 
 
 def test_step_summary_stops_short_of_githubs_one_mebibyte() -> None:
