@@ -324,16 +324,25 @@ SEARCH_CORPUS: dict[str, str | bytes] = {
 # notifies them: html-pipeline's MentionFilter asks for a letter or digit right after the `@`,
 # in the text as shown (entities decoded). Held here stricter: whatever stands before the `@`.
 MENTION = re.compile(r"@[A-Za-z0-9]")
-_SHOWN = re.compile(r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});|<br>")
+_SHOWN = re.compile(r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});|\\\n")
 
 
 def shown(markdown: str) -> str:
     """Inline Markdown without code spans as a reader sees it: backslash escapes and entities
-    (``&#8288;``, ``&lt;``) decoded, ``<br>`` a line break, read left to right as CommonMark does."""
+    (``&#8288;``, ``&lt;``) decoded, a hard break (a backslash ending a line) a line break, read
+    left to right as CommonMark does."""
 
     def one(match: re.Match[str]) -> str:
         if match.group(1) is not None:
             return match.group(1)
-        return "\n" if match.group() == "<br>" else html.unescape(match.group())
+        return "\n" if match.group() == "\\\n" else html.unescape(match.group())
 
     return _SHOWN.sub(one, markdown)
+
+
+def commonmark_html(markdown: str) -> str:
+    """Markdown as a renderer with raw HTML turned off shows it (markdown-it-py, CommonMark with
+    GFM's tables: many sanitizing renderers drop or escape a raw ``<br>``), as HTML."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)

@@ -39,12 +39,13 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.core.display import clip, names, quoted
+from compiler.model.fields import APPROVAL_RECORD
 
 if TYPE_CHECKING:
     from compiler.model.values import Evidence, Item
 
 APPROVAL = "approval"
-RECORD = ("approved_by", "approved_at", "approval_digest")  # the fields `approve` writes, in its order
+RECORD = APPROVAL_RECORD  # the fields `approve` writes, in its order (declared with the fields: the schema says it too)
 DIGEST_LENGTH = 32  # hex digits: 128 bits, out of reach of a birthday search for two proofs of one digest
 # What `approve` wrote before the digest bound every field that changes what runs: 48 bits.
 OLD_DIGEST = re.compile(r"[0-9a-f]{12}")

@@ -133,6 +133,21 @@ def plan_data(plan: Plan, root: str | None = None) -> dict[str, Any]:
 # surprises (base 60 `12:30`, `0b1`, `0x1F`, `012`, `1_000`, `.inf`, `=`, `<<`, dates) are
 # found by asking a YAML 1.1 resolver itself: PyYAML's, see _read_as_non_text.
 _YAML11_SURPRISES = r"^(?:y|n|yes|no|on|off|true|false|null|~)$"
+# What the specifications' own resolvers read as non-text, beyond what PyYAML's regular expressions
+# do: YAML 1.1's float (https://yaml.org/type/float.html) has optional digits on both sides of the
+# point, so a reader that follows it takes `.` (the repository root, a real evidence path), `-.`,
+# `+.` and `1.2.3` for numbers, where PyYAML sees text; and YAML 1.2's core schema reads `0o7` and
+# `1e3` as numbers (ruamel.yaml's emitter quotes those already; kept here so the list is whole).
+_SPEC_NON_TEXT = (r"\A(?:[-+]?(?:[0-9][0-9_]*)?\.[0-9.]*(?:[eE][-+][0-9]+)?"  # 1.1 float, base 10
+                  r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?"  # 1.1 int and float, base 60
+                  r"|[-+]?(?:0b[0-1_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)"  # 1.1 int
+                  r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"  # 1.1 and 1.2 infinity, not a number
+                  r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+                  r"(?:[ \t]*Z|[-+][0-9]{1,2}(?::[0-9]{2})?)?)?"  # 1.1 timestamp
+                  r"|<<|=|~|null|Null|NULL|true|True|TRUE|false|False|FALSE"  # 1.1 merge and value; null, bool
+                  r"|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"  # 1.2 core int
+                  r"|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"  # 1.2 core float
+                  r")\Z")
 # Characters that YAML readers (ruamel.yaml and libyaml alike) take as line breaks inside a
 # quoted scalar, where they fold into a space: written raw, they would be lost on reading back.
 _READ_AS_BREAKS = "[\x85\u2028\u2029]"
@@ -145,6 +160,7 @@ def dump_yaml(data: Any) -> str:
     from compiler.core.cilog import yaml_hazard, yaml_safe
 
     words = re.compile(_YAML11_SURPRISES, re.IGNORECASE).match
+    spec = re.compile(_SPEC_NON_TEXT).match
     breaks = re.compile(_READ_AS_BREAKS).search
     not_text = _read_as_non_text()
 
@@ -152,7 +168,7 @@ def dump_yaml(data: Any) -> str:
         def represent_str(self, value: str) -> Any:
             # A "##[" or a "::" that could start a line is escaped (yaml_safe), in double quotes.
             style = ('"' if yaml_hazard(value) or breaks(value) else
-                     "'" if words(value) or not_text(value) else None)
+                     "'" if words(value) or spec(value) or not_text(value) else None)
             return self.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Representer.add_representer(str, Representer.represent_str)

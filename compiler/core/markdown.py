@@ -33,18 +33,36 @@ _CODE_SPECIAL = re.compile("[`" + UNSAFE.pattern[1:])
 _BACKTICKS = re.compile("`+")
 _AUTOLINK_START = re.compile(r":|www\.", re.IGNORECASE)  # where GitHub's autolinks start (an email stops at `)
 _NEWLINES = re.compile(r"\r\n|\r|\n")
+_TRAILING_NEWLINES = re.compile(r"(?:\r\n|\r|\n)+\Z")
+# A line break of plan text, in Markdown that needs no HTML: a hard break, a backslash at the end
+# of the line (CommonMark 6.7), which a renderer with raw HTML turned off still shows, where it drops
+# or escapes a `<br>`. The next line continues the paragraph, the list item or the quote (a lazy
+# continuation line: md() escapes whatever would start a block at the start of each line).
+HARD_BREAK = "\\\n"
+# Where Markdown has no line break at all (a table cell, a heading), a break is shown as this sign.
+SHOWN_BREAK = " ↵ "
 
 
 def md(text: Any) -> str:
     """Inline Markdown text: punctuation that means something is escaped, HTML is neutralised,
     nothing can start a block (a heading, a list, a code block), no ``@name`` notifies anyone on
-    GitHub, line breaks become ``<br>`` and other control characters visible escapes
-    (``\\x1b``). A code span the text writes (`` `re.compile` ``) stays one, remade by code():
-    it holds no markup."""
+    GitHub, line breaks become hard breaks (``HARD_BREAK``; those at the end show nothing and are
+    left out; ``one_line`` shows them where Markdown has none) and other control characters visible
+    escapes (``\\x1b``). A code span the text writes (`` `re.compile` ``) stays one, remade by
+    code(): it holds no markup."""
     s = str(text)
     if _MD_ANY_SPECIAL.search(s) is None and _BLOCK_START.match(s) is None:  # most text: as it is
         return _no_mention(s) if "@" in s else s
-    return "<br>".join([_md_spans(line) if "`" in line else _md_line(line) for line in _NEWLINES.split(s)])
+    if s[-1:] in ("\n", "\r"):
+        s = _TRAILING_NEWLINES.sub("", s)
+    return HARD_BREAK.join([_md_spans(line) if "`" in line else _md_line(line) for line in _NEWLINES.split(s)])
+
+
+def one_line(markdown: str) -> str:
+    """md()'s Markdown where a line break would end the block (a table cell, a heading): each hard
+    break shown as ``SHOWN_BREAK``. md() doubles every backslash of the text, so a backslash before
+    a line break can only be a hard break's."""
+    return markdown.replace(HARD_BREAK, SHOWN_BREAK) if "\n" in markdown else markdown
 
 
 def _md_spans(s: str) -> str:
@@ -174,5 +192,7 @@ def proof_text(text: Any) -> str:
 
 
 def cell(text: str) -> str:
-    """Already-escaped Markdown, made safe inside a table cell (pipes split cells, even in code)."""
+    """Already-escaped Markdown, made safe inside a table cell (pipes split cells, even in code;
+    a line break ends the row: ``one_line``)."""
+    text = one_line(text)
     return text.replace("|", "\\|") if "|" in text else text

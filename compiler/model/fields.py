@@ -126,7 +126,8 @@ ITEM_FIELDS: tuple[Field, ...] = (
           " records it)", default="task", choices=("task", "approval"), synonyms=("type",), approved=True),
     Field("irreversible", "flag", "cannot be undone (a migration, a deletion, a release): an approval must"
           " precede it among what it depends on (EP310)", default=False, synonyms=("destructive",), approved=True),
-    # The record of an approval is not content: recording one approval never makes another stale.
+    # The record of an approval is not content: recording one approval never makes another stale. It is
+    # whole or absent, and only on an approval (EP111): APPROVAL_RECORD, which the JSON Schema says too.
     Field("approved_by", "optional-text", "on an approval: who approved it, written by `evidence-plan approve`",
           default=None, approved=False),
     Field("approved_at", "optional-text", "on an approval: when, an ISO 8601 date-time with its offset"
@@ -174,11 +175,15 @@ EVIDENCE_FIELDS: tuple[Field, ...] = (
           schema={"x-grammar": "pin"}),
 )
 
+# An approval's record: the fields `evidence-plan approve` writes, in its order (compiler/analysis/approvals.py).
+APPROVAL_RECORD = ("approved_by", "approved_at", "approval_digest")
+
 # The plan file's own fields.
 PLAN_FIELDS: tuple[Field, ...] = (
     Field("plan", "optional-text", "the plan's name", default=None, synonyms=("title", "name")),
     Field("goal", "optional-text", "what the plan achieves", default=None, synonyms=("description", "objective")),
-    Field("root", "optional-text", "repository root, relative to this file", default=None),
+    Field("root", "optional-text", "repository root, relative to this file (no NUL character: EP006)", default=None,
+          schema={"pattern": "^[^\\u0000]*$"}),
     Field("items", "items", "the work items"),
     Field("claims", "claims", "quantities the plan depends on, each `{description, low, high, unit, confidence,"
           " evidence}` (any unit, as text); checked by the estimates' rule (EP112)", default=(),

@@ -46,6 +46,27 @@ def _item(item: dict[str, Any]) -> None:
         "if": {"required": ["status"], "properties": {"status": {"const": "dropped"}}},
         "then": {"required": ["reason"], "properties": {"reason": {"type": "string", "pattern": NOT_BLANK}}},
     })
+    _approval_record(item, fields.APPROVAL_RECORD)
+
+
+def _approval_record(item: dict[str, Any], record: tuple[str, ...]) -> None:
+    """An approval's record is whole, and only on an approval (EP111, compiler/analysis/approvals.py).
+    Not ``dependentRequired``: it counts a key left blank (null) as given, which the tool does not."""
+    def given(key: str) -> dict[str, Any]:
+        return {"required": [key], "properties": {key: {"not": {"type": "null"}}}}
+
+    for key in record:
+        others = [other for other in record if other != key]
+        item["allOf"].append({
+            "description": f"an approval record is whole: {key} needs {' and '.join(others)}",
+            "if": given(key),
+            "then": {"allOf": [given(other) for other in others]},
+        })
+    item["allOf"].append({
+        "description": f"an approval record ({', '.join(record)}) is on an item of kind: approval only",
+        "if": {"anyOf": [given(key) for key in record]},
+        "then": {"required": ["kind"], "properties": {"kind": {"const": "approval"}}},
+    })
 
 
 def _evidence(evidence: dict[str, Any]) -> None:

@@ -56,12 +56,25 @@ def build_plan(doc: Document) -> Plan:
     budget = _budget(meta["budget"], col) if meta.get("budget") is not None else None
     options = tuple((f.name, value) for f in _PLAN_OPTIONS
                     if (value := _plan_option(f, meta, text_meta, col)) is not None)
-    if compiled:
+    unread: list[tuple[str, ...]] = []
+    if compiled:  # compiler/model/readback.py: what the compile could not read stays unread
+        from compiler.model import readback
+
+        col.out.extend(readback.recorded_issues(doc, meta))
+        unread = [readback.unread_keys(entry) for entry in raw_items]
         raw_items = [strip_compiled(entry) for entry in raw_items]
     items: list[Item] = []
     unnamed: list[Item] = []
     id_indexes: list[tuple[str, int]] = []
     for index, raw in enumerate(raw_items):
+        if unread and unread[index]:
+            read = _unread(raw, index, unread[index], (*items_path, index), col)
+            if read.id:
+                items.append(read)
+                id_indexes.append((read.id, index))
+            else:
+                unnamed.append(read)
+            continue
         item = plain_item(raw, index)
         if item is None:
             item = plain_item_with_unknown_keys(raw, index, (*items_path, index), col)
@@ -96,6 +109,19 @@ def build_plan(doc: Document) -> Plan:
         options=options,
         item_options=frozenset([key for item in items if item.options for key, _ in item.options]),
     )
+
+
+def _unread(raw: Any, index: int, unread: tuple[str, ...], base: tuple[Any, ...], col: Collector) -> Item:
+    """A compiled item that lists keys it could not read: read as it stands, those keys marked unread
+    again; one whose id could not be read stays unnamed."""
+    from compiler.model.readback import unnamed_item
+
+    if "id" in unread:
+        return unnamed_item(raw, index, unread)
+    item = plain_item(raw, index) or validate_item(raw, index, base, col)
+    if item is None:  # a compiled item edited by hand so that nothing names it
+        return unnamed_item(raw, index, ("id", *unread))
+    return item._replace(broken=tuple(dict.fromkeys((*item.broken, *unread))))
 
 
 def _plan_option(field: fields.Field, meta: dict[str, Any], text_meta: dict[str, str | None],

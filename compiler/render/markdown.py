@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
-from compiler.core.markdown import cell, code, md, plain_code, plain_text, proof_text
+from compiler.core.markdown import cell, code, md, one_line, plain_code, plain_text, proof_text
 from compiler.core.paths import leaves_root, relative_posix
 from compiler.core.write import batches
 from compiler.render.sentences import (
@@ -400,7 +400,7 @@ def render_pieces(document: dict[str, Any], *, base: str = ".") -> Iterator[str]
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(md=md, code=code, cell=cell)
+    env.filters.update(md=md, code=code, cell=cell, one_line=one_line)
     template = env.from_string(read_text("templates", TEMPLATE))
     return _tidy(batches(template.generate(**page(document, base))))
 

@@ -128,10 +128,10 @@ MAX_CELL = 1_000
 
 
 def markdown(change: dict[str, Any], budget: int = MAX_MARKDOWN) -> str:
-    from compiler.core.markdown import cell, md
+    from compiler.core.markdown import cell, md, one_line
 
     rev = change["revision"]
-    out = [f"### Plan revision: {md(rev['old'])} → {md(rev['new'])}", ""]
+    out = [f"### Plan revision: {one_line(md(rev['old']))} → {one_line(md(rev['new']))}", ""]
     if change["same"]:
         return "\n".join([*out, "No changes.", ""])
     status = change["status"]

@@ -202,7 +202,7 @@ def step_summary(plans: Sequence[PlanReport], diagnostics: Sequence[Diagnostic],
     """The whole ``check`` report as Markdown for ``$GITHUB_STEP_SUMMARY``: a line per plan and a
     table of every problem with its notes and hint (GitHub shows only 10 error annotations of a
     step). Plan text is escaped for Markdown (compiler.core.markdown) and cut as everywhere."""
-    from compiler.core.markdown import cell, code, md
+    from compiler.core.markdown import HARD_BREAK, cell, code, md, one_line
 
     def where(loc: Any) -> str:
         return cell(code(_shown_location(loc, cwd, base))) if loc is not None else ""
@@ -223,9 +223,11 @@ def step_summary(plans: Sequence[PlanReport], diagnostics: Sequence[Diagnostic],
         if len(d.notes) > MAX_NOTES:
             notes.append(f"... and {len(d.notes) - MAX_NOTES:,} more")
         # md() escapes every pipe already; cell() is for code spans only (a second escape would
-        # leave an escaped backslash and a bare pipe, which splits the cell).
-        problem = "<br>".join([md(_shown(d.message)), *notes])
-        hint = md(_shown(d.hint)) if d.hint else ""
+        # leave an escaped backslash and a bare pipe, which splits the cell). A cell holds one line:
+        # the message and its notes are joined, and their line breaks shown, by SHOWN_BREAK, not by a
+        # `<br>`, which a renderer with raw HTML off drops or shows as text.
+        problem = one_line(HARD_BREAK.join([md(_shown(d.message)), *notes]))
+        hint = one_line(md(_shown(d.hint))) if d.hint else ""
         row = f"| {where(d.location)} | {d.severity} | {d.code} {CODES[d.code].name} | {problem} | {hint} |"
         size += len(row.encode("utf-8", "surrogateescape")) + 1
         if size > SUMMARY_BYTES:
@@ -257,20 +259,42 @@ def artifact_location(file: str, cwd: str, base: str) -> dict[str, str]:
 SRCROOT = "%SRCROOT%"
 
 
+# A plan read from standard input is no file of the repository: its results name it as the text
+# report does, `<stdin>` (percent-encoded, with no uriBaseId: it resolves against no folder), and
+# say so in the location's description. GitHub code scanning refuses a result without a location.
+STDIN_ARTIFACT = {"uri": "%3Cstdin%3E", "description": {"text": "standard input (the plan argument `-`)"}}
+
+
 def _sarif_location(loc: Any, cwd: str, base: str) -> dict[str, Any]:
     # GitHub code scanning needs a region with a startLine for every location (SARIF itself makes
     # region optional): a problem of the whole file (EP001, EP006, EP007) is shown on its line 1.
     region: dict[str, int] = {"startLine": loc.line or 1}
     if loc.line and loc.column:
         region["startColumn"] = loc.column
-    return {"physicalLocation": {"artifactLocation": artifact_location(loc.file, cwd, base), "region": region}}
+    artifact = dict(STDIN_ARTIFACT) if loc.file == STDIN_NAME else artifact_location(loc.file, cwd, base)
+    return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
 
 
-def _has_file(loc: Any) -> bool:
-    return loc is not None and loc.file != STDIN_NAME
+def project_urls() -> dict[str, str]:
+    """The project's URLs as pyproject.toml's ``[project.urls]`` declares them (the installed
+    package's metadata), by label in lower case: ``homepage`` is the SARIF driver's
+    ``informationUri``, ``documentation`` the site whose ``codes/CODE/`` pages are each rule's
+    ``helpUri``. None declared: neither is written (SARIF makes both optional)."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        entries = metadata("evidence-plan").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return {}
+    urls = {}
+    for entry in entries:
+        label, _, url = str(entry).partition(",")
+        if url.strip().startswith("https://"):
+            urls[label.strip().lower()] = url.strip()
+    return urls
 
 
-def _rule(code: str) -> dict[str, Any]:
+def _rule(code: str, docs: str | None) -> dict[str, Any]:
     c = CODES[code]
     if c.input_error:
         effect = "The file is not a usable plan: nothing else is checked (exit 2)."
@@ -289,6 +313,7 @@ def _rule(code: str) -> dict[str, Any]:
             "markdown": f"**{code} {c.name}**: {summary}. {effect}",
         },
         "defaultConfiguration": {"level": c.severity},
+        **({"helpUri": f"{docs.rstrip('/')}/codes/{code}/"} if docs else {}),
     }
 
 
@@ -297,6 +322,7 @@ def sarif(diagnostics: Sequence[Diagnostic], version: str, *, cwd: str = ".", ba
     the source map do), which ``columnKind`` says; files are named as ``artifact_location`` says."""
     used = sorted({d.code for d in diagnostics})
     index = {code: n for n, code in enumerate(used)}
+    urls = project_urls()
     results = []
     for d in diagnostics:
         result: dict[str, Any] = {
@@ -305,12 +331,12 @@ def sarif(diagnostics: Sequence[Diagnostic], version: str, *, cwd: str = ".", ba
             "level": d.severity,
             "message": {"text": d.message + (f"\nhint: {d.hint}" if d.hint else "")},
         }
-        if _has_file(d.location):
+        if d.location is not None:
             result["locations"] = [_sarif_location(d.location, cwd, base)]
         related = [
             {"id": n, **_sarif_location(note.location, cwd, base), "message": {"text": note.message}}
             for n, note in enumerate(d.notes)
-            if _has_file(note.location)
+            if note.location is not None
         ]
         if related:
             result["relatedLocations"] = related
@@ -321,7 +347,8 @@ def sarif(diagnostics: Sequence[Diagnostic], version: str, *, cwd: str = ".", ba
         "runs": [
             {
                 "tool": {"driver": {"name": "evidence-plan", "version": version,
-                                    "rules": [_rule(code) for code in used]}},
+                                    **({"informationUri": urls["homepage"]} if "homepage" in urls else {}),
+                                    "rules": [_rule(code, urls.get("documentation")) for code in used]}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
             }

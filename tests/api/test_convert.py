@@ -200,9 +200,58 @@ def test_every_string_written_as_yaml_reads_back_as_the_same_string_in_yaml_1_1_
 
 
 @pytest.mark.parametrize("value", ["1:20", "12:30", "190:20:30", "012", "0b1", "0x1F", "1_000", ".inf", "~", "=",
-                                   "<<", "2001-12-14", "no", "on", "null"])
+                                   "<<", "2001-12-14", "no", "on", "null", ".", "-.", "+.", "1.2.3", ".nan",
+                                   "0o7", "1e3", "y", "n", "yes", "off"])
 def test_yaml_1_1_lookalikes_are_quoted(value: str) -> None:
     assert dump_yaml({"id": value}) == f"id: '{value}'\n"
+
+
+# What the specifications' resolvers read as non-text (YAML 1.1: https://yaml.org/type/; YAML 1.2:
+# the core schema), where PyYAML's own regular expressions are narrower: 1.1's float has optional
+# digits on both sides of the point, so `.`, `-.`, `+.` and `1.2.3` are numbers to a reader that
+# follows it (issue 23: `.` is the repository root, a real evidence path).
+SPEC_LOOKALIKES = st.one_of(
+    st.from_regex(r"\A[-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)?\Z"),  # 1.1 float: `.`, `-.`, `1.2.3`
+    st.from_regex(r"\A[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z"),  # 1.2 float: `1e3`
+    st.from_regex(r"\A(0o[0-7]+|0x[0-9a-fA-F]+|[-+]?[0-9]+)\Z"),  # 1.2 int: `0o7`
+    st.sampled_from([".", "-.", "+.", "..", ".nan", ".NaN", "-.inf", "+.Inf", "~", "null", "=", "<<", "1_000",
+                     "0x1", "1e3", "12:30", "2001-12-14", "yes", "No", "on", "OFF", "y", "n"]),
+)
+
+
+def _plain(text: str) -> bool:
+    """Whether the value of ``k`` is written plain (no quotes), as PyYAML's composer sees it."""
+    node = yaml.compose(text)
+    return next(value for key, value in node.value if key.value == "k").style is None
+
+
+@pytest.mark.slow  # a property's examples: the full suite runs it
+@given(SPEC_LOOKALIKES)
+@settings(max_examples=300, deadline=None)
+def test_convert_quotes_every_scalar_a_yaml_1_1_or_1_2_resolver_reads_as_non_text(value: str) -> None:
+    """Quoted, and read back by PyYAML's SafeLoader (YAML 1.1) and ruamel.yaml (YAML 1.2) as the
+    same string."""
+    text = dump_yaml({"k": value})
+    assert not _plain(text), text
+    assert read_back(text) == [value, value, value]
+
+
+def test_convert_to_yaml_keeps_the_root_evidence_path_dot_as_text(tmp_path: Path) -> None:
+    """`.` (the repository root), `-.` and `+.`: written quoted, read back as the same strings."""
+    from ruamel.yaml import YAML
+
+    git_repo(tmp_path, {"app.py": "x = 1\n"})
+    plan = write_plan(tmp_path, "items:\n  - id: a\n    change: c\n    evidence: ['.', app.py]\n"
+                                "    proof: pytest\n  - id: '-.'\n    change: '+.'\n    evidence: ['.']\n"
+                                "    proof: pytest\n")
+    result = run("convert", str(plan), str(tmp_path / "out.yaml"))
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "out.yaml").read_text(encoding="utf-8")
+    assert "- '.'" in text and "- id: '-.'" in text and "change: '+.'" in text
+    for data in (yaml.load(text, Loader=yaml.SafeLoader), YAML(typ="safe", pure=True).load(text)):
+        items = data["items"]
+        assert items[0]["evidence"][0] == "."
+        assert (items[1]["id"], items[1]["change"], items[1]["evidence"]) == ("-.", "+.", ["."])
 
 
 def test_a_converted_plan_with_the_id_12_30_keeps_it_as_text_for_pyyaml(plan: Path, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from support import compile_yaml, only
 
+from compiler.analysis import approvals
 from compiler.checks import budget as budget_checks
 from compiler.checks import items as item_checks
 from compiler.checks import status as status_checks
@@ -46,8 +47,13 @@ from compiler.model.validate import build_plan
 REPO = Path(__file__).resolve().parents[2]
 # The codes of a plan's form: the shape of the document, of an item and of its fields, and the
 # commitments the checks block on. EP016 (confusable ids) compares ids: not the schema's to say.
-FORM = {"EP004", "EP010", "EP011", "EP012", "EP013", "EP014", "EP015", "EP017", "EP018", "EP019", "EP101",
-        "EP102", "EP103", "EP401"}
+# EP006 and EP111 in part only: a root that holds a NUL (a root that is not a folder is the repository's
+# fact), and an approval record that is incomplete or not on an approval (a stale digest is the
+# repository's and the plan's relation; an approved_at that is no date-time is `format`, which JSON
+# Schema 2020-12 makes an annotation).
+FORM = {"EP004", "EP006", "EP010", "EP011", "EP012", "EP013", "EP014", "EP015", "EP017", "EP018", "EP019",
+        "EP101", "EP102", "EP103", "EP111", "EP401"}
+_RECORD_FORM = ("it is not kind: approval", "its record has no ")
 # File-level refusals: no document for a schema to see (unreadable, not YAML or JSON, a key given
 # twice, which the data model of JSON loses, YAML-only constructs, sizes and counts past a limit).
 FILE_LEVEL = {"EP001", "EP002", "EP003", "EP005", "EP007", "EP008"}
@@ -80,6 +86,10 @@ def form_codes(doc: Any) -> set[str]:
     except PlanInputError as err:
         return {err.diagnostic.code} & FORM
     found = {d.code for d in plan.diagnostics}
+    if plan.root is not None and "\x00" in plan.root:  # compile_document refuses it before any check
+        found.add("EP006")
+    if any(p.reason.startswith(_RECORD_FORM) for item in plan.items for p in approvals.problems(item, None)):
+        found.add("EP111")
     ctx = CheckContext(plan, doc)
     for check in (item_checks.no_evidence, item_checks.no_proof, item_checks.no_change, item_checks.id_grammar,
                   status_checks.missing_reason, budget_checks.no_plan):
@@ -344,6 +354,19 @@ MUTATIONS: list[tuple[str, dict[str, Any], bool]] = [
     ("an approval record", _with(kind="approval", approved_by="ana", approved_at="2026-12-01T15:04:05Z",
                                  approval_digest="0123456789ab"), True),
     ("approved_by a number", _with(approved_by=7), False),
+    # An approval record is whole, and only on an approval (EP111); a blank key is no part of it.
+    ("an approval record without its digest", _with(kind="approval", approved_by="ana",
+                                                    approved_at="2026-12-01T15:04:05Z"), False),
+    ("an approval record of approved_by only", _with(kind="approval", approved_by="ana"), False),
+    ("an approval record of its digest only", _with(kind="approval", approval_digest="0" * 32), False),
+    ("an approval record with a blank approved_at", _with(kind="approval", approved_by="ana", approved_at=None,
+                                                          approval_digest="0" * 32), False),
+    ("a blank approval record", _with(kind="approval", approved_by=None, approved_at=None, approval_digest=None),
+     True),
+    ("an approval record on a task", _with(approved_by="ana", approved_at="2026-12-01T15:04:05Z",
+                                           approval_digest="0" * 32), False),
+    ("an approval record on kind: task", _with(kind="task", approved_by="ana", approved_at="2026-12-01T15:04:05Z",
+                                               approval_digest="0" * 32), False),
     ("a compiled approval's state, in a plain plan", _with(kind="approval", approval_state="current"), False),
 ]
 
@@ -353,6 +376,71 @@ def test_the_schema_and_the_tool_agree_on_a_mutation(what: str, item: dict[str, 
     gaps = explained(item)
     assert tool_accepts([item]) is valid, what
     assert schema_accepts([item]) is (valid or bool(gaps)), (what, gaps)
+
+
+# Mutations of a valid plan's own fields: (what it shows, the plan's fields, whether both accept it).
+PLAN_MUTATIONS: list[tuple[str, dict[str, Any], bool]] = [
+    ("a root", {"root": "sub/dir"}, True),
+    ("a blank root", {"root": None}, True),
+    ("a root with a NUL", {"root": "sub\x00dir"}, False),
+    ("a root of a NUL only", {"root": "\x00"}, False),
+]
+
+
+@pytest.mark.parametrize(("what", "fields", "valid"), PLAN_MUTATIONS, ids=[m[0] for m in PLAN_MUTATIONS])
+def test_the_schema_and_the_tool_agree_on_a_plan_field_mutation(what: str, fields: dict[str, Any], valid: bool,
+                                                               ) -> None:
+    """Issue 23: the schema accepted a NUL in `root`, which the tool refuses (EP006)."""
+    plan = {**fields, "items": [VALID]}
+    assert tool_accepts(plan) is valid, what
+    assert schema_accepts(plan) is valid, what
+
+
+def test_the_tool_refuses_a_root_with_a_nul_and_the_schema_says_so(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"root": "a\x00b", "items": [VALID]}), encoding="utf-8")
+    with pytest.raises(PlanInputError) as refused:
+        compile_plan(str(plan))
+    assert refused.value.diagnostic.code == "EP006"
+    assert not schema_accepts({"root": "a\x00b", "items": [VALID]})
+    assert schema_accepts({"root": "a b", "items": [VALID]})
+
+
+def test_the_tool_blocks_an_incomplete_approval_record_with_ep111_and_the_schema_refuses_it() -> None:
+    item = _with(kind="approval", approved_by="ana")
+    result = compile_yaml(f"items: {json.dumps([item])}\n")
+    assert [d.code for d in result.diagnostics if d.code == "EP111"] == ["EP111"]
+    assert "approval record has no approved_at or approval_digest" in only(result, "EP111").message
+    assert not schema_accepts([item])
+
+
+def _validate_stage_cases() -> list[Path]:
+    return sorted(p for p in (REPO / "tests" / "cases").glob("*/plan.*"))
+
+
+def test_the_schema_refuses_every_plan_the_tool_refuses_at_the_validate_stage_and_accepts_the_ready_ones() -> None:
+    """A corpus (the case folders, the examples): each plan the validate stage refuses (EP010-EP014,
+    EP017, EP018), the schema refuses too; each ready plan, compiled as it is, the schema accepts."""
+    from compiler.model.readback import VALIDATE_CODES
+
+    refused = ready = 0
+    for path in [*_validate_stage_cases(), *sorted(REPO.glob("examples/*/plan.*"))]:
+        doc = _loaded(path)
+        if doc is None:
+            continue
+        try:
+            plan = build_plan(doc)
+        except PlanInputError:  # not a plan (EP004): the corpus test holds the schema to those
+            continue
+        if {d.code for d in plan.diagnostics} & VALIDATE_CODES:
+            assert not validator("input").is_valid(doc.data), path
+            refused += 1
+        elif path.parent.parent.name == "examples" or path.parent.name.startswith("ready"):
+            result = compile_plan(str(path), root=str(path.parent))
+            if result.status == "ready":
+                assert validator("input").is_valid(doc.data), path
+                ready += 1
+    assert refused >= 8 and ready >= 3, (refused, ready)
 
 
 def test_every_gap_is_shown_by_a_mutation_where_the_schema_and_the_tool_disagree() -> None:

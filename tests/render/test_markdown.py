@@ -12,12 +12,12 @@ from urllib.parse import quote
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from support import MENTION, compile_in, one_item_plan
+from support import MENTION, commonmark_html, compile_in, git_repo, one_item_plan
 from support import shown as as_shown
 
 from compiler.compile.emit import build_output
 from compiler.core.display import UNSAFE
-from compiler.core.markdown import cell, code, md
+from compiler.core.markdown import HARD_BREAK, cell, code, md
 from compiler.core.write import PIECE
 from compiler.render import markdown as render
 from compiler.render import mermaid as graphs
@@ -38,7 +38,8 @@ from compiler.render.mermaid import label as mermaid
         ("a | b", "a \\| b"),
         ("<script>x</script>", "&lt;script&gt;x&lt;/script&gt;"),
         ("*not bold* _nor_ [a](b)", "\\*not bold\\* \\_nor\\_ \\[a\\](b)"),
-        ("line\nbreak", "line<br>break"),
+        ("line\nbreak", "line\\\nbreak"),  # a hard break (CommonMark 6.7): no HTML
+        ("line\n\nbreak\n", "line\\\n\\\nbreak"),  # a break at the end shows nothing: left out
         ("&amp;", "&amp;amp;"),
         ("bell\x07 esc\x1b[2J", "bell\\\\x07 esc\\\\x1b\\[2J"),  # Markdown's \\x07 shows as \x07
         ("right\u202eleft", "right\\\\u202eleft"),
@@ -52,7 +53,7 @@ def test_md_escapes_text(text: str, expected: str) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("# Heading", "\\# Heading"), ("Title #", "Title \\#"), ("- list", "\\- list"), ("+ plus", "\\+ plus"),
     ("1. ordered", "1\\. ordered"), ("12) ordered", "12\\) ordered"), ("---", "\\---"), ("=== x", "\\=== x"),
-    ("    code", "&#32;&#32;&#32;&#32;code"), ("a\n# b", "a<br>\\# b"),
+    ("    code", "&#32;&#32;&#32;&#32;code"), ("a\n# b", "a\\\n\\# b"),
     ("2024-01-01 ships", "2024-01-01 ships"), ("v1.2 ships", "v1.2 ships"),  # not a block: as it is
 ])
 def test_md_text_never_starts_a_block(text: str, expected: str) -> None:
@@ -120,7 +121,7 @@ def test_md_never_forms_a_github_mention(text: str, expected: str) -> None:
 def test_md_text_mentions_nobody_and_reads_the_same(text: str) -> None:
     seen = as_shown(md(text))
     assert MENTION.search(seen) is None
-    assert seen.replace("\u2060", "") == text
+    assert seen.replace("\u2060", "") == text.rstrip("\r\n")  # a line break at the end shows nothing
 
 
 def test_the_plan_page_mentions_nobody(tmp_path: Path) -> None:
@@ -138,14 +139,14 @@ def test_the_plan_page_mentions_nobody(tmp_path: Path) -> None:
 @settings(max_examples=300, deadline=None)
 def test_escaped_text_has_no_live_markup(text: str) -> None:
     out = md(text)
-    assert "\n" not in out and "\r" not in out
-    for line in re.split(r"\r\n|\r|\n", text):  # md() joins its lines with <br>
+    assert "\n" not in out.replace(HARD_BREAK, "") and "\r" not in out
+    for line in re.split(r"\r\n|\r|\n", text):  # md() joins its lines with hard breaks
         outside = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", md(line))  # what is left once code spans are cut out
         assert "<" not in outside
         assert re.search(r"(?<!\\)[|`*\[\]]", outside) is None  # every special character is escaped
     label = mermaid(text)
     assert '"' not in label and "`" not in label and "%" not in label
-    for shown in (out, label, code(text)):
+    for shown in (out.replace(HARD_BREAK, ""), label, code(text)):
         assert UNSAFE.search(shown) is None  # no control character, raw line break or bidi control
 
 
@@ -444,8 +445,8 @@ def test_md_shows_a_code_span_as_text_where_an_autolink_could_swallow_its_backti
 @example("`\\`")
 @settings(max_examples=300, deadline=None)
 def test_md_code_spans_hold_no_live_markup_outside_them(text: str) -> None:
-    assert "\n" not in md(text)
-    for line in re.split(r"\r\n|\r|\n", text):  # md() joins its lines with <br>
+    assert "\n" not in md(text).replace(HARD_BREAK, "")
+    for line in re.split(r"\r\n|\r|\n", text):  # md() joins its lines with hard breaks
         outside = _outside_code_spans(md(line))
         assert "<" not in outside
         assert re.search(r"[`*|]", outside) is None
@@ -548,8 +549,28 @@ def test_progress_is_shown_overall_and_per_wave_with_dropped_items_last() -> Non
     assert "\n## Wave 1 · 1/1 done\n" in text and "\n## Wave 2 · 0/2 done\n" in text
     assert "\n### `a` · done ✓\n" in text and "\n### `b` · doing\n" in text and "\n### `c`\n" in text
     assert text.index("## Wave 2") < text.index("\n## Dropped\n\n### `d` · dropped\n")
-    assert "- **Reason:** \\# not \\*needed\\*<br>&lt;b&gt;x&lt;/b&gt; `a|b`\n" in text
+    assert "- **Reason:** \\# not \\*needed\\*\\\n&lt;b&gt;x&lt;/b&gt; `a|b`\n" in text
     assert '    n1["a ✓"]:::done\n' in text and "n4" not in text  # a dropped item is in no wave
+
+
+def test_multi_line_fields_keep_their_line_breaks_in_a_renderer_with_raw_html_off(tmp_path: Path) -> None:
+    """Issue 23: line breaks were written as raw `<br>`, which markdown-it with html off shows as
+    text. A list item and a quote now hold a hard break (a backslash at the end of the line); a
+    heading and a table cell, where Markdown has no line break, show it as ` ↵ `."""
+    plan = ("plan: |-\n  Two\n  lines\ngoal: |\n  Reach\n  - this\n"
+            "claims:\n  - {description: \"first\\nsecond\", low: 1, high: 2, unit: hours}\n"
+            "items:\n  - id: a\n    change: |\n      Add the thing\n      # then test it\n\n      done\n"
+            "    evidence: [a.py:1]\n    proof: pytest\n    status: dropped\n    reason: \"one\\ntwo\"\n")
+    git_repo(tmp_path, {"a.py": "x = 1\n"})
+    page = render_markdown(build_output(compile_in(tmp_path, plan), str(tmp_path)))
+    assert "<br>" not in page
+    shown = commonmark_html(page)
+    assert "&lt;br" not in shown
+    assert "<h1>Two ↵ lines</h1>" in shown
+    assert "<blockquote>\n<p>Reach<br />\n- this</p>\n</blockquote>" in shown
+    assert "<strong>Change:</strong> Add the thing<br />\n# then test it<br />\n<br />\ndone</li>" in shown
+    assert "<strong>Reason:</strong> one<br />\ntwo</li>" in shown
+    assert "<td>first ↵ second</td>" in shown
 
 
 def test_a_plan_where_nothing_has_started_shows_no_progress() -> None:

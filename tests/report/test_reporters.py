@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import MENTION, case_dirs, docs_page, shown
+from support import MENTION, case_dirs, commonmark_html, docs_page, run, shown
 
 from compiler import __version__
 from compiler.cli import main
@@ -182,9 +183,51 @@ def test_sarif_file_level_results_start_on_line_1_and_keep_no_column() -> None:
     assert result["message"]["text"] == "plan.yaml is 3 GiB\nhint: raise --max-bytes"
 
 
-def test_sarif_standard_input_has_no_location() -> None:
-    stdin = Diagnostic("EP101", "a has no repository evidence", "a", Location("<stdin>", 1, 3))
-    assert "locations" not in assert_valid_sarif(reporters.sarif([stdin], "1"))["runs"][0]["results"][0]
+def test_sarif_of_a_plan_from_standard_input_locates_every_result() -> None:
+    """GitHub code scanning refuses a result without a location: a plan read from standard input is
+    named `<stdin>`, as the text report names it, with its line and column (issue 23)."""
+    cycle = CYCLE._replace(location=Location("<stdin>", 4, 17),
+                           notes=tuple(n._replace(location=Location("<stdin>", 9, 17)) for n in CYCLE.notes))
+    file_level = Diagnostic("EP004", "not a plan", None, Location("<stdin>"))
+    results = assert_valid_sarif(reporters.sarif([cycle, file_level], "1"))["runs"][0]["results"]
+    stdin = {"uri": "%3Cstdin%3E", "description": {"text": "standard input (the plan argument `-`)"}}
+    assert results[0]["locations"] == [{"physicalLocation": {"artifactLocation": stdin,
+                                                             "region": {"startLine": 4, "startColumn": 17}}}]
+    assert [r["physicalLocation"]["region"]["startLine"] for r in results[0]["relatedLocations"]] == [9, 9]
+    assert results[1]["locations"][0]["physicalLocation"] == {"artifactLocation": stdin, "region": {"startLine": 1}}
+
+
+def test_sarif_of_check_on_standard_input_has_a_location_per_result() -> None:
+    result = run("check", "--format", "sarif", "--no-verify-evidence", "-",
+                 input="items:\n  - id: a\n    change: c\n    evidence: []\n    proof: pytest\n")
+    document = assert_valid_sarif(result.stdout)
+    results = document["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["EP101"]
+    assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "%3Cstdin%3E" for r in results)
+    assert results[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 4, "startColumn": 15}
+
+
+def test_sarif_names_the_project_and_each_rule_s_page_where_pyproject_declares_urls(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """informationUri and helpUri come from `[project.urls]` (Homepage, Documentation): none
+    declared, none written; declared, the driver and every rule carry them, valid SARIF."""
+    monkeypatch.setattr(reporters, "project_urls", lambda: {})
+    driver = assert_valid_sarif(reporters.sarif([CYCLE], "1"))["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver and "helpUri" not in driver["rules"][0]
+    monkeypatch.setattr(reporters, "project_urls", lambda: {"homepage": "https://example.org/evidence-plan",
+                                                            "documentation": "https://example.org/docs/"})
+    driver = assert_valid_sarif(reporters.sarif([CYCLE, WARNING], "1"))["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://example.org/evidence-plan"
+    assert [r["helpUri"] for r in driver["rules"]] == ["https://example.org/docs/codes/EP303/",
+                                                       "https://example.org/docs/codes/EP304/"]
+
+
+def test_project_urls_read_the_packages_metadata() -> None:
+    from importlib.metadata import metadata
+
+    declared = metadata("evidence-plan").get_all("Project-URL") or []
+    assert reporters.project_urls() == {label.strip().lower(): url.strip()
+                                        for label, _, url in (str(e).partition(",") for e in declared)}
 
 
 @pytest.mark.parametrize(("file", "uri"), [
@@ -366,6 +409,20 @@ def test_the_step_summary_mentions_nobody() -> None:
     assert MENTION.search(shown(text)) is None
 
 
+def test_step_summary_cells_show_line_breaks_and_notes_in_a_renderer_with_raw_html_off() -> None:
+    """Issue 23: a table cell holds one line and no `<br>` (markdown-it with html off shows it as
+    text): the message and its notes are joined by ` ↵ ` (a line break inside a message is shown
+    as `\\n`, as in every report)."""
+    problem = CYCLE._replace(message="dependency cycle among: a, b", hint="remove one")
+    text = reporters.step_summary([reporters.PlanReport("plan.yaml", "blocked", (problem,))], [problem])
+    assert "<br>" not in text
+    html = commonmark_html(text)
+    assert "&lt;br" not in html
+    cells = re.findall(r"<td>(.*?)</td>", html)
+    assert cells[-2:] == ["dependency cycle among: a, b ↵ <code>plan.yaml:4:17</code> a depends on b"
+                          " ↵ <code>plan.yaml:9:17</code> b depends on a", "remove one"]
+
+
 def test_step_summary_stops_short_of_githubs_one_mebibyte() -> None:
     many = [Diagnostic("EP101", "x" * 900, f"i{n}", Location("p.yaml", n + 1, 1)) for n in range(3000)]
     text = reporters.step_summary([reporters.PlanReport("p.yaml", "blocked", tuple(many))], many)
@@ -453,6 +510,9 @@ def test_documented_workflow_uploads_the_sarif_report_even_when_the_plan_is_bloc
 
     workflow = yaml.safe_load(_docs_workflow())
     assert workflow["permissions"]["security-events"] == "write"  # upload-sarif needs it
+    # and, in a private repository, to read the run's details (issue 23); the checkout needs contents
+    assert workflow["permissions"]["actions"] == "read"
+    assert workflow["permissions"]["contents"] == "read"
     steps = workflow["jobs"]["plan"]["steps"]
     sarif_step = next(n for n, s in enumerate(steps) if "--format sarif" in s.get("run", ""))
     upload = next(n for n, s in enumerate(steps) if s.get("uses", "").startswith("github/codeql-action/upload-sarif@"))
