@@ -132,6 +132,7 @@ items:
     evidence: [app.py:2]
     depends_on: [define]
     paths: [app/, "tests/**/test_*.py"]
+    phase: build
     proof: pytest
     estimate: {low: 1, high: 2.5, unit: hours, confidence: medium, evidence: the same call in app.py took an hour}
   - id: again
