@@ -84,6 +84,9 @@ def test_sarif_lists_rules_results_and_related_locations() -> None:
     results = sarif["runs"][0]["results"]
     assert [r["ruleId"] for r in results] == ["EP304", "EP303", "EP001"]
     assert [driver["rules"][r["ruleIndex"]]["id"] for r in results] == ["EP304", "EP303", "EP001"]
+    # Each result's rule name, where SARIF keeps it (reportingDescriptor.name), as --format json has it.
+    assert [driver["rules"][r["ruleIndex"]]["name"] for r in results] == [
+        "duplicate-dependency", "dependency-cycle", "unreadable-file"]
     assert results[0]["level"] == "warning"
     assert len(results[1]["relatedLocations"]) == 2
     assert results[2]["locations"] == [{"physicalLocation": {
