@@ -44,6 +44,7 @@ RECIPES: dict[str, list[tuple[str, list[str]]]] = {
               for f in ("text", "json", "github", "sarif")],
     "schema": [("schema-input", ["schema", "input"]), ("schema-output", ["schema", "output"])],
     "symbols": [("symbols", ["symbols", "{plan}"])],
+    "verify": [("verify-dry-run", ["verify", "--dry-run", "{extra}", "{plan}"])],  # runs nothing
     "where": [("where", ["where", "--root", ".", "id"])],
     "next": [(f"next-{f}", ["next", "--format", f, "{extra}", "{plan}"]) for f in ("text", "json")],
     "graph": [(f"graph-{f}", ["graph", "--format", f, "{extra}", "{plan}"]) for f in ("mermaid", "dot", "svg", "json")],

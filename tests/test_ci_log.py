@@ -274,9 +274,13 @@ RECIPES: dict[str, Recipe] = {
     "schema": lambda ws, o: [["schema", *o]],
     "symbols": lambda ws, o: [["symbols", "--root", ".", *o, *FILES]],
     "where": lambda ws, o: [["where", "--root", ".", *o, "needle"], ["where", "--root", ".", *o, "needle ##[error]x"]],
+    # What would run, with each proof's text: the proofs themselves are not run here (tests/api/test_verify.py
+    # holds what a proof prints to the same rule).
+    "verify": lambda ws, o: [["verify", "--dry-run", *o, ws.rel(p)] for p in ws.plans],
 }
 # Options that the recipes give themselves (every other option's choices and flags are runs).
-GIVEN = {"approve": {"by"}, "compile": {"output_dir"}, "render": {"output"}, "graph": {"output"}}
+GIVEN = {"approve": {"by"}, "compile": {"output_dir"}, "render": {"output"}, "graph": {"output"},
+         "verify": {"dry_run", "output_dir"}}
 
 
 def _commands() -> dict[str, click.Command]:

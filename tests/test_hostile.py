@@ -322,6 +322,7 @@ RECIPES: dict[str, list[list[str]]] = {
     "render": [["render"]],
     "schema": [["schema", "output"]],  # reads no plan: what it prints must survive nothing
     "symbols": [["symbols"]],
+    "verify": [["verify", "--dry-run"]],  # runs nothing: the proofs of hostile plans are not ours to run
     "where": [["where", "--root", ".", "{file}"]],  # the file's name, searched for in the folder
 }
 COMMANDS = [argv for name in sorted(RECIPES) for argv in RECIPES[name]]

@@ -1,0 +1,164 @@
+"""`evidence-plan verify PLAN [ID...]`: run the proofs of a ready plan, wave by wave, and keep a
+receipt of each (the only command that runs anything)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import click
+
+from compiler.commands._options import evidence_options, limit_options
+from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY, INTERRUPTED
+
+if TYPE_CHECKING:
+    from compiler.api.verify import Receipt, Step
+    from compiler.load.limits import Limits
+
+# Lines of a failed proof's output shown on the terminal (the receipts keep its head and tail).
+TAIL_LINES = 12
+
+
+def _line(receipt: Receipt) -> str:
+    from compiler.core.display import escape
+
+    step, o = receipt.step, receipt.outcome
+    took = f"  {o.seconds:.1f} s" if o is not None else ""
+    return f"{receipt.result:<10}  wave {step.wave}  {escape(step.id)}{took}  ({escape(receipt.reason)})"
+
+
+def _tail(receipt: Receipt) -> list[str]:
+    """The last lines of what a proof that did not pass wrote, escaped; the survivors said."""
+    from compiler.core.display import escape
+
+    o = receipt.outcome
+    if o is None or receipt.result in ("passed", "approved"):
+        return []
+    text = (o.stdout.tail or o.stdout.head) + (o.stderr.tail or o.stderr.head)
+    lines = [f"    | {escape(line)}" for line in text.splitlines()[-TAIL_LINES:]]
+    if o.survivors:
+        lines.append("    a process of its group survived SIGKILL")
+    return lines
+
+
+def _print_text(receipt: Receipt) -> None:
+    click.echo(_line(receipt))
+    for line in _tail(receipt):
+        click.echo(line)
+
+
+def _dry_run(steps: list[Step]) -> None:
+    from compiler.core.display import escape
+
+    for step in steps:
+        what = f"approval ({step.approval})" if step.approval is not None else f"runs: {escape(step.proof)}"
+        click.echo(f"wave {step.wave}  {escape(step.id)}  {what}")
+
+
+# `verify --format`: name -> what is printed as each receipt comes (the JSON is printed whole at the end).
+FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "json": None}
+
+
+@click.command("verify")
+@click.argument("plan", metavar="PLAN")
+@click.argument("ids", metavar="[ID]...", nargs=-1)
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=None,
+              help="Proofs run at once within a wave (default: the number of CPUs).")
+@click.option("--timeout", metavar="SECONDS", type=click.FloatRange(min=0, min_open=True, max=86_400), default=600,
+              show_default=True, help="How long one proof may run; then its process group is ended.")
+@click.option("--keep-going", is_flag=True,
+              help="After a proof fails, still run every item whose dependencies passed (default: stop after the "
+                   "wave).")
+@click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
+              help="Folder for evidence-plan.verify.json (default: the plan's folder).")
+@click.option("--dry-run", is_flag=True, help="Print what would run, wave by wave, and run nothing.")
+@click.option("--format", "fmt", type=click.Choice(tuple(FORMATS)), default="text", show_default=True,
+              help="text: a line per item as it ends; json: one object with every item's receipt, for agents.")
+@evidence_options
+@limit_options
+def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, keep_going: bool,
+            output_dir: str | None, dry_run: bool, fmt: str, root: str | None, no_verify: bool,
+            limits: Limits) -> int:
+    """Run the proof of each item of PLAN (or of the IDs given and what they depend on), wave by
+    wave, up to --jobs at once within a wave, and keep a receipt of each in
+    evidence-plan.verify.json. This runs the plan's commands: run it on code you trust (in CI, on
+    pull_request, never on pull_request_target with secrets).
+
+    PLAN is checked first as `check` checks it: a blocked plan runs nothing (its issues are listed,
+    exit 1). Each proof runs as `/bin/sh -c PROOF` in the repository root, in a process group of
+    its own, with no standard input; past --timeout the group gets SIGTERM, then SIGKILL, and so
+    does whatever a proof leaves running when it ends. An item runs only when every dependency
+    passed (the others are skipped, naming the dependency); after a wave where one did not pass,
+    no later wave starts unless --keep-going. An approval item runs nothing: it passes when the
+    plan records a current approval for it. A dropped item is not run; a done one is, like any other.
+    Exit 0 when every selected proof passed, 1 when any failed, timed out, was skipped or is
+    unapproved (or the plan is blocked), 2 input error, 130 on Ctrl-C (the receipts of what
+    finished are kept).
+
+    \b
+    Examples:
+      evidence-plan verify plan.yaml
+      evidence-plan verify plan.yaml implementation --jobs 4
+      evidence-plan verify plan.yaml --dry-run
+      evidence-plan verify plan.yaml --format json | jq '.items[] | select(.result != "passed")'
+    """
+    from compiler.api.verify import (
+        JOURNAL,
+        RECEIPTS,
+        Journal,
+        Verified,
+        plan_steps,
+        receipts_document,
+        run_steps,
+    )
+    from compiler.commands._output import err, plural, show_diagnostics, write_files
+    from compiler.core.display import escape
+
+    result, steps = plan_steps(plan, ids=ids, root=root, limits=limits, verify_evidence=not no_verify)
+    name = escape(result.document.name)
+    if result.status != "ready":
+        show_diagnostics(result.diagnostics)
+        err(f"{name}: blocked: nothing was run; fix the plan first")
+        return EXIT_BLOCKED
+    if result.diagnostics:
+        show_diagnostics(result.diagnostics)
+    if dry_run:
+        _dry_run(steps)
+        err(f"{name}: {plural(len(steps), 'item')} would be verified; nothing was run")
+        return EXIT_READY
+    folder = output_dir if output_dir is not None else (os.path.dirname(plan) if plan != "-" else ".") or "."
+    os.makedirs(folder, exist_ok=True)
+    journal = Journal(os.path.join(folder, JOURNAL))
+    shown = FORMATS[fmt]
+
+    def on_receipt(receipt: Receipt) -> None:
+        journal.add(receipt)
+        if shown is not None:
+            shown(receipt)
+
+    try:
+        receipts, interrupted = run_steps(steps, result.root, jobs=jobs or os.cpu_count() or 1, timeout=timeout,
+                                          keep_going=keep_going, on_receipt=on_receipt)
+    finally:
+        journal.close()
+    verified = Verified(name=result.document.name, status=result.status, diagnostics=result.diagnostics,
+                        receipts=receipts, interrupted=interrupted)
+    source = os.path.relpath(os.path.abspath(plan), os.path.abspath(folder)) if plan != "-" else plan
+    document = receipts_document(verified, source.replace(os.sep, "/"))
+    target = os.path.join(folder, RECEIPTS)
+    if not write_files({target: json.dumps(document, indent=2, ensure_ascii=False) + "\n"}):
+        return EXIT_INPUT
+    os.remove(journal.path)  # the receipts hold it all now
+    if fmt == "json":
+        from compiler.core.cilog import json_safe
+
+        click.echo(json_safe(json.dumps(document, indent=2, ensure_ascii=False)))
+    counts = ", ".join(f"{n:,} {word}" for word, n in verified.counts().items() if n)
+    said = " (interrupted)" if interrupted else ""
+    err(f"{name}: {counts or 'nothing to verify'}{said}; receipts: {escape(target)}")
+    if interrupted:
+        return INTERRUPTED
+    return EXIT_READY if verified.passed else EXIT_BLOCKED
+
