@@ -85,30 +85,31 @@ class _Reader(threading.Thread):
 
 
 def group_alive(pgid: int) -> bool:
-    """Whether a process of group ``pgid`` is alive (not a zombie): from /proc where there is one,
-    else by signal 0 (which a zombie answers too)."""
+    """Whether a process of group ``pgid`` is alive, not a zombie: signal 0 first (no process at
+    all is the common case, answered at once), then, since a zombie answers it too, /proc where
+    there is one."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of the group that is not ours: alive
+        return True
     try:
         entries = os.listdir("/proc")
     except OSError:
-        entries = []
-    if entries:
-        for pid in entries:
-            if not pid.isdigit():
-                continue
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as handle:
-                    stat = handle.read()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2:].split()  # after "(comm)": state, ppid, pgrp, ...
-            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-                return True
-        return False
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
+        return True
+    for pid in entries:
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "(comm)": state, ppid, pgrp, ...
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 def _end_group(pgid: int, grace: float) -> str | None:
