@@ -133,6 +133,7 @@ items:
     depends_on: [define]
     paths: [app/, "tests/**/test_*.py"]
     phase: build
+    locks: [db]
     proof: pytest
     estimate: {low: 1, high: 2.5, unit: hours, confidence: medium, evidence: the same call in app.py took an hour}
   - id: again

@@ -3,7 +3,9 @@ a receipt of each.
 
 The plan is checked as `check` checks it; a blocked plan runs nothing. The selected items (all, or
 those asked for and everything they depend on) run in their waves' order, up to ``jobs`` at once
-within a wave (compiler/api/processes.py runs each). An item runs only when every dependency
+within a wave (compiler/api/processes.py runs each), two items that name the same ``locks:`` entry
+never at the same time (the waiting ones are looked at again as each proof ends: a plan without
+locks submits each wave at once). An item runs only when every dependency
 passed; the dependents of an item that did not pass are skipped, naming it. After a wave in which
 an item did not pass, no later wave starts, unless ``keep_going``: then every item whose
 dependencies all passed runs. An approval item runs nothing: it passes when the plan records a
@@ -49,6 +51,7 @@ class Step(NamedTuple):
     depends_on: tuple[str, ...]
     approval: str | None  # for an approval item, its state (current, stale, unrecorded); None for a task
     line: int | None  # where the item is in the plan
+    locks: frozenset[str] = frozenset()  # what it cannot share with a proof running beside it
 
 
 class Receipt(NamedTuple):
@@ -112,7 +115,8 @@ def plan_steps(path: str, *, ids: Sequence[str] = (), root: str | None = None, l
         pos = smap.value((*result.plan.items_path, item.position))
         steps.append(Step(id=ident, wave=wave_of[ident], proof=item.proof, depends_on=tuple(
             d for d in dict.fromkeys(item.depends_on) if d in wave_of and d != ident),
-            approval=states.get(ident), line=pos[0] if pos else None))
+            approval=states.get(ident), line=pos[0] if pos else None,
+            locks=frozenset(item.option("locks") or ()) if item.options else frozenset()))
     return result, steps
 
 
@@ -179,6 +183,7 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for number in sorted(waves):
             running: dict[Future[Outcome], Step] = {}
+            waiting: list[Step] = []  # to run in this wave, once their locks are free
             for step in waves[number]:
                 if stopped is not None:
                     record(Receipt(step=step, result=SKIPPED, reason=stopped))
@@ -196,12 +201,22 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
                         record(Receipt(step=step, result=UNAPPROVED, reason=f"its approval is {step.approval}:"
                                        f" evidence-plan approve PLAN {step.id} --by NAME records it"))
                     continue
-                running[pool.submit(run, step.proof, root, timeout=timeout, started_hook=groups.add)] = step
+                waiting.append(step)
             try:
-                while running:
+                held: set[str] = set()  # the locks of what is running
+                while waiting or running:
+                    kept = []
+                    for step in waiting:  # in the wave's order, each as soon as its locks are free
+                        if step.locks and not held.isdisjoint(step.locks):
+                            kept.append(step)
+                            continue
+                        held |= step.locks
+                        running[pool.submit(run, step.proof, root, timeout=timeout, started_hook=groups.add)] = step
+                    waiting = kept
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
                         step = running.pop(future)
+                        held -= step.locks
                         outcome = future.result()
                         if outcome.timed_out:
                             record(Receipt(step=step, result=TIMED_OUT, reason=f"it ran past {timeout:g} s",

@@ -157,6 +157,10 @@ ITEM_FIELDS: tuple[Field, ...] = (
           " number of folders) that the item will write; they need not exist. Two items of one wave whose paths"
           " overlap are an error (EP305)", default=(), schema={"x-grammar": "paths"},
           synonyms=("files", "owns", "writes", "touches"), approved=True),
+    # Locks change when proofs run beside each other, not what runs nor the order of the waves.
+    Field("locks", "ids", "names of what the item's proof cannot share with another proof running at the same time"
+          " (a database, a port, a build folder): `verify` never runs two items that name the same lock at once;"
+          " waves are not affected", default=(), synonyms=("lock", "exclusive", "mutex"), approved=False),
 )
 
 # The object form of an evidence entry.

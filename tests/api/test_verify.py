@@ -141,6 +141,18 @@ def test_proofs_of_one_wave_run_at_once_up_to_jobs(tmp_path: Path) -> None:
     assert run("verify", str(plan), "--jobs", "1").exit_code == 1  # one at a time: the first waits in vain
 
 
+def test_items_that_name_the_same_lock_never_run_at_once(tmp_path: Path) -> None:
+    log = "echo start {0} >> log; sleep 0.3; echo end {0} >> log"
+    plan = _plan(tmp_path, _item("one", log.format("one"), extra="    locks: [db]\n")
+                 + _item("two", log.format("two"), extra="    locks: [db, port-8080]\n")
+                 + _item("free", "sleep 0.1"))
+    assert run("verify", str(plan), "--jobs", "3").exit_code == 0
+    lines = (tmp_path / "log").read_text(encoding="utf-8").split()
+    assert lines in (["start", "one", "end", "one", "start", "two", "end", "two"],
+                     ["start", "two", "end", "two", "start", "one", "end", "one"])
+    assert _receipts(tmp_path)["items"][0]["wave"] == _receipts(tmp_path)["items"][1]["wave"] == 1  # waves as they were
+
+
 def test_a_proof_past_its_timeout_is_ended_with_its_grandchild(tmp_path: Path) -> None:
     outcome = run_proof("sleep 300 & echo $! > child.pid; sleep 300", str(tmp_path), timeout=1, grace=1)
     assert outcome.timed_out and not outcome.passed and outcome.signal == "SIGTERM"
