@@ -1031,6 +1031,41 @@ def bench_reduction(runs: int, results: dict[str, Any]) -> None:
 
 
 
+# --- proofs (verify) ---------------------------------------------------------------------------------
+
+PROOF_ITEMS, PROOF_WAVES = 1_000, 30
+PROOFS_TARGET = 1.5  # issue 24: verify within 1.5x of xargs -P at the same parallelism
+
+
+def bench_proofs(runs: int, results: dict[str, Any], jobs: int = 2) -> None:
+    """`verify` of PROOF_ITEMS items whose proofs are `true`, in PROOF_WAVES waves (each item on
+    the one at its place in the wave before), with --jobs JOBS, as whole processes, against the
+    floor of running the same commands through ``xargs -P JOBS`` (each `/bin/sh -c true`), in turn."""
+    per = -(-PROOF_ITEMS // PROOF_WAVES)
+    items = [{"id": f"i{k}", "change": "c", "evidence": ["a.py"], "proof": "true",
+              **({"depends_on": [f"i{k - per}"]} if k >= per else {})} for k in range(PROOF_ITEMS)]
+    print(f"\nproofs (verify): {PROOF_ITEMS:,} proofs of `true` in {PROOF_WAVES} waves, --jobs {jobs},"
+          f" median of {runs}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / ".git").mkdir()
+        (root / "a.py").write_text("x = 1\n", encoding="utf-8")
+        plan = root / "plan.json"
+        plan.write_text(json.dumps({"items": items}), encoding="utf-8")
+        verify = [sys.executable, "-m", "compiler", "verify", str(plan), "--jobs", str(jobs), "-o", str(root)]
+        floor = ["sh", "-c", f"seq {PROOF_ITEMS} | xargs -P {jobs} -I{{}} /bin/sh -c true"]
+        own, base = Timing(), Timing()
+        for _ in range(runs):
+            own.runs.append(run_process(verify))
+            base.runs.append(run_process(floor))
+        assert all(r.code == 0 for r in own.runs), "verify failed"
+    ratio = own.seconds / base.seconds
+    print(f"  verify {own.seconds:.2f} s, xargs -P {jobs} {base.seconds:.2f} s: {ratio:.2f}x"
+          f" (target <= {PROOFS_TARGET}x)")
+    results["proofs"] = {"items": PROOF_ITEMS, "waves": PROOF_WAVES, "jobs": jobs, "verify": own.seconds,
+                         "floor": base.seconds, "ratio": ratio}
+
+
 # --- hostile -----------------------------------------------------------------------------------------
 
 HOSTILE_CHECK = ["check", "--format", "text", "--no-verify-evidence"]
@@ -1615,7 +1650,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
                                                                       "forecast", "reduction", "diff", "html",
-                                                                      "hostile", "stages", "all", "report"])
+                                                                      "hostile", "stages", "proofs", "all",
+                                                                      "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
@@ -1688,13 +1724,15 @@ def main() -> int:
         bench_html(args.runs, args.repeat_under, results)
     if args.case in ("hostile", "all"):
         bench_hostile(args.runs, results)
+    if args.case in ("proofs", "all"):
+        bench_proofs(args.runs, results)
     if args.case == "stages":
         bench_stages(args, results)
     if args.case == "profile":
         bench_profile(args)
         return 0
     if args.case not in ("verify", "where", "forecast", "reduction", "diff", "html", "hostile",
-                         "stages") or args.markdown:
+                         "stages", "proofs") or args.markdown:
         print_report(results, args.markdown)
     if args.save:
         save(args.save, results)
