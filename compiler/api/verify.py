@@ -217,7 +217,11 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
                     for future in finished:
                         step = running.pop(future)
                         held -= step.locks
-                        outcome = future.result()
+                        try:
+                            outcome = future.result()
+                        except OSError as error:  # the shell could not be started (no /bin/sh, no root)
+                            record(Receipt(step=step, result=FAILED, reason=f"it could not start: {error.strerror}"))
+                            continue
                         if outcome.timed_out:
                             record(Receipt(step=step, result=TIMED_OUT, reason=f"it ran past {timeout:g} s",
                                            outcome=outcome))

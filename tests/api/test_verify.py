@@ -220,6 +220,14 @@ def _alive(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X")
 
 
+def test_a_proof_that_cannot_start_is_a_failure_not_a_traceback(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, _item("a", "true"))
+    _, steps = plan_steps(str(plan))
+    receipts, interrupted = run_steps(steps, str(tmp_path / "no-such-folder"), jobs=1, timeout=10)
+    assert not interrupted and [(r.result, r.reason.startswith("it could not start")) for r in receipts] == [
+        ("failed", True)]
+
+
 def test_group_alive_sees_a_live_group_and_not_an_ended_one(tmp_path: Path) -> None:
     import subprocess
 
