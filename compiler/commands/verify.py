@@ -49,9 +49,17 @@ def _print_text(receipt: Receipt) -> None:
         click.echo(line)
 
 
-def _dry_run(steps: list[Step]) -> None:
+def _dry_run(steps: list[Step], fmt: str) -> None:
+    """What would run, wave by wave: a line each, or with --format json one object for agents."""
     from compiler.core.display import escape
 
+    if fmt == "json":
+        from compiler.core.cilog import json_safe
+
+        would = [{"id": s.id, "wave": s.wave, "command": None if s.approval is not None else s.proof,
+                  "approval": s.approval, "locks": sorted(s.locks)} for s in steps]
+        click.echo(json_safe(json.dumps({"dry_run": True, "items": would}, indent=2, ensure_ascii=False)))
+        return
     for step in steps:
         what = f"approval ({step.approval})" if step.approval is not None else f"runs: {escape(step.proof)}"
         click.echo(f"wave {step.wave}  {escape(step.id)}  {what}")
@@ -125,7 +133,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
     if result.diagnostics:
         show_diagnostics(result.diagnostics)
     if dry_run:
-        _dry_run(steps)
+        _dry_run(steps, fmt)
         err(f"{name}: {plural(len(steps), 'item')} would be verified; nothing was run")
         return EXIT_READY
     folder = output_dir if output_dir is not None else (os.path.dirname(plan) if plan != "-" else ".") or "."

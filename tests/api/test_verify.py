@@ -102,6 +102,9 @@ def test_dry_run_runs_nothing(tmp_path: Path) -> None:
     result = run("verify", str(plan), "--dry-run")
     assert result.exit_code == 0 and "wave 1  a  runs: touch ran" in result.stdout
     assert not (tmp_path / "ran").exists() and not (tmp_path / RECEIPTS).exists()
+    as_json = json.loads(run("verify", str(plan), "--dry-run", "--format", "json").stdout)
+    assert as_json == {"dry_run": True, "items": [{"id": "a", "wave": 1, "command": "touch ran", "approval": None,
+                                                   "locks": []}]}
 
 
 def test_a_done_item_is_verified_and_a_dropped_one_is_not_run(tmp_path: Path) -> None:

@@ -1267,6 +1267,7 @@ CHOICE_KINDS: dict[tuple[str, str], dict[str, str]] = {
     ("diff", "fmt"): {"text": "text-whole", "json": "json", "markdown": "markdown", "github": "github-notice"},
     ("graph", "fmt"): {"mermaid": "mermaid", "dot": "dot", "svg": "svg", "json": "json"},
     ("next", "fmt"): {"text": "text", "json": "json"},
+    ("verify", "fmt"): {"text": "text", "json": "json"},
     ("symbols", "fmt"): {"text": "text-whole", "json": "json"},
     ("where", "fmt"): {"text": "text-whole", "json": "json"},
     ("convert", "to"): {"yaml": "yaml", "json": "json", "md": "markdown"},
@@ -1529,6 +1530,16 @@ def _drive_next(d: Drive) -> None:
               args_dropped=dropped)
 
 
+def _drive_verify(d: Drive) -> None:
+    # Always --dry-run: a mutant's proofs are nobody's to run (tests/api/test_verify.py runs real ones).
+    if not d.chance(0.3):
+        return
+    args, dropped = d.args("verify")
+    for fmt in d.some(d.info.choices("verify", "fmt")):
+        d.add(f"verify-{fmt}", ["verify", "--dry-run", "--format", fmt, *args, P_PLAN],
+              stdout=d.kind("verify", "fmt", fmt), args_dropped=dropped)
+
+
 def _drive_convert(d: Drive) -> None:
     # convert MUTANT OUT into the plan's folder (as the README's examples do), then check OUT
     if not d.chance(0.3):
@@ -1652,7 +1663,7 @@ def _drive_where(d: Drive) -> None:
 DRIVERS: dict[str, Any] = {
     "approve": _drive_approve, "check": _drive_check, "compile": _drive_compile, "convert": _drive_convert,
     "diff": _drive_diff, "fix": _drive_fix, "graph": _drive_graph, "next": _drive_next, "render": _drive_render,
-    "schema": _drive_schema, "symbols": _drive_symbols, "where": _drive_where,
+    "schema": _drive_schema, "symbols": _drive_symbols, "verify": _drive_verify, "where": _drive_where,
 }
 
 
