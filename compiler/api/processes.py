@@ -1,4 +1,4 @@
-"""Running one proof: the only place evidence-plan runs a command of the plan, and only for `verify`
+"""Running one proof: the only place evidence-plan runs a command of the plan, and only for `verify`.
 
 A proof runs as ``/bin/sh -c PROOF`` in the repository root, in a process group of its own
 (``start_new_session``), with no standard input and a timeout. When the shell ends, or the time is
