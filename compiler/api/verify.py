@@ -268,7 +268,8 @@ def receipts_document(verified: Verified, source: str) -> dict[str, Any]:
 
 
 class Journal:
-    """``JOURNAL``: one JSON line per receipt, appended and flushed as each comes."""
+    """``JOURNAL``: one JSON line per receipt, appended and flushed as each comes. Its path is
+    checked as every target is (compiler/core/targets.py: check_targets) before anything runs."""
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -121,7 +121,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         receipts_document,
         run_steps,
     )
-    from compiler.commands._output import err, plural, show_diagnostics, write_files
+    from compiler.commands._output import err, plural, reported, show_diagnostics, write_files
     from compiler.core.display import escape
 
     result, steps = plan_steps(plan, ids=ids, root=root, limits=limits, verify_evidence=not no_verify)
@@ -138,6 +138,14 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         return EXIT_READY
     folder = output_dir if output_dir is not None else (os.path.dirname(plan) if plan != "-" else ".") or "."
     os.makedirs(folder, exist_ok=True)
+    from compiler.core.targets import check_targets
+
+    target = os.path.join(folder, RECEIPTS)
+    def writable() -> None:  # both files, before any proof runs: no symlink out of the work tree, not the plan
+        check_targets([os.path.join(folder, JOURNAL), target], [plan])
+
+    if not reported(writable):
+        return EXIT_INPUT
     journal = Journal(os.path.join(folder, JOURNAL))
     shown = FORMATS[fmt]
 
@@ -155,7 +163,6 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
                         receipts=receipts, interrupted=interrupted)
     source = os.path.relpath(os.path.abspath(plan), os.path.abspath(folder)) if plan != "-" else plan
     document = receipts_document(verified, source.replace(os.sep, "/"))
-    target = os.path.join(folder, RECEIPTS)
     if not write_files({target: json.dumps(document, indent=2, ensure_ascii=False) + "\n"}):
         return EXIT_INPUT
     os.remove(journal.path)  # the receipts hold it all now

@@ -61,6 +61,17 @@ def test_passing_failing_and_skipped_proofs_with_their_exit_codes(tmp_path: Path
     assert not (tmp_path / JOURNAL).exists()  # the receipts hold it all
 
 
+@pytest.mark.parametrize("name", [JOURNAL, RECEIPTS])
+def test_a_planted_symlink_out_of_the_repository_is_refused_before_anything_runs(tmp_path: Path, name: str) -> None:
+    plan = _plan(tmp_path, _item("ok", "touch ran"))
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text("keep\n", encoding="utf-8")
+    (tmp_path / name).symlink_to(outside)
+    result = run("verify", str(plan))
+    assert result.exit_code == 2 and "which is outside the git work tree" in result.stderr
+    assert outside.read_text(encoding="utf-8") == "keep\n" and not (tmp_path / "ran").exists()
+
+
 def test_without_keep_going_no_later_wave_starts_after_a_failure(tmp_path: Path) -> None:
     plan = _plan(tmp_path, _item("bad", "exit 1") + _item("ok", "true") + _item("next", "touch ran", "ok"))
     assert run("verify", str(plan)).exit_code == 1
