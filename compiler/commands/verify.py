@@ -43,10 +43,15 @@ def _tail(receipt: Receipt) -> list[str]:
     return lines
 
 
-def _print_text(receipt: Receipt) -> None:
-    click.echo(_line(receipt))
+def _print_text(receipt: Receipt, err: bool = False) -> None:
+    click.echo(_line(receipt), err=err)
     for line in _tail(receipt):
-        click.echo(line)
+        click.echo(line, err=err)
+
+
+def _print_log(receipt: Receipt) -> None:
+    """--format github: the text lines on stderr, the step's log; stdout holds the annotations alone."""
+    _print_text(receipt, err=True)
 
 
 def _dry_run(steps: list[Step], fmt: str) -> None:
@@ -62,11 +67,49 @@ def _dry_run(steps: list[Step], fmt: str) -> None:
         return
     for step in steps:
         what = f"approval ({step.approval})" if step.approval is not None else f"runs: {escape(step.proof)}"
-        click.echo(f"wave {step.wave}  {escape(step.id)}  {what}")
+        click.echo(f"wave {step.wave}  {escape(step.id)}  {what}", err=fmt == "github")
 
 
-# `verify --format`: name -> what is printed as each receipt comes (the JSON is printed whole at the end).
-FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "json": None}
+# GitHub shows at most 10 annotations of each kind per step: past that, one notice counts the rest.
+ANNOTATIONS = 10
+_KINDS = {"failed": "error", "timed-out": "error", "unapproved": "error", "skipped": "warning"}
+
+
+def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, base: str) -> str:
+    """``--format github``: an annotation at the item's line of the plan for each item that did not
+    pass (an error where its proof failed, timed out or its approval is missing; a warning where
+    it was skipped), its reason and the last lines its proof wrote in the message; at most
+    ANNOTATIONS of each kind, then a notice that counts the rest."""
+    from compiler.core.cilog import Commands, command
+    from compiler.core.display import escape
+    from compiler.report.reporters import workspace_path
+
+    file = escape(workspace_path(plan_file, cwd, base)[0])
+    shown = dict.fromkeys(("error", "warning"), 0)
+    left = dict.fromkeys(("error", "warning"), 0)
+    out = []
+    for receipt in receipts:
+        kind = _KINDS.get(receipt.result)
+        if kind is None:
+            continue
+        if shown[kind] == ANNOTATIONS:
+            left[kind] += 1
+            continue
+        shown[kind] += 1
+        props = [("file", file), *([("line", str(receipt.step.line))] if receipt.step.line else []),
+                 ("title", f"verify: {receipt.step.id} {receipt.result}")]
+        message = escape(receipt.reason) + "".join(f"\n{line.strip()}" for line in _tail(receipt))
+        out.append(command(kind, props, message))
+    for kind, n in left.items():
+        if n:
+            out.append(command("notice", [("title", "verify")], f"{n:,} more {kind}s: evidence-plan.verify.json"
+                                                                 " lists every item"))
+    return Commands("".join(out))
+
+
+# `verify --format`: name -> what is printed as each receipt comes (the JSON is printed whole at the
+# end; github's annotations come at the end too, on stdout, the text lines on stderr).
+FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "json": None, "github": _print_log}
 
 
 @click.command("verify")
@@ -83,7 +126,9 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
               help="Folder for evidence-plan.verify.json (default: the plan's folder).")
 @click.option("--dry-run", is_flag=True, help="Print what would run, wave by wave, and run nothing.")
 @click.option("--format", "fmt", type=click.Choice(tuple(FORMATS)), default="text", show_default=True,
-              help="text: a line per item as it ends; json: one object with every item's receipt, for agents.")
+              help="text: a line per item as it ends; json: one object with every item's receipt, for agents; "
+                   "github: an annotation at the plan's line of each item that did not pass (the text lines on "
+                   "stderr).")
 @evidence_options
 @limit_options
 def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, keep_going: bool,
@@ -170,6 +215,12 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         from compiler.core.cilog import json_safe
 
         click.echo(json_safe(json.dumps(document, indent=2, ensure_ascii=False)))
+    elif fmt == "github":
+        from compiler.commands._output import echo_report
+        from compiler.report.reporters import base_folder, working_folder
+
+        cwd = working_folder()
+        echo_report(github_annotations(receipts, result.document.name, cwd=cwd, base=base_folder(os.environ, cwd)))
     counts = ", ".join(f"{n:,} {word}" for word, n in verified.counts().items() if n)
     said = " (interrupted)" if interrupted else ""
     err(f"{name}: {counts or 'nothing to verify'}{said}; receipts: {escape(target)}")

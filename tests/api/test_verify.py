@@ -252,3 +252,24 @@ def test_group_alive_sees_a_live_group_and_not_an_ended_one(tmp_path: Path) -> N
         proc.kill()
         proc.wait()
     assert not group_alive(proc.pid)
+
+
+def test_github_format_annotates_each_item_that_did_not_pass_at_its_line(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, _item("ok", "true") + _item("bad", "echo '::error::forged'; exit 3")
+                 + _item("after", "true", "bad"))
+    result = run("verify", str(plan), "--format", "github", "--keep-going")
+    assert result.exit_code == 1
+    lines = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert lines[0].startswith(f"::error file={plan},line=6,title=verify%3A bad failed::it exited 3%0A| :")
+    data = lines[0].split("::", 2)[2]  # the message: no line of it, once the runner puts the breaks back, a command
+    assert not [part for part in data.split("%0A") if part.lstrip().startswith("::")]
+    assert lines[1] == f"::warning file={plan},line=10,title=verify%3A after skipped::depends on bad, which failed"
+    assert len(lines) == 2
+
+
+def test_github_format_stays_within_ten_annotations_of_each_kind(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, "".join(_item(f"bad-{n}", "exit 1") for n in range(13)))
+    result = run("verify", str(plan), "--format", "github")
+    commands = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert sum(line.startswith("::error ") for line in commands) == 10
+    assert commands[-1] == "::notice title=verify::3 more errors: evidence-plan.verify.json lists every item"

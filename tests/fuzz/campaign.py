@@ -1267,7 +1267,7 @@ CHOICE_KINDS: dict[tuple[str, str], dict[str, str]] = {
     ("diff", "fmt"): {"text": "text-whole", "json": "json", "markdown": "markdown", "github": "github-notice"},
     ("graph", "fmt"): {"mermaid": "mermaid", "dot": "dot", "svg": "svg", "json": "json"},
     ("next", "fmt"): {"text": "text", "json": "json"},
-    ("verify", "fmt"): {"text": "text", "json": "json"},
+    ("verify", "fmt"): {"text": "text", "json": "json", "github": "github-error"},  # always --dry-run
     ("symbols", "fmt"): {"text": "text-whole", "json": "json"},
     ("where", "fmt"): {"text": "text-whole", "json": "json"},
     ("convert", "to"): {"yaml": "yaml", "json": "json", "md": "markdown"},
