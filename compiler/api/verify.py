@@ -154,10 +154,13 @@ def _approval_states(result: CompileResult) -> dict[str, str]:
 
 def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, keep_going: bool = False,
               on_receipt: Callable[[Receipt], None] = lambda r: None,
-              run: Callable[..., Outcome] | None = None) -> tuple[list[Receipt], bool]:
+              run: Callable[..., Outcome] | None = None,
+              passed_before: dict[str, str] | None = None) -> tuple[list[Receipt], bool]:
     """Run ``steps`` (in wave order) as the module's docstring says; ``on_receipt`` is called with
     each receipt as it is made, in the main thread. Returns the receipts in wave order and whether
-    the run was interrupted (Ctrl-C: the running groups are ended, what finished is kept)."""
+    the run was interrupted (Ctrl-C: the running groups are ended, what finished is kept).
+    ``passed_before``: the items an interrupted run of the same plan passed (id -> when it
+    started: ``resumable``), recorded as they were and not run again."""
     from compiler.api.processes import run_proof
 
     run = run or run_proof
@@ -187,6 +190,11 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
             for step in waves[number]:
                 if stopped is not None:
                     record(Receipt(step=step, result=SKIPPED, reason=stopped))
+                    continue
+                if passed_before and step.id in passed_before:
+                    result = APPROVED if step.approval is not None else PASSED
+                    record(Receipt(step=step, result=result,
+                                   reason=f"{result} in the interrupted run, started {passed_before[step.id]}"))
                     continue
                 dep = blocker(step)
                 if dep is not None:
@@ -260,9 +268,50 @@ def _end_all(groups: set[int]) -> None:
             pass
 
 
-def receipts_document(verified: Verified, source: str) -> dict[str, Any]:
+def plan_digest(result: CompileResult) -> str:
+    """What names the plan in the receipts and the journal: its items' digest, as the revisions'
+    history takes it (compiler/compile/history.py), so that ``--resume`` refuses another plan's."""
+    from compiler.compile.history import items_digest
+
+    return items_digest(result.plan)
+
+
+def resumable(path: str, digest: str) -> dict[str, str]:
+    """The items that the interrupted run journaled at ``path`` passed (or approved), id -> when
+    it started; a PlanInputError (exit 2) when there is no journal, or it is another plan's."""
+    def refuse(why: str) -> PlanInputError:
+        return PlanInputError(Diagnostic("EP001", f"cannot resume: {why}", location=Location(path)))
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        raise refuse("no interrupted run's journal is here (the last run finished, or none ran)") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise refuse(f"its journal cannot be read ({error})") from None
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise refuse("the journal is not one that verify wrote")
+    if header.get("plan_digest") != digest:
+        raise refuse("the journal is of another plan, or of this one before it changed (its items' digest differs)")
+    passed: dict[str, str] = {}
+    for line in lines[1:]:
+        try:
+            entry = json.loads(line)
+        except ValueError:  # a line cut short by the interruption
+            continue
+        if isinstance(entry, dict) and entry.get("result") in (PASSED, APPROVED) and isinstance(entry.get("id"), str):
+            passed[entry["id"]] = str(entry.get("started") or "earlier")
+    return passed
+
+
+def receipts_document(verified: Verified, source: str, digest: str) -> dict[str, Any]:
     """The receipts file's content: the plan, the counts, and each item's receipt in wave order."""
-    return {"format": FORMAT, "source": source, "status": "passed" if verified.passed else "failed",
+    return {"format": FORMAT, "source": source, "plan_digest": digest,
+            "status": "passed" if verified.passed else "failed",
             "interrupted": verified.interrupted, "counts": verified.counts(),
             "items": [r.to_dict() for r in verified.receipts]}
 
@@ -271,9 +320,11 @@ class Journal:
     """``JOURNAL``: one JSON line per receipt, appended and flushed as each comes. Its path is
     checked as every target is (compiler/core/targets.py: check_targets) before anything runs."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, digest: str) -> None:
         self.path = path
         self.handle = open(path, "w", encoding="utf-8")  # closed by close()
+        self.handle.write(json.dumps({"format": FORMAT, "plan_digest": digest}) + "\n")  # whose journal it is
+        self.handle.flush()
 
     def add(self, receipt: Receipt) -> None:
         self.handle.write(json.dumps(receipt.to_dict(), ensure_ascii=False) + "\n")

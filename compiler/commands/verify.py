@@ -125,6 +125,8 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
 @click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
               help="Folder for evidence-plan.verify.json (default: the plan's folder).")
 @click.option("--dry-run", is_flag=True, help="Print what would run, wave by wave, and run nothing.")
+@click.option("--resume", is_flag=True,
+              help="Go on from an interrupted run of the same plan: what it passed is not run again.")
 @click.option("--format", "fmt", type=click.Choice(tuple(FORMATS)), default="text", show_default=True,
               help="text: a line per item as it ends; json: one object with every item's receipt, for agents; "
                    "github: an annotation at the plan's line of each item that did not pass (the text lines on "
@@ -132,7 +134,7 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
 @evidence_options
 @limit_options
 def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, keep_going: bool,
-            output_dir: str | None, dry_run: bool, fmt: str, root: str | None, no_verify: bool,
+            output_dir: str | None, dry_run: bool, resume: bool, fmt: str, root: str | None, no_verify: bool,
             limits: Limits) -> int:
     """Run the proof of each item of PLAN (or of the IDs given and what they depend on), wave by
     wave, up to --jobs at once within a wave, and keep a receipt of each in
@@ -155,6 +157,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
       evidence-plan verify plan.yaml
       evidence-plan verify plan.yaml implementation --jobs 4
       evidence-plan verify plan.yaml --dry-run
+      evidence-plan verify plan.yaml --resume
       evidence-plan verify plan.yaml --format json | jq '.items[] | select(.result != "passed")'
     """
     from compiler.api.verify import (
@@ -162,8 +165,10 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         RECEIPTS,
         Journal,
         Verified,
+        plan_digest,
         plan_steps,
         receipts_document,
+        resumable,
         run_steps,
     )
     from compiler.commands._output import err, plural, reported, show_diagnostics, write_files
@@ -191,7 +196,9 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
 
     if not reported(writable):
         return EXIT_INPUT
-    journal = Journal(os.path.join(folder, JOURNAL))
+    digest = plan_digest(result)
+    passed_before = resumable(os.path.join(folder, JOURNAL), digest) if resume else None  # before it is replaced
+    journal = Journal(os.path.join(folder, JOURNAL), digest)
     shown = FORMATS[fmt]
 
     def on_receipt(receipt: Receipt) -> None:
@@ -201,16 +208,17 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
 
     try:
         receipts, interrupted = run_steps(steps, result.root, jobs=jobs or os.cpu_count() or 1, timeout=timeout,
-                                          keep_going=keep_going, on_receipt=on_receipt)
+                                          keep_going=keep_going, on_receipt=on_receipt, passed_before=passed_before)
     finally:
         journal.close()
     verified = Verified(name=result.document.name, status=result.status, diagnostics=result.diagnostics,
                         receipts=receipts, interrupted=interrupted)
     source = os.path.relpath(os.path.abspath(plan), os.path.abspath(folder)) if plan != "-" else plan
-    document = receipts_document(verified, source.replace(os.sep, "/"))
+    document = receipts_document(verified, source.replace(os.sep, "/"), digest)
     if not write_files({target: json.dumps(document, indent=2, ensure_ascii=False) + "\n"}):
         return EXIT_INPUT
-    os.remove(journal.path)  # the receipts hold it all now
+    if not interrupted:
+        os.remove(journal.path)  # the receipts hold it all now; an interrupted run's stays, for --resume
     if fmt == "json":
         from compiler.core.cilog import json_safe
 

@@ -273,3 +273,41 @@ def test_github_format_stays_within_ten_annotations_of_each_kind(tmp_path: Path)
     commands = [line for line in result.stdout.splitlines() if line.startswith("::")]
     assert sum(line.startswith("::error ") for line in commands) == 10
     assert commands[-1] == "::notice title=verify::3 more errors: evidence-plan.verify.json lists every item"
+
+
+def test_resume_goes_on_from_an_interrupted_run_without_running_what_passed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from support import REPO
+
+    plan = _plan(tmp_path, _item("first", "echo x >> first.count")
+                 + _item("second", "echo x >> second.count; test -f go || sleep 60", "first"))
+    proc = subprocess.Popen([sys.executable, "-m", "compiler", "verify", str(plan)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "second.count").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert (tmp_path / JOURNAL).exists()  # kept for --resume
+    (tmp_path / "go").touch()
+    result = run("verify", str(plan), "--resume")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "first.count").read_text(encoding="utf-8") == "x\n"  # not run again
+    assert (tmp_path / "second.count").read_text(encoding="utf-8") == "x\nx\n"
+    receipts = {r["id"]: r for r in _receipts(tmp_path)["items"]}
+    assert receipts["first"]["reason"].startswith("passed in the interrupted run, started ")
+    assert not (tmp_path / JOURNAL).exists()
+
+
+def test_resume_refuses_another_plans_journal_and_a_missing_one(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, _item("a", "touch ran"))
+    result = run("verify", str(plan), "--resume")
+    assert result.exit_code == 2 and "cannot resume: no interrupted run's journal is here" in result.stderr
+    (tmp_path / JOURNAL).write_text(json.dumps({"format": "evidence-plan-verify/1", "plan_digest": "0" * 32}) + "\n"
+                                    + json.dumps({"id": "a", "result": "passed"}) + "\n", encoding="utf-8")
+    result = run("verify", str(plan), "--resume")
+    assert result.exit_code == 2 and "the journal is of another plan" in result.stderr
+    assert not (tmp_path / "ran").exists()
