@@ -253,7 +253,7 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
             doc = parse_text(first.fixed, doc.name, doc.format)
         # The first pass changed the plan: its ranges are now of today's files, not the commit's.
         second = _fix_once(doc, first.fixed, path, root=root, dry_run=dry_run, pin=True,
-                           commit=_no_commit if first.changes else commit, unsafe=unsafe)
+                           commit=None if first.changes else commit, unsafe=unsafe)
         return FixResult(name=doc.name, original=text, fixed=second.fixed, changes=first.changes + second.changes,
                          result=second.result, left=first.left + second.left)
     return _fix_once(doc, text, path, root=root, dry_run=dry_run, to_symbols=to_symbols, commit=commit, unsafe=unsafe)
@@ -261,24 +261,19 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
 
 def _commit_of(path: str) -> Callable[[], str | None]:
     """The plan's commit, found on the first call (git runs then, and only then) and kept."""
-    found: list[str | None] = []
+    import functools
 
+    @functools.cache
     def commit() -> str | None:
-        if not found:
-            from compiler.repo.history import plan_commit
+        from compiler.repo.history import plan_commit
 
-            try:
-                with open(path, "rb") as handle:
-                    found.append(plan_commit(path, handle.read()))
-            except OSError:
-                found.append(None)
-        return found[0]
+        try:
+            with open(path, "rb") as handle:
+                return plan_commit(path, handle.read())
+        except OSError:
+            return None
 
     return commit
-
-
-def _no_commit() -> None:
-    return None
 
 
 def _fix_once(doc: Document, text: str, path: str, *, root: str | None = None, dry_run: bool = False,

@@ -16,7 +16,7 @@ from typing import Any
 from compiler.core.display import ID_CHARACTERS, cut, escape
 from compiler.render.layout import LIST_SHOWN, Layout
 from compiler.render.svg import CHANGE_CHARACTERS, details, state
-from compiler.render.view import Graph
+from compiler.render.view import Graph, Phase, phase_groups
 
 _FILL = {"done": "#dcfce7", "doing": "#dbeafe", "dropped": "#f3f4f6"}
 
@@ -52,11 +52,11 @@ def dot_pieces(lay: Layout, graph: Graph, items: Sequence[dict[str, Any]]) -> It
             for b in column.boxes:
                 yield f"    {_node(b, lay, graph, items)}\n"
         else:  # a plan that gives phases: each phase's boxes of the column in a cluster of its own
-            by_phase: dict[tuple[int, str] | None, list[int]] = {}
-            for b in column.boxes:
+            def phase_of(b: int) -> Phase:
                 item = lay.boxes[b].item
-                by_phase.setdefault(graph.phases[item] if item is not None else None, []).append(b)
-            for phase, boxes in sorted(by_phase.items(), key=lambda pair: pair[0] or (0, "")):
+                return graph.phases[item] if item is not None else None
+
+            for phase, boxes in phase_groups(column.boxes, phase_of):
                 if phase is not None:
                     title = f"Phase {phase[0]}: {cut(escape(phase[1]), ID_CHARACTERS)}"
                     yield f"    subgraph cluster_{c}_p{phase[0]} {{\n      label={quote(title)};\n"

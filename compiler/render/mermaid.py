@@ -12,7 +12,7 @@ import math
 from itertools import chain, pairwise, repeat
 
 from compiler.core.display import ID_CHARACTERS, cut, escape
-from compiler.render.view import Graph
+from compiler.render.view import Graph, phase_groups
 
 # What Mermaid 11 draws by default, and a diagram cannot raise (GitHub keeps the defaults): past
 # either, it shows an error instead of the graph.
@@ -251,7 +251,8 @@ def _by_wave(graph: Graph, folded: set[int], arrows: bool) -> str | None:
         if not arrows:  # its own layout, top down: items with no edge between them side by side
             lines.append("    direction TB")
         names = []
-        for group, members in _by_phase(graph, wave, position):
+        groups = phase_groups(wave, lambda i: graph.phases[position[i] - 1]) if graph.phases else [(None, wave)]
+        for group, members in groups:
             if group is not None:  # a plan that gives phases: each phase's items of the wave, boxed and named
                 title = label(f"Phase {group[0]}: {cut(group[1], ID_CHARACTERS)}")
                 lines.append(f'    subgraph w{w}p{group[0]}["{title}"]')
@@ -282,20 +283,6 @@ def _by_wave(graph: Graph, folded: set[int], arrows: bool) -> str | None:
         edges += [f"  classDef critical {CRITICAL_STYLE}", f"  class {','.join(marked)} critical"]
     text = "\n".join(_class_lines(lines) + edges) + "\n"
     return text if len(text) <= MAX_TEXT else None
-
-
-Phase = tuple[int, str] | None  # a phase's place and name (compiler/render/view.py: Graph.phases)
-
-
-def _by_phase(graph: Graph, wave: list[str], position: dict[str, int]) -> list[tuple[Phase, list[str]]]:
-    """A wave's ids by phase, in phase order, the items of no phase first (outside any phase's
-    box); the whole wave as one group when the plan gives no phases."""
-    if not graph.phases:
-        return [(None, wave)]
-    groups: dict[Phase, list[str]] = {}
-    for ident in wave:
-        groups.setdefault(graph.phases[position[ident] - 1], []).append(ident)
-    return sorted(groups.items(), key=lambda pair: (pair[0] is not None, pair[0] or (0, "")))
 
 
 def _edges(graph: Graph, node: dict[str, str], order: dict[str, int]) -> list[str] | None:

@@ -7,10 +7,13 @@ The JSON is the source of truth: a view is made from the compiled document, neve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from itertools import chain, repeat
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, groupby, repeat
 from operator import contains, itemgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
+
+Phase = tuple[int, str] | None  # a phase's place (1-based) and name (compiler/analysis/phases.py); None: no phase
+T = TypeVar("T")
 
 # Past this many items, the critical path is shown by its ends: the first 8, then the last 3.
 MAX_PATH_SHOWN = 12
@@ -32,7 +35,7 @@ class Graph(NamedTuple):
     path: tuple[str, ...] = ()  # those ids in the path's order, first first (its edges: each id and the next)
     # Each node's phase (its place, 1-based, and name: compiler/analysis/phases.py), None for an
     # item of no phase; () when the plan gives none.
-    phases: tuple[tuple[int, str] | None, ...] = ()
+    phases: tuple[Phase, ...] = ()
 
 
 class Section(NamedTuple):
@@ -41,7 +44,17 @@ class Section(NamedTuple):
     done: tuple[int, int] | None = None  # a wave's items done, and its items; None when progress is not shown
     # The phase (its place, 1-based, and its name: compiler/analysis/phases.py) whose items of the
     # wave this section holds, when the plan gives phases; None otherwise (and for the items of no phase).
-    phase: tuple[int, str] | None = None
+    phase: Phase = None
+
+
+def phase_groups(members: Iterable[T], phase_of: Callable[[T], Phase]) -> list[tuple[Phase, list[T]]]:
+    """``members`` grouped by phase, the phases in order and the members of no phase last, each
+    group in the members' order: how the pages' sections and the graphs' boxes group a plan that
+    gives phases."""
+    groups: dict[Phase, list[T]] = {}
+    for member in members:
+        groups.setdefault(phase_of(member), []).append(member)
+    return sorted(groups.items(), key=lambda pair: (pair[0] is None, pair[0] or (0, "")))
 
 
 def section_title(section: Section, escape: Callable[[str], str]) -> str:
@@ -98,7 +111,7 @@ def plan_view(document: dict[str, Any]) -> PlanView:
         maybe_dropped = not isinstance(counted, dict) or bool(counted.get("dropped"))  # a hand-written file: look
         done = graph.done if progress is not None else None
         if any(map(contains, items, repeat("phase"))):  # most plans give none: a look at each item's keys, in C
-            sections = _phased(items, index, waves, done, maybe_dropped)
+            sections = _phased(items, index, waves, graph.phases, done, maybe_dropped)
         else:
             sections = _waves(items, index, waves, done, maybe_dropped)
     else:
@@ -141,35 +154,20 @@ def _waves(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[
         yield Section("Dropped", iter(dropped))
 
 
-def _phased(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[str]],
+def _phased(items: list[dict[str, Any]], index: dict[str, int], waves: list[list[str]], phases: tuple[Phase, ...],
             done: frozenset[str] | None, maybe_dropped: bool) -> Iterator[Section]:
-    """The sections of a plan that gives phases: phase by phase, in the order each first appears,
-    each phase's items by wave (a section per wave the phase has items in), then the items of no
-    phase by wave, then the dropped ones. No item needs one of a later phase (EP312), so reading
-    the sections in order is an order the work can be done in."""
-    order = {name: number for number, name in sorted({p for p in _phases(items) if p is not None})}
-    groups: dict[str | None, list[tuple[int, dict[str, Any]]]] = {name: [] for name in order}
-    groups[None] = []
-    for n, wave in enumerate(waves, 1):
-        for i in wave:
-            if i in index:
-                item = items[index[i]]
-                name = item.get("phase")
-                groups[name if isinstance(name, str) and name in order else None].append((n, item))
-    for name, placed in groups.items():
-        start = 0
-        while start < len(placed):
-            n = placed[start][0]
-            end = start
-            while end < len(placed) and placed[end][0] == n:
-                end += 1
-            shown = [item for _, item in placed[start:end]]
+    """The sections of a plan that gives phases (``phases``: each item's, Graph.phases): phase by
+    phase, each phase's items by wave (a section per wave the phase has items in), then the items
+    of no phase by wave, then the dropped ones. No item needs one of a later phase (EP312), so
+    reading the sections in order is an order the work can be done in."""
+    named = any(phases)
+    placed = [(n, index[i]) for n, wave in enumerate(waves, 1) for i in wave if i in index]
+    for phase, members in phase_groups(placed, lambda pair: phases[pair[1]]):
+        for n, run in groupby(members, key=itemgetter(0)):
+            shown = [items[k] for _, k in run]
             counted = None if done is None else (sum(1 for item in shown if item["id"] in done), len(shown))
-            if name is None:
-                yield Section(heading=f"Wave {n}" + (" · no phase" if order else ""), items=iter(shown), done=counted)
-            else:
-                yield Section(heading=f"Wave {n}", items=iter(shown), done=counted, phase=(order[name], name))
-            start = end
+            heading = f"Wave {n}" + (" · no phase" if phase is None and named else "")
+            yield Section(heading=heading, items=iter(shown), done=counted, phase=phase)
     yield from _waves(items, index, [], done, maybe_dropped)
 
 
@@ -197,10 +195,10 @@ def _graph(items: list[dict[str, Any]], waves: list[list[str]], tracked: bool = 
                  phases=phases)
 
 
-def _phases(items: list[dict[str, Any]]) -> tuple[tuple[int, str] | None, ...]:
+def _phases(items: list[dict[str, Any]]) -> tuple[Phase, ...]:
     """Each item's phase, numbered in order of first appearance (a blank one is none)."""
     order: dict[str, int] = {}
-    out: list[tuple[int, str] | None] = []
+    out: list[Phase] = []
     for item in items:
         name = item.get("phase")
         if isinstance(name, str) and name.strip():

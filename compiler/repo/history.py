@@ -41,30 +41,32 @@ def plan_commit(plan_path: str, text: bytes) -> str | None:
     commit = said.decode("ascii", "replace").strip() if said else ""
     if not commit:
         return None
-    size = _git(folder, "cat-file", "-s", f"{commit}:./{name}")
-    if size is None or not size.strip().isdigit() or int(size) != len(text):
+    return commit if _blob(folder, f"{commit}:./{name}", len(text)) == text else None
+
+
+def _blob(cwd: str, spec: str, most: int) -> bytes | None:
+    """The blob ``spec`` names (``REV:./path``), read only when its size is at most ``most``
+    bytes (asked first); None when it is larger, not there, or git fails."""
+    size = _git(cwd, "cat-file", "-s", spec)
+    if size is None or not size.strip().isdigit() or int(size) > most:
         return None
-    return commit if _git(folder, "cat-file", "blob", f"{commit}:./{name}") == text else None
+    return _git(cwd, "cat-file", "blob", spec)
 
 
 class History:
     """The cited files as the plan's commit has them, read once each (None: not there, or too
-    large). ``find_commit`` gives the plan's commit (``plan_commit``), asked on the first read: a
-    fix that carries no range runs no git. ``root`` is the repository root the plan's evidence
-    paths are relative to."""
+    large). ``find_commit`` gives the plan's commit (``plan_commit``, kept by the caller once
+    found), asked at the first read: a fix that carries no range runs no git. ``root`` is the
+    repository root the plan's evidence paths are relative to."""
 
     def __init__(self, find_commit: Callable[[], str | None], root: str) -> None:
         self._find_commit = find_commit
-        self._asked = False
-        self._commit: str | None = None
         self.root = root
         self._lines: dict[str, list[str] | None] = {}
 
     @property
     def commit(self) -> str | None:
-        if not self._asked:
-            self._commit, self._asked = self._find_commit(), True
-        return self._commit
+        return self._find_commit()
 
     def lines(self, path: str) -> list[str] | None:
         if path not in self._lines:
@@ -72,11 +74,7 @@ class History:
         return self._lines[path]
 
     def _read(self, path: str) -> list[str] | None:
-        spec = f"{self.commit}:./{path}"
-        size = _git(self.root, "cat-file", "-s", spec)
-        if size is None or not size.strip().isdigit() or int(size) > MAX_BLOB_BYTES:
-            return None
-        blob = _git(self.root, "cat-file", "blob", spec)
+        blob = _blob(self.root, f"{self.commit}:./{path}", MAX_BLOB_BYTES)
         if blob is None:
             return None
         lines = blob.decode("utf-8", "replace").splitlines()

@@ -222,7 +222,7 @@ PHASED = {"items": [
 def test_the_graph_boxes_each_phases_items_within_their_wave(tmp_path: Path) -> None:
     """Issue 23: phases are shown as groups in `graph` (and the Markdown page's flowchart): in
     Mermaid a subgraph per phase inside each wave, titled and escaped; the items of no phase stay
-    in the wave's box."""
+    in the wave's box, after the phases' (as the Markdown's sections come)."""
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(PHASED), encoding="utf-8")
     result = run(str(plan), "--no-verify-evidence")
@@ -230,8 +230,8 @@ def test_the_graph_boxes_each_phases_items_within_their_wave(tmp_path: Path) -> 
     lines = result.stdout.splitlines()
     wave1 = lines[lines.index('  subgraph wave1["Wave 1"]'):lines.index('  subgraph wave2["Wave 2"]')]
     assert [line.strip() for line in wave1 if "subgraph" in line or line.strip().startswith("n")] == [
-        'subgraph wave1["Wave 1"]', 'n3["docs"]', 'subgraph w1p1["Phase 1#58; extract"]', 'n1["extract"]',
-        'subgraph w1p2["Phase 2#58; clean #quot;up#quot; #lt;now#gt;"]', 'n2["cleanup"]']
+        'subgraph wave1["Wave 1"]', 'subgraph w1p1["Phase 1#58; extract"]', 'n1["extract"]',
+        'subgraph w1p2["Phase 2#58; clean #quot;up#quot; #lt;now#gt;"]', 'n2["cleanup"]', 'n3["docs"]']
     assert '    subgraph w2p1["Phase 1#58; extract"]' in lines
 
 
