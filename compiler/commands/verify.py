@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler.commands._options import evidence_options, limit_options
+from compiler.commands._options import evidence_options, limit_options, revision_option
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY, INTERRUPTED
 
 if TYPE_CHECKING:
+    from compiler.api.against import Base, Control
     from compiler.api.verify import Receipt, Step
     from compiler.load.limits import Limits
 
@@ -54,8 +55,9 @@ def _print_log(receipt: Receipt) -> None:
     _print_text(receipt, err=True)
 
 
-def _dry_run(steps: list[Step], fmt: str) -> None:
-    """What would run, wave by wave: a line each, or with --format json one object for agents."""
+def _dry_run(steps: list[Step], fmt: str, base: Base | None) -> None:
+    """What would run, wave by wave: a line each, or with --format json one object for agents;
+    with --against, where the proofs would run again."""
     from compiler.core.display import escape
 
     if fmt == "json":
@@ -63,11 +65,20 @@ def _dry_run(steps: list[Step], fmt: str) -> None:
 
         would = [{"id": s.id, "wave": s.wave, "command": None if s.approval is not None else s.proof,
                   "approval": s.approval, "locks": sorted(s.locks)} for s in steps]
-        click.echo(json_safe(json.dumps({"dry_run": True, "items": would}, indent=2, ensure_ascii=False)))
+        shown: dict[str, Any] = {"dry_run": True, "items": would}
+        if base is not None:
+            from compiler.commands._against import dry_run_json
+
+            shown["against"] = dry_run_json(base, steps)
+        click.echo(json_safe(json.dumps(shown, indent=2, ensure_ascii=False)))
         return
     for step in steps:
         what = f"approval ({step.approval})" if step.approval is not None else f"runs: {escape(step.proof)}"
         click.echo(f"wave {step.wave}  {escape(step.id)}  {what}", err=fmt == "github")
+    if base is not None:
+        from compiler.commands._against import dry_run_text
+
+        click.echo(dry_run_text(base, steps), err=fmt == "github")
 
 
 # GitHub shows at most 10 annotations of each kind per step: past that, one notice counts the rest.
@@ -75,11 +86,13 @@ ANNOTATIONS = 10
 _KINDS = {"failed": "error", "timed-out": "error", "unapproved": "error", "skipped": "warning"}
 
 
-def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, base: str) -> str:
+def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, base: str,
+                       also: Sequence[tuple[Receipt, str, str, str]] = ()) -> str:
     """``--format github``: an annotation at the item's line of the plan for each item that did not
     pass (an error where its proof failed, timed out or its approval is missing; a warning where
-    it was skipped), its reason and the last lines its proof wrote in the message; at most
-    ANNOTATIONS of each kind, then a notice that counts the rest."""
+    it was skipped), its reason and the last lines its proof wrote in the message, then those of
+    ``also`` (receipt, kind, title, message); at most ANNOTATIONS of each kind, then a notice that
+    counts the rest."""
     from compiler.core.cilog import Commands, command
     from compiler.core.display import escape
     from compiler.report.reporters import workspace_path
@@ -88,17 +101,16 @@ def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, bas
     shown = dict.fromkeys(("error", "warning"), 0)
     left = dict.fromkeys(("error", "warning"), 0)
     out = []
-    for receipt in receipts:
-        kind = _KINDS.get(receipt.result)
-        if kind is None:
-            continue
+    entries = [(r, kind, f"verify: {r.step.id} {r.result}",
+                escape(r.reason) + "".join(f"\n{line.strip()}" for line in _tail(r)))
+               for r in receipts if (kind := _KINDS.get(r.result)) is not None]
+    for receipt, kind, title, message in [*entries, *also]:
         if shown[kind] == ANNOTATIONS:
             left[kind] += 1
             continue
         shown[kind] += 1
         props = [("file", file), *([("line", str(receipt.step.line))] if receipt.step.line else []),
-                 ("title", f"verify: {receipt.step.id} {receipt.result}")]
-        message = escape(receipt.reason) + "".join(f"\n{line.strip()}" for line in _tail(receipt))
+                 ("title", title)]
         out.append(command(kind, props, message))
     for kind, n in left.items():
         if n:
@@ -131,11 +143,17 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
               help="text: a line per item as it ends; json: one object with every item's receipt, for agents; "
                    "github: an annotation at the plan's line of each item that did not pass (the text lines on "
                    "stderr).")
+@click.option("--against", metavar="REV", callback=revision_option, default=None,
+              help="Also run each proof that passes in a temporary git worktree of REV (the merge base, say) and "
+                   "report each that passes there too: it passes without the change, and proves nothing.")
+@click.option("--strict", is_flag=True,
+              help="A proof that passes without the change (--against) fails the run (exit 1): an error, not a "
+                   "warning.")
 @evidence_options
 @limit_options
 def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, keep_going: bool,
-            output_dir: str | None, dry_run: bool, resume: bool, fmt: str, root: str | None, no_verify: bool,
-            limits: Limits) -> int:
+            output_dir: str | None, dry_run: bool, resume: bool, fmt: str, against: str | None, strict: bool,
+            root: str | None, no_verify: bool, limits: Limits) -> int:
     """Run the proof of each item of PLAN (or of the IDs given and what they depend on), wave by
     wave, up to --jobs at once within a wave, and keep a receipt of each in
     evidence-plan.verify.json. This runs the plan's commands: run it on code you trust (in CI, on
@@ -148,9 +166,12 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
     passed (the others are skipped, naming the dependency); after a wave where one did not pass,
     no later wave starts unless --keep-going. An approval item runs nothing: it passes when the
     plan records a current approval for it. A dropped item is not run; a done one is, like any other.
-    Exit 0 when every selected proof passed, 1 when any failed, timed out, was skipped or is
-    unapproved (or the plan is blocked), 2 input error, 130 on Ctrl-C (the receipts of what
-    finished are kept).
+    With --against REV, each proof that passed runs again in a temporary git worktree of REV
+    (committed files only: not the change's new or edited ones), removed afterwards whatever
+    happens; each that passes there too is reported as passing without the change (with --strict,
+    exit 1). Exit 0 when every selected proof passed, 1 when any failed, timed out, was skipped or
+    is unapproved (or the plan is blocked), 2 input error (an unknown REV: nothing runs), 130 on
+    Ctrl-C (the receipts of what finished are kept).
 
     \b
     Examples:
@@ -158,6 +179,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
       evidence-plan verify plan.yaml implementation --jobs 4
       evidence-plan verify plan.yaml --dry-run
       evidence-plan verify plan.yaml --resume
+      evidence-plan verify plan.yaml --against "$(git merge-base origin/main HEAD)" --strict
       evidence-plan verify plan.yaml --format json | jq '.items[] | select(.result != "passed")'
     """
     from compiler.api.verify import (
@@ -182,8 +204,14 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         return EXIT_BLOCKED
     if result.diagnostics:
         show_diagnostics(result.diagnostics)
+    base = None
+    if against is not None:  # resolved before anything runs: an unknown REV runs nothing
+        from compiler.api.against import Worktree, add_controls, resolve, run_controls, without_change
+        from compiler.commands._against import control_annotations, passes_line
+
+        base = resolve(result.root, against)
     if dry_run:
-        _dry_run(steps, fmt)
+        _dry_run(steps, fmt, base)
         err(f"{name}: {plural(len(steps), 'item')} would be verified; nothing was run")
         return EXIT_READY
     folder = output_dir if output_dir is not None else (os.path.dirname(plan) if plan != "-" else ".") or "."
@@ -198,7 +226,6 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         return EXIT_INPUT
     digest = plan_digest(result)
     passed_before = resumable(os.path.join(folder, JOURNAL), digest) if resume else None  # before it is replaced
-    journal = Journal(os.path.join(folder, JOURNAL), digest)
     shown = FORMATS[fmt]
 
     def on_receipt(receipt: Receipt) -> None:
@@ -206,15 +233,23 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         if shown is not None:
             shown(receipt)
 
-    try:
+    from contextlib import ExitStack, closing
+
+    controls: dict[str, Control] = {}
+    with ExitStack() as cleanup:  # the worktree first: when git cannot make it, nothing runs, the last journal stays
+        tree = cleanup.enter_context(Worktree(base)) if base is not None else None
+        journal = cleanup.enter_context(closing(Journal(os.path.join(folder, JOURNAL), digest)))
         receipts, interrupted = run_steps(steps, result.root, jobs=jobs or os.cpu_count() or 1, timeout=timeout,
                                           keep_going=keep_going, on_receipt=on_receipt, passed_before=passed_before)
-    finally:
-        journal.close()
+        if tree is not None and not interrupted:
+            controls, interrupted = run_controls(receipts, tree, jobs=jobs or os.cpu_count() or 1, timeout=timeout)
     verified = Verified(name=result.document.name, status=result.status, diagnostics=result.diagnostics,
                         receipts=receipts, interrupted=interrupted)
     source = os.path.relpath(os.path.abspath(plan), os.path.abspath(folder)) if plan != "-" else plan
     document = receipts_document(verified, source.replace(os.sep, "/"), digest)
+    passing = without_change(receipts, controls) if base is not None else []
+    if base is not None:
+        add_controls(document, controls, base, strict=strict)
     if not write_files({target: json.dumps(document, indent=2, ensure_ascii=False) + "\n"}):
         return EXIT_INPUT
     if not interrupted:
@@ -228,11 +263,18 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
         from compiler.report.reporters import base_folder, working_folder
 
         cwd = working_folder()
-        echo_report(github_annotations(receipts, result.document.name, cwd=cwd, base=base_folder(os.environ, cwd)))
+        also = control_annotations(passing, base, strict=strict) if base is not None else []
+        echo_report(github_annotations(receipts, result.document.name, cwd=cwd, base=base_folder(os.environ, cwd),
+                                       also=also))
+    if base is not None and fmt != "json":
+        for receipt in passing:
+            click.echo(passes_line(receipt, base), err=fmt == "github")
     counts = ", ".join(f"{n:,} {word}" for word, n in verified.counts().items() if n)
     said = " (interrupted)" if interrupted else ""
+    if passing:
+        said += f"; {len(passing):,} {'passes' if len(passing) == 1 else 'pass'} without the change"
     err(f"{name}: {counts or 'nothing to verify'}{said}; receipts: {escape(target)}")
     if interrupted:
         return INTERRUPTED
-    return EXIT_READY if verified.passed else EXIT_BLOCKED
+    return EXIT_READY if verified.passed and not (strict and passing) else EXIT_BLOCKED
 
