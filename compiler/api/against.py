@@ -116,11 +116,12 @@ class Worktree:
         self.parent = tempfile.mkdtemp(prefix="evidence-plan-against-")
         self.path = os.path.join(self.parent, "tree")
         self.root = os.path.normpath(os.path.join(self.path, base.folder))
-        self.closed = False
+        self.closed = self.added = False
         try:
             if _inside(self.parent, base.top):
                 raise _fail(base.top, f"cannot verify against {base.rev!r}: the temporary folder {self.parent} is"
                                       " inside the repository", "set TMPDIR to a folder outside it")
+            self.added = True  # from here on git may have registered it
             made = _git(base.top, *_NO_HOOKS, "worktree", "add", "--detach", "--", self.path, base.commit,
                         timeout=WORKTREE_TIMEOUT)
             if made.returncode != 0:
@@ -145,11 +146,12 @@ class Worktree:
         with _held_interrupts():
             removed = False
             try:
-                removed = _git(self.base.top, "worktree", "remove", "--force", "--", self.path).returncode == 0
+                if self.added:
+                    removed = _git(self.base.top, "worktree", "remove", "--force", "--", self.path).returncode == 0
             except (OSError, subprocess.TimeoutExpired):
                 pass
             shutil.rmtree(self.parent, ignore_errors=True)
-            if not removed:
+            if self.added and not removed:  # forget the worktree whose folder is gone
                 try:
                     _git(self.base.top, "worktree", "prune")
                 except (OSError, subprocess.TimeoutExpired):
