@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -93,9 +93,10 @@ class Verified(NamedTuple):
 
 
 def plan_steps(path: str, *, ids: Sequence[str] = (), root: str | None = None, limits: Limits | None = None,
-               verify_evidence: bool = True) -> tuple[CompileResult, list[Step]]:
+               verify_evidence: bool = True, dependencies: bool = True) -> tuple[CompileResult, list[Step]]:
     """The plan compiled as `check` checks it, and its selected items in wave order (none when it
-    is blocked). An unknown id is an input error (EP001's exit: nothing runs), with a did-you-mean."""
+    is blocked): every item, or ``ids`` and (unless not ``dependencies``) what they depend on. An
+    unknown id is an input error (EP001's exit: nothing runs), with a did-you-mean."""
     from compiler.compile.pipeline import compile_plan
     from compiler.load.limits import DEFAULT_LIMITS
 
@@ -106,7 +107,7 @@ def plan_steps(path: str, *, ids: Sequence[str] = (), root: str | None = None, l
     wave_of = result.wave_of()
     wanted = set(wave_of)
     if ids:
-        wanted = _with_dependencies(ids, by_id, wave_of, result.document.name)
+        wanted = _with_dependencies(ids, by_id, wave_of, result.document.name, dependencies)
     states = _approval_states(result)
     smap = result.document.source_map
     steps = []
@@ -120,8 +121,10 @@ def plan_steps(path: str, *, ids: Sequence[str] = (), root: str | None = None, l
     return result, steps
 
 
-def _with_dependencies(ids: Sequence[str], by_id: dict[str, Any], wave_of: dict[str, int], name: str) -> set[str]:
-    """The asked items and everything they depend on (transitively, within the graph)."""
+def _with_dependencies(ids: Sequence[str], by_id: dict[str, Any], wave_of: dict[str, int], name: str,
+                       dependencies: bool = True) -> set[str]:
+    """The asked items and (with ``dependencies``) everything they depend on (transitively, within
+    the graph)."""
     from compiler.core.diagnostics import did_you_mean
 
     wanted: set[str] = set()
@@ -132,6 +135,8 @@ def _with_dependencies(ids: Sequence[str], by_id: dict[str, Any], wave_of: dict[
             raise PlanInputError(Diagnostic("EP001", f"cannot verify {ident!r}: it {why}"
                                             f"{did_you_mean(ident, list(wave_of))}", location=Location(name)))
         stack.append(ident)
+    if not dependencies:
+        return set(stack)
     while stack:
         ident = stack.pop()
         if ident in wanted:
@@ -155,12 +160,15 @@ def _approval_states(result: CompileResult) -> dict[str, str]:
 def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, keep_going: bool = False,
               on_receipt: Callable[[Receipt], None] = lambda r: None,
               run: Callable[..., Outcome] | None = None,
-              passed_before: dict[str, str] | None = None) -> tuple[list[Receipt], bool]:
+              passed_before: dict[str, str] | None = None,
+              settled: Mapping[str, str] | None = None) -> tuple[list[Receipt], bool]:
     """Run ``steps`` (in wave order) as the module's docstring says; ``on_receipt`` is called with
     each receipt as it is made, in the main thread. Returns the receipts in wave order and whether
     the run was interrupted (Ctrl-C: the running groups are ended, what finished is kept).
     ``passed_before``: the items an interrupted run of the same plan passed (id -> when it
-    started: ``resumable``), recorded as they were and not run again."""
+    started: ``resumable``), recorded as they were and not run again. ``settled``: the results of
+    dependencies that are not among ``steps``, as other runs' receipts record them (id -> result:
+    compiler/api/fanout.py); a dependency in neither did not run, and its dependents are skipped."""
     from compiler.api.processes import run_proof
 
     run = run or run_proof
@@ -172,10 +180,12 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
         receipts[receipt.step.id] = receipt
         on_receipt(receipt)
 
+    def result_of(dep: str) -> str | None:
+        return receipts[dep].result if dep in receipts else (settled or {}).get(dep)
+
     def blocker(step: Step) -> str | None:
         for dep in step.depends_on:
-            got = receipts.get(dep)
-            if got is None or got.result not in (PASSED, APPROVED):
+            if result_of(dep) not in (PASSED, APPROVED):
                 return dep
         return None
 
@@ -198,7 +208,8 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
                     continue
                 dep = blocker(step)
                 if dep is not None:
-                    why = (f"depends on {dep}, which {receipts[dep].result.replace('-', ' ')}" if dep in receipts
+                    got = result_of(dep)
+                    why = (f"depends on {dep}, which {got.replace('-', ' ')}" if got is not None
                            else f"depends on {dep}, which did not run")
                     record(Receipt(step=step, result=SKIPPED, reason=why))
                     continue
