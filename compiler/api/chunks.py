@@ -95,12 +95,14 @@ def balance(weights: Sequence[float], bins: int) -> list[list[int]]:
     increasing order; the heaviest first, each into the lightest bin (on a tie the one that holds
     fewer, then the lower bin; the lower index first among equal weights). With at least ``bins``
     weights, no bin is empty, even when every weight is 0."""
-    loads = [0.0] * bins
+    import heapq
+
     out: list[list[int]] = [[] for _ in range(bins)]
+    lightest = [(0.0, 0, b) for b in range(bins)]  # (sum, how many, bin): a heap, the lightest on top
     for i in sorted(range(len(weights)), key=lambda i: (-weights[i], i)):
-        target = min(range(bins), key=lambda b: (loads[b], len(out[b]), b))
-        loads[target] += weights[i]
+        load, count, target = lightest[0]
         out[target].append(i)
+        heapq.heapreplace(lightest, (load + weights[i], count + 1, target))
     return [sorted(b) for b in out]
 
 

@@ -201,10 +201,12 @@ def check_workflow(plan: str, workflow: str, *, root: str | None = None, limits:
     of ``plan`` in its wave, once: the problems, one line each (none: it does). Only the items
     and their waves are compared, not how they are chunked: the durations may have moved. A file
     that cannot be read, or holds no job of a wave, is an input error."""
+    from compiler.load.limits import DEFAULT_LIMITS
+
     result, steps = plan_steps(plan, root=root, limits=limits, verify_evidence=verify_evidence)
     if result.status != "ready":
         return result, []
-    placed = _placed(workflow)
+    placed = _placed(workflow, (limits or DEFAULT_LIMITS).max_bytes)
     problems = []
     wave_of = {step.id: step.wave for step in steps}
     for ident, waves in placed.items():
@@ -218,27 +220,30 @@ def check_workflow(plan: str, workflow: str, *, root: str | None = None, limits:
     return result, problems
 
 
-def _placed(workflow: str) -> dict[str, list[int]]:
-    """Each id of the workflow's wave jobs' matrices -> the waves of the jobs that list it."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+def _placed(workflow: str, max_bytes: int) -> dict[str, list[int]]:
+    """Each id of the workflow's wave jobs' matrices -> the waves of the jobs that list it. The
+    file (a pull request's, in CI) is read bounded: at most ``max_bytes``, any nesting."""
+    import yaml  # libyaml's reader: the file quotes every value YAML 1.1 and 1.2 could read apart
 
     try:
+        if os.path.getsize(workflow) > max_bytes:
+            raise _refuse(workflow, f"cannot read the workflow: it is larger than {max_bytes:,} bytes (--max-bytes)")
         with open(workflow, encoding="utf-8") as handle:
-            document = YAML(typ="safe", pure=True).load(handle)
-    except (OSError, UnicodeDecodeError, YAMLError) as error:
+            document = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as error:
         raise _refuse(workflow, f"cannot read the workflow: {error}") from None
     jobs = document.get("jobs") if isinstance(document, dict) else None
     placed: dict[str, list[int]] = {}
     for key, job in (jobs.items() if isinstance(jobs, dict) else ()):
         wave = str(key).removeprefix("wave-")
-        if wave == key or not wave.isdigit() or not isinstance(job, dict):
+        if wave == key or not (wave.isascii() and wave.isdigit()) or len(wave) > 9 or not isinstance(job, dict):
             continue
         include = _at(job, "strategy", "matrix", "include")
         for entry in include if isinstance(include, list) else ():
             ids = _at(entry, "ids")
-            for ident in ids if isinstance(ids, list) else ():
-                placed.setdefault(str(ident), []).append(int(wave))
+            for ident in ids if isinstance(ids, list) else ():  # an id is text; an alias of a list is none
+                if isinstance(ident, str):
+                    placed.setdefault(ident, []).append(int(wave))
     if not placed:
         raise _refuse(workflow, "this is not a workflow that `evidence-plan ci github` wrote: no job of a wave lists"
                                 " items")

@@ -326,3 +326,21 @@ def test_check_says_whether_the_workflow_still_verifies_every_item_in_its_wave(t
     assert "c is in the job of wave 1, and is no item of the plan in a wave" in result.stderr
     result = run("ci", "github", str(plan), "--check", str(plan))
     assert result.exit_code == 2 and "not a workflow that `evidence-plan ci github` wrote" in result.stderr
+
+
+@pytest.mark.slow
+def test_check_reads_a_hostile_workflow_bounded(tmp_path: Path) -> None:
+    """In CI the workflow is the pull request's: nesting, an alias bomb and a size past --max-bytes
+    are each an answer, quickly."""
+    plan = repository(tmp_path, [("a", "", "true")])
+    bomb = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    bomb += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 30)]
+    bomb += ["jobs:", "  wave-1:", "    strategy:", "      matrix:", "        include:", "          - ids: *a29"]
+    cases = {"deep.yml": ("jobs: " + "[" * 100_000 + "]" * 100_000, "cannot read the workflow"),
+             "bomb.yml": ("\n".join(bomb), "no job of a wave lists items"),
+             "big.yml": ("jobs: {}\n" + "#" * 2000, "it is larger than 1,000 bytes (--max-bytes)")}
+    for name, (text, said) in cases.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        args = ["--max-bytes", "1000"] if name == "big.yml" else []
+        result = run("ci", "github", str(plan), "--check", str(tmp_path / name), *args)
+        assert result.exit_code == 2 and said in result.stderr, (name, result.stderr)
