@@ -215,6 +215,7 @@ def test_a_wave_of_600_items_makes_at_most_256_jobs_each_item_in_one(tmp_path: P
         ids = [i for chunk in chunks["wave-1"] for i in chunk]
         assert sorted(ids) == [f"item-{n:03}" for n in range(600)]
         assert {len(c) for c in chunks["wave-1"]} == ({2, 3} if expected == 256 else {75})
+        assert all(chunks.values()) and all(all(chunk) for chunk in chunks.values())  # no empty matrix or chunk
 
 
 def test_the_receipts_beside_the_plan_balance_it_and_others_can_be_given(tmp_path: Path) -> None:
