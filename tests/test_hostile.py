@@ -323,6 +323,9 @@ RECIPES: dict[str, list[list[str]]] = {
     "schema": [["schema", "output"]],  # reads no plan: what it prints must survive nothing
     "symbols": [["symbols"]],
     "verify": [["verify", "--dry-run"]],  # runs nothing: the proofs of hostile plans are not ours to run
+    # The workflow to a file (stdout would be taken for annotations: "github" is in the argv); outside a git
+    # work tree a ready plan is refused (exit 2), after it is checked.
+    "ci": [["ci", "github", "-o", "out/evidence-plan.yml"]],
     "where": [["where", "--root", ".", "{file}"]],  # the file's name, searched for in the folder
 }
 COMMANDS = [argv for name in sorted(RECIPES) for argv in RECIPES[name]]

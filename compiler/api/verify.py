@@ -23,7 +23,7 @@ The receipts (compiler/api/receipts.py) are journaled as each comes and written 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -135,9 +135,10 @@ class Verified(NamedTuple):
 
 
 def plan_steps(path: str, *, ids: Sequence[str] = (), root: str | None = None, limits: Limits | None = None,
-               verify_evidence: bool = True) -> tuple[CompileResult, list[Step]]:
+               verify_evidence: bool = True, dependencies: bool = True) -> tuple[CompileResult, list[Step]]:
     """The plan compiled as `check` checks it, and its selected items in wave order (none when it
-    is blocked). An unknown id is an input error (EP001's exit: nothing runs), with a did-you-mean."""
+    is blocked): every item, or ``ids`` and (unless not ``dependencies``) what they depend on. An
+    unknown id is an input error (EP001's exit: nothing runs), with a did-you-mean."""
     from compiler.compile.pipeline import compile_plan
     from compiler.load.limits import DEFAULT_LIMITS
 
@@ -148,7 +149,7 @@ def plan_steps(path: str, *, ids: Sequence[str] = (), root: str | None = None, l
     wave_of = result.wave_of()
     wanted = set(wave_of)
     if ids:
-        wanted = _with_dependencies(ids, by_id, wave_of, result.document.name)
+        wanted = _with_dependencies(ids, by_id, wave_of, result.document.name, dependencies)
     states = _approval_states(result)
     smap = result.document.source_map
     steps = []
@@ -162,8 +163,10 @@ def plan_steps(path: str, *, ids: Sequence[str] = (), root: str | None = None, l
     return result, steps
 
 
-def _with_dependencies(ids: Sequence[str], by_id: dict[str, Any], wave_of: dict[str, int], name: str) -> set[str]:
-    """The asked items and everything they depend on (transitively, within the graph)."""
+def _with_dependencies(ids: Sequence[str], by_id: dict[str, Any], wave_of: dict[str, int], name: str,
+                       dependencies: bool = True) -> set[str]:
+    """The asked items and (with ``dependencies``) everything they depend on (transitively, within
+    the graph)."""
     from compiler.core.diagnostics import did_you_mean
 
     wanted: set[str] = set()
@@ -174,6 +177,8 @@ def _with_dependencies(ids: Sequence[str], by_id: dict[str, Any], wave_of: dict[
             raise PlanInputError(Diagnostic("EP001", f"cannot verify {ident!r}: it {why}"
                                             f"{did_you_mean(ident, list(wave_of))}", location=Location(name)))
         stack.append(ident)
+    if not dependencies:
+        return set(stack)
     while stack:
         ident = stack.pop()
         if ident in wanted:
@@ -199,14 +204,17 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
               on_receipt: Callable[[Receipt], None] = lambda r: None,
               on_status: Callable[[Status], None] | None = None,
               run: Callable[..., Outcome] | None = None,
-              passed_before: dict[str, dict[str, Any]] | None = None) -> tuple[list[Receipt], bool]:
+              passed_before: dict[str, dict[str, Any]] | None = None,
+              settled: Mapping[str, str] | None = None) -> tuple[list[Receipt], bool]:
     """Run ``steps`` (in wave order) as the module's docstring says; ``on_receipt`` is called with
     each receipt as it is made, in the main thread. Returns the receipts in wave order and whether
     the run was interrupted (Ctrl-C: the running groups are ended, what finished is kept).
     ``passed_before``: what an interrupted run of the same plan passed (id -> its journaled
-    receipt: ``resumable``), recorded as it was and not run again. ``on_status``, when given, is
-    called in the main thread as proofs start and end, and every ``TICK`` seconds between (a live
-    display)."""
+    receipt: ``resumable``), recorded as it was and not run again. ``settled``: the results of
+    dependencies that are not among ``steps``, as other runs' receipts record them (id -> result:
+    compiler/api/fanout.py); a dependency in neither did not run, and its dependents are skipped.
+    ``on_status``, when given, is called in the main thread as proofs start and end, and every
+    ``TICK`` seconds between (a live display)."""
     import threading
 
     from compiler.api.processes import run_proof
@@ -242,10 +250,12 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
             groups.difference_update(mine)  # ended: its id may be another process's soon
         return tuple(outs)
 
+    def result_of(dep: str) -> str | None:
+        return receipts[dep].result if dep in receipts else (settled or {}).get(dep)
+
     def blocker(step: Step) -> str | None:
         for dep in step.depends_on:
-            got = receipts.get(dep)
-            if got is None or got.result not in PASSING:
+            if result_of(dep) not in PASSING:
                 return dep
         return None
 
@@ -258,7 +268,8 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
         parts = cache.parts.get(step.id)
         if parts is None:
             return None, None, None, "its inputs are past the cache's bound, so it always runs"
-        after = {dep: receipts[dep].cache_key or receipts[dep].result for dep in step.depends_on}
+        after = {dep: (receipts[dep].cache_key or receipts[dep].result) if dep in receipts
+                 else f"settled {result_of(dep)}" for dep in step.depends_on}  # settled: another run's receipt
         k = key(parts, after)
         whole = with_after(parts, after)
         before = cache.before.get(step.id)
@@ -310,7 +321,8 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
                     continue
                 dep = blocker(step)
                 if dep is not None:
-                    why = (f"depends on {dep}, which {receipts[dep].result.replace('-', ' ')}" if dep in receipts
+                    got = result_of(dep)
+                    why = (f"depends on {dep}, which {got.replace('-', ' ')}" if got is not None
                            else f"depends on {dep}, which did not run")
                     record(Receipt(step=step, result=SKIPPED, reason=why))
                     continue

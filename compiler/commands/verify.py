@@ -203,6 +203,11 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
 @click.option("-o", "--output-dir", "output_dir", metavar="DIR", default=None,
               help="Folder for evidence-plan.verify.json (default: the plan's folder).")
 @click.option("--dry-run", is_flag=True, help="Print what would run, wave by wave, and run nothing.")
+@click.option("--receipts-from", "receipts_from", metavar="DIR", default=None,
+              type=click.Path(exists=True, file_okay=False),
+              help="Run the IDs alone: each dependency counts as passed only when a receipts file under DIR, of "
+                   "this same plan, says it passed (else its dependents are skipped). What the jobs of `ci github` "
+                   "do.")
 @click.option("--resume", is_flag=True,
               help="Go on from an interrupted run of the same plan: what it passed is not run again.")
 @click.option("--format", "fmt", type=click.Choice(tuple(FORMATS)), default="text", show_default=True,
@@ -218,7 +223,7 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
 @limit_options
 def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, retries: int, no_cache: bool,
             keep_going: bool, output_dir: str | None, dry_run: bool, resume: bool, fmt: str, against: str | None,
-            strict: bool, root: str | None, no_verify: bool, limits: Limits) -> int:
+            strict: bool, root: str | None, no_verify: bool, limits: Limits, receipts_from: str | None) -> int:
     """Run the proof of each item of PLAN (or of the IDs given and what they depend on), wave by
     wave, up to --jobs at once within a wave, and keep a receipt of each in
     evidence-plan.verify.json. This runs the plan's commands: run it on code you trust (in CI, on
@@ -256,6 +261,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
       evidence-plan verify plan.yaml --retries 2 --strict
       evidence-plan verify plan.yaml --no-cache
       evidence-plan verify plan.yaml --against "$(git merge-base origin/main HEAD)" --strict
+      evidence-plan verify plan.yaml docs api --receipts-from earlier-jobs/
       evidence-plan verify plan.yaml --format json | jq '.items[] | select(.result != "passed")'
     """
     from compiler.api import receipts as kept
@@ -263,7 +269,8 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     from compiler.commands._output import err, plural, reported, show_diagnostics, write_files
     from compiler.core.display import escape
 
-    result, steps = plan_steps(plan, ids=ids, root=root, limits=limits, verify_evidence=not no_verify)
+    result, steps = plan_steps(plan, ids=ids, root=root, limits=limits, verify_evidence=not no_verify,
+                               dependencies=receipts_from is None)
     name = escape(result.document.name)
     if result.status != "ready":
         show_diagnostics(result.diagnostics)
@@ -277,6 +284,13 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
         from compiler.commands._against import control_annotations, passes_line
 
         base = resolve(result.root, against)
+    settled = None
+    if receipts_from is not None:
+        from compiler.api.fanout import settled_from
+
+        found = settled_from(receipts_from, kept.plan_digest(result), steps)
+        settled = found.results
+        err(f"{name}: dependencies from {found.note(receipts_from)}")
     if dry_run:
         _dry_run(steps, fmt, base)
         err(f"{name}: {plural(len(steps), 'item')} would be verified; nothing was run")
@@ -318,7 +332,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
         receipts, interrupted = run_steps(steps, result.root, jobs=jobs or os.cpu_count() or 1, timeout=timeout,
                                           keep_going=keep_going, retries=retries, cache=cache, on_receipt=on_receipt,
                                           on_status=live.status if live is not None else None,
-                                          passed_before=passed_before)
+                                          passed_before=passed_before, settled=settled)
         if tree is not None and not interrupted:
             controls, interrupted = run_controls(receipts, tree, jobs=jobs or os.cpu_count() or 1, timeout=timeout)
     verified = Verified(name=result.document.name, status=result.status, diagnostics=result.diagnostics,

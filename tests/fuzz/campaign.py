@@ -1305,6 +1305,12 @@ class CliInfo:
                 self.problems.append(f"command {name!r} is listed by the CLI group but not found")
                 continue
             self.commands[name] = command
+            if isinstance(command, click.Group):  # its commands too, by their whole name ("ci github")
+                group = click.Context(command, info_name=name, parent=ctx)
+                for sub in command.list_commands(group):
+                    found = command.get_command(group, sub)
+                    if found is not None:
+                        self.commands[f"{name} {sub}"] = found
             if name not in DRIVERS:
                 self.problems.append(f"command {name!r} of the CLI group has no driver: add one to DRIVERS in "
                                      f"{Path(__file__).name} (how a user runs it on a mutant, and its verdicts)")
@@ -1540,6 +1546,14 @@ def _drive_verify(d: Drive) -> None:
               stdout=d.kind("verify", "fmt", fmt), args_dropped=dropped)
 
 
+def _drive_ci(d: Drive) -> None:
+    # ci github MUTANT -o -: the workflow on stdout, YAML that reads back; it writes and runs nothing
+    if not d.chance(0.2):
+        return
+    args, dropped = d.args("ci github")
+    d.add("ci-github", ["ci", "github", "-o", "-", *args, P_PLAN], stdout="yaml", args_dropped=dropped)
+
+
 def _drive_convert(d: Drive) -> None:
     # convert MUTANT OUT into the plan's folder (as the README's examples do), then check OUT
     if not d.chance(0.3):
@@ -1661,7 +1675,8 @@ def _drive_where(d: Drive) -> None:
 
 
 DRIVERS: dict[str, Any] = {
-    "approve": _drive_approve, "check": _drive_check, "compile": _drive_compile, "convert": _drive_convert,
+    "approve": _drive_approve, "check": _drive_check, "ci": _drive_ci, "compile": _drive_compile,
+    "convert": _drive_convert,
     "diff": _drive_diff, "fix": _drive_fix, "graph": _drive_graph, "next": _drive_next, "render": _drive_render,
     "schema": _drive_schema, "symbols": _drive_symbols, "verify": _drive_verify, "where": _drive_where,
 }

