@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from compiler.api.compile import RECEIPTS as RECEIPTS  # the name it writes, where compile looks for it
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
 
-RECEIPTS = "evidence-plan.verify.json"
 JOURNAL = RECEIPTS + "l"  # evidence-plan.verify.jsonl: one line per result, as it comes
 FORMAT = "evidence-plan-verify/1"
 
