@@ -202,7 +202,7 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
         proof = item.get("proof")
         proof_html = (f"<pre>{_xml(_safe_lines(proof))}</pre>" if isinstance(proof, str) and proof.strip()
                       else "none")
-        extra = last(item) if last is not None else ""
+        extra = ""
         if "kind" in item or "irreversible" in item:
             if gate := _gate(item):
                 extra += f"<dt>Gate</dt><dd>{_h(gate)}</dd>"
@@ -218,6 +218,8 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
                 listed += f" <i>({OWNERS_INCOMPLETE})</i>" if listed else f"<i>{OWNERS_INCOMPLETE}</i>"
             if listed:
                 extra += f"<dt>{title}</dt><dd>{listed}</dd>"
+        if last is not None:
+            extra += last(item)
         batch.append(
             f'<div class="entry {state}{" flagged" if bad else ""}" id="item-{n}">\n<h3>{head}</h3>\n<dl>'
             f"<dt>Change</dt><dd>{_h(change) if isinstance(change, str) and change.strip() else 'none'}</dd>"
