@@ -24,11 +24,6 @@ if TYPE_CHECKING:
     from compiler.load.limits import Limits
     from compiler.render.verified import LastVerify
 
-# The results of the receipts' format, in its order, and those that pass.
-RESULTS = ("passed", "approved", "cached", "flaky", "failed", "timed-out", "skipped", "unapproved")
-PASSING = frozenset(("passed", "approved", "cached", "flaky"))
-FORMAT = "evidence-plan-verify/1"
-
 
 class Unusable(Exception):
     """Why the receipts are not shown."""
@@ -42,6 +37,7 @@ def last_verify(path: str, document: dict[str, Any], digest: Callable[[], str], 
     import json
     import os
 
+    from compiler.api.verify import APPROVED, PASSED, PASSING, RESULTS
     from compiler.core.diagnostics import PlanInputError
     from compiler.core.display import clip
     from compiler.load.read import read_text
@@ -73,8 +69,9 @@ def last_verify(path: str, document: dict[str, Any], digest: Callable[[], str], 
         counts[entry["result"]] += 1
         if entry["id"] in proofs:  # an item the plan no longer has is not shown
             started = entry["started"]
+            said = entry["result"] not in (PASSED, APPROVED)  # "it exited 0" tells nothing the word does not
             items[entry["id"]] = Verdict(result=entry["result"], passing=entry["result"] in PASSING,
-                                         reason=entry["reason"], started=started,
+                                         reason=entry["reason"] if said else "", started=started,
                                          seconds=float(entry.get("seconds", 0)) if started is not None else None,
                                          current=entry["command"] == proofs[entry["id"]])
     return LastVerify(started=run["started"], earlier=earlier, commit=data.get("commit"), dirty=data.get("dirty"),
@@ -105,6 +102,8 @@ def _another_source(theirs: str, ours: Any) -> bool:
 def _run(data: Any) -> dict[str, Any]:
     """The receipts' parts the pages use, checked against the format (times read as times; a
     field that may be null may be absent); Unusable says what is not as it says."""
+    from compiler.api.receipts import FORMAT
+    from compiler.api.verify import RESULTS
     from compiler.core.display import clip
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:

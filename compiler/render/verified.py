@@ -25,7 +25,7 @@ class Verdict(NamedTuple):
 
     result: str  # a result of the receipts' format: passed, failed, skipped, ...
     passing: bool  # whether that result passes (passed, approved, cached, flaky)
-    reason: str  # the receipt's reason (plan and repository text: escaped by the page)
+    reason: str  # why, for a result that needs one (plan and repository text: escaped by the page); else ''
     started: datetime | None  # when its proof ran (UTC); None when nothing ran (skipped, approved, cached)
     seconds: float | None  # how long it ran; None when nothing ran
     current: bool  # the command that ran is the item's proof now; False: its proof changed since
@@ -69,8 +69,7 @@ def verdict_text(verdict: Verdict, run: LastVerify, fmt: Inline) -> str:
             text += f" ({verdict.seconds:.1f} s)"
     else:
         text = f"{verdict.result} in {_the_run(run)}"
-    shown = verdict.result not in ("passed", "approved") and verdict.reason.strip()
-    return text + (f": {fmt.text(verdict.reason)}" if shown else "")
+    return text + (f": {fmt.text(verdict.reason)}" if verdict.reason.strip() else "")
 
 
 def run_text(run: LastVerify, fmt: Inline) -> str:
