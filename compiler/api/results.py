@@ -68,7 +68,7 @@ def last_verify(path: str, document: dict[str, Any], digest: Callable[[], str], 
     for entry in run["items"]:
         counts[entry["result"]] += 1
         if entry["id"] in proofs:  # an item the plan no longer has is not shown
-            started = entry["started"]
+            started = entry["started"] if entry.get("attempts") else None  # a cached one's is of the run it reuses
             said = entry["result"] not in (PASSED, APPROVED)  # "it exited 0" tells nothing the word does not
             items[entry["id"]] = Verdict(result=entry["result"], passing=entry["result"] in PASSING,
                                          reason=entry["reason"] if said else "", started=started,
@@ -118,7 +118,7 @@ def _run(data: Any) -> dict[str, Any]:
         seconds = entry.get("seconds", 0) if isinstance(entry, dict) else None
         if not (isinstance(entry, dict) and isinstance(entry.get("id"), str) and isinstance(entry.get("command"), str)
                 and entry.get("result") in RESULTS and isinstance(entry.get("reason"), str)
-                and isinstance(entry.get("started"), (str, type(None)))
+                and isinstance(entry.get("started"), (str, type(None))) and isinstance(entry.get("attempts", []), list)
                 and isinstance(seconds, (int, float)) and not isinstance(seconds, bool)):
             raise Unusable(f"its items[{n}] is not what the format says")
         if entry["id"] in seen:

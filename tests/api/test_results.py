@@ -49,10 +49,16 @@ def _digest(plan: Path) -> str:
 
 def _item(ident: str, result: str, reason: str, *, started: str | None = STARTED, seconds: float = 0.5,
           command: str | None = None) -> dict[str, Any]:
-    ran = started is not None
+    """A receipt; one whose ``started`` is given ran once (a cached one, which ran nothing, is given its
+    ``started`` by its caller)."""
+    ran = started is not None and result != "cached"
+    attempt = {"exit_code": 0 if result in ("passed", "flaky") else 1, "signal": None,
+               "timed_out": result == "timed-out", "leftovers": None, "survivors": False, "started": started,
+               "seconds": seconds, "stdout": {"head": "", "tail": "", "size": 0, "cut": False},
+               "stderr": {"head": "", "tail": "", "size": 0, "cut": False}}
     return {"id": ident, "wave": 1, "line": None, "command": PROOFS[ident] if command is None else command,
-            "result": result, "reason": reason, "cache_key": None, "started": started,
-            "seconds": seconds if ran else 0, "attempts": []}
+            "result": result, "reason": reason, "ran_because": None, "cache_key": None, "started": started,
+            "seconds": seconds if ran else 0, "attempts": [attempt] if ran else []}
 
 
 def _receipts(plan: Path, items: list[dict[str, Any]], **top: Any) -> dict[str, Any]:
@@ -111,11 +117,16 @@ def test_each_item_shows_its_last_result_its_time_and_why_it_did_not_pass(plan: 
 def test_every_result_of_the_format_is_shown_and_the_passing_ones_pass(plan: Path) -> None:
     for result, passing in (("passed", True), ("approved", True), ("cached", True), ("flaky", True),
                             ("failed", False), ("timed-out", False), ("skipped", False), ("unapproved", False)):
-        started = None if result in ("approved", "cached", "skipped", "unapproved") else STARTED
+        # A cached receipt names the start of the run whose pass it reuses, and ran nothing.
+        started = {"cached": "2026-12-01T09:00:00Z", "approved": None, "skipped": None, "unapproved": None}.get(
+            result, STARTED)
         markdown, html, note = _pages(plan, _receipts(plan, [_item("a", result, "why", started=started)]))
         assert note is None
         (line,) = _lines(markdown, "- **Last verified:**")
         assert line.startswith(f"- **Last verified:** {result} ")
+        ran = result not in ("approved", "cached", "skipped", "unapproved")
+        assert line.startswith(f"- **Last verified:** {result} 2026-12-02 10:00 UTC (0.5 s)" if ran else
+                               f"- **Last verified:** {result} in the run started 2026-12-02 10:00 UTC"), line
         assert line.endswith(": why") != (result in ("passed", "approved")), result  # the reason of the rest
         assert (f"did not pass: `a` ({result})" in markdown) != passing
         assert f'<span class="tag{"" if passing else " flag"}">{result}</span>' in html
