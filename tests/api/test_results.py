@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, run, write_plan
+from support import REPO, docs_block, run, write_plan
 
 from compiler.api.compile import RECEIPTS, compile_to_folder
 
@@ -303,3 +303,10 @@ def test_a_plan_without_receipts_imports_nothing_of_the_feature(plan: Path) -> N
                               check=False)
         assert done.returncode == 0, done.stderr
         assert done.stderr.splitlines()[-1] == "[]", argv
+
+
+def test_the_docs_show_lines_of_the_golden_page() -> None:
+    """docs/reference/verify.md's example of the pages is lines of tests/golden/verified's page."""
+    page = (REPO / "tests" / "golden" / "verified" / "evidence-plan.md").read_text(encoding="utf-8").splitlines()
+    shown = docs_block("reference/verify.md", "verify-pages-example").splitlines()
+    assert len(shown) == 6 and all(line in page for line in shown)
