@@ -29,8 +29,9 @@ class Compiled(NamedTuple):
     note: str | None = None  # why the receipts there (RECEIPTS) are not shown on the pages, when they are not
 
 
-# What `evidence-plan verify` writes beside the artifacts (compiler/api/verify.py): when it is in the
-# folder, the pages show each item's last result (compiler/api/results.py).
+# What `evidence-plan verify` writes beside the artifacts (compiler/api/receipts.py): when it is in
+# the folder, the pages show each item's last result (compiler/api/results.py). Named here, where
+# compile looks for it, so that a folder without it costs compile no import.
 RECEIPTS = "evidence-plan.verify.json"
 
 

@@ -12,7 +12,8 @@ import os
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from compiler.api.compile import RECEIPTS as RECEIPTS  # named where compile looks for it, at no cost to compile
+from compiler.api.compile import RECEIPTS as RECEIPTS  # named where compile looks for it
+from compiler.api.verify import FORMAT as FORMAT
 from compiler.api.verify import PASSING
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from compiler.model.values import Plan
 
 JOURNAL = RECEIPTS + "l"  # evidence-plan.verify.jsonl: one line per result, as it comes
-FORMAT = "evidence-plan-verify/1"
 COMPILED = "evidence-plan.json"  # whose revision the receipts name, when it compiled the same items
 
 

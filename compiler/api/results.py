@@ -102,8 +102,7 @@ def _another_source(theirs: str, ours: Any) -> bool:
 def _run(data: Any) -> dict[str, Any]:
     """The receipts' parts the pages use, checked against the format (times read as times; a
     field that may be null may be absent); Unusable says what is not as it says."""
-    from compiler.api.receipts import FORMAT
-    from compiler.api.verify import RESULTS
+    from compiler.api.verify import FORMAT, RESULTS
     from compiler.core.display import clip
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:

@@ -296,7 +296,8 @@ def test_a_plan_without_receipts_imports_nothing_of_the_feature(plan: Path) -> N
     """Compiling and rendering a plan with no receipts beside it: neither the reader nor the
     pages' part of it is imported (one os.path.exists is all it costs)."""
     code = ("import sys\nfrom compiler.cli import main\ncode = main(sys.argv[1:])\n"
-            "print(sorted(m for m in sys.modules if m in ('compiler.api.results', 'compiler.render.verified')),"
+            "print(sorted(m for m in sys.modules if m in ('compiler.api.results', 'compiler.render.verified',"
+            " 'compiler.api.verify', 'compiler.api.receipts')),"
             " file=sys.stderr)\nsys.exit(code)")
     for argv in (["compile", str(plan), "--html"], ["render", str(plan.parent / "evidence-plan.json")]):
         done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=REPO,
