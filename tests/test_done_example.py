@@ -95,7 +95,7 @@ def test_the_page_after_the_run_shows_what_the_docs_show(repository: Path) -> No
         assert done.returncode == 0, done.stdout + done.stderr
         assert "note:" not in done.stderr
     page = (repository / "build/done/evidence-plan.md").read_text(encoding="utf-8")
-    heads = ("**Last verify:**", "### ", "- **Last verified:**")
+    heads = ("## Last verify", "Started ", "### ", "- **Last verified:**")
     shown = [line for line in page.splitlines() if line.startswith(heads)]
     assert _normal("\n".join(shown)) == _normal(docs_block(PAGE, "verify-done-page").rstrip("\n"))
     html = (repository / "build/done/evidence-plan.html").read_text(encoding="utf-8")

@@ -117,10 +117,11 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]], verified: Las
             item = items[n]
             ident = graph.ids[n]
             change = item.get("change") or ""
+            verdict = _verdict(item, verified) if verified is not None else None
             batch.append(f'<a class="{classes(box, item)}" id="box-{n}" href="#item-{n}" style="{style}"'
                          f' data-id="{attr(ident)}"><span class="id">{attr(ident) or "<i>no id</i>"}</span>'
                          f'<span class="change">{attr(change) or "<i>no change</i>"}</span>'
-                         f"{_pop(item, box.flagged, _verdict(item, verified))}</a>\n")
+                         f"{_pop(item, box.flagged, verdict)}</a>\n")
         if len(batch) >= 200:
             yield "".join(batch)
             batch = []
@@ -131,10 +132,10 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]], verified: Las
 _NO_EVIDENCE = '<span class="ev"><i>none</i></span>'
 
 
-def _verdict(item: dict[str, Any], verified: LastVerify | None) -> Verdict | None:
-    """The item's last `verify` result, when the page shows a run and the run selected the item."""
+def _verdict(item: dict[str, Any], verified: LastVerify) -> Verdict | None:
+    """The item's last `verify` result, when the run selected the item."""
     ident = item.get("id")
-    return verified.items.get(ident) if verified is not None and isinstance(ident, str) else None
+    return verified.items.get(ident) if isinstance(ident, str) else None
 
 
 def _pop(item: dict[str, Any], flagged: bool, verdict: Verdict | None = None) -> str:
@@ -189,7 +190,7 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
             head += f'<span class="tag">{state}</span>'
         if bad:
             head += '<span class="tag flag">has an error</span>'
-        verdict = _verdict(item, verified)
+        verdict = _verdict(item, verified) if verified is not None else None
         if verdict is not None and verdict.current:
             head += f'<span class="tag{"" if verdict.passing else " flag"}">{verdict.result}</span>'
         change = item.get("change")
@@ -285,7 +286,6 @@ def page(document: dict[str, Any], verified: LastVerify | None = None) -> dict[s
         "headline": headline,
         "source": _safe(document.get("source", "")),
         "revision": Markup(revision_line(document, inline)),  # its parts escaped as they were made
-        "verify": Markup(verified.line(inline)) if verified is not None else "",  # so are these
         "estimates": estimates,
         "claims": claims,
         "progress": progress_line(view.progress) or "",
@@ -298,8 +298,11 @@ def page(document: dict[str, Any], verified: LastVerify | None = None) -> dict[s
         "picture": markup(lay, graph, items, verified),
         "critical_path": [_safe("…" if i is None else i) for i in view.critical_path],
         "critical_path_length": view.critical_path_length,
-        "sections": ((section_title(s, _safe) if s.phase else _safe(s.heading),
-                      map(Markup, entries(s.items, position, first, flagged, verified))) for s in view.sections),
+        # The last `verify` run, when there is one, is a section before the items (not in the
+        # template: a page without it parses no more template).
+        "sections": chain([("Last verify", [Markup(f"<p>{verified.line(inline)}</p>\n")])] if verified else [],
+                          ((section_title(s, _safe) if s.phase else _safe(s.heading),
+                            map(Markup, entries(s.items, position, first, flagged, verified))) for s in view.sections)),
     }
 
 

@@ -206,8 +206,8 @@ def items_pieces(sections: Iterable[Any], base: str, verified: LastVerify | None
     """The items' part of the page, section by section (a wave, or the plan's order when it is
     blocked): each heading and its items' blocks, joined into pieces of about a megabyte. One
     stream for the page, not one per section: a chain of 100,000 items has 100,000 waves. ``base``
-    is the repository root relative to the Markdown file; ``verified``, the last `verify` run,
-    whose result for an item is its block's last line."""
+    is the repository root relative to the Markdown file; ``verified``, the last `verify` run: a
+    section of its own first, and an item's result as its block's last line."""
     link = repository_link(base)
     prefix = plain_prefix(base)
     last = None
@@ -217,6 +217,8 @@ def items_pieces(sections: Iterable[Any], base: str, verified: LastVerify | None
         last = verdict_lines(verified, MARKDOWN, "- **Last verified:** {}\n")
 
     def texts() -> Iterator[str]:
+        if verified is not None:  # here, not in the template: a page without it parses no more template
+            yield f"\n## Last verify\n\n{verified.line(MARKDOWN)}\n"
         for section in sections:
             yield f"\n## {_heading(section)}\n"
             for item in section.items:
@@ -365,7 +367,6 @@ def page(document: dict[str, Any], base: str, verified: LastVerify | None = None
         "complexity": _complexity(document.get("complexity")),
         "progress": progress_line(view.progress),
         "revision": revision_line(document, MARKDOWN),
-        "verify": verified.line(MARKDOWN) if verified is not None else "",
         "estimates": estimates_section(document),
         "items": items_pieces(view.sections, base, verified),
     }

@@ -73,9 +73,9 @@ def verdict_text(verdict: Verdict, run: LastVerify, fmt: Inline) -> str:
 
 
 def run_text(run: LastVerify, fmt: Inline) -> str:
-    """The run's line: when, at which commit, its counts, the items that did not pass, the file,
-    and whether it was of an earlier revision of the plan."""
-    text = f"started {when(run.started)}" if run.started is not None else "started at a time it does not record"
+    """The run's paragraph (the pages' "Last verify" section): when, at which commit, its counts,
+    the items that did not pass, the file, and whether it was of an earlier revision of the plan."""
+    text = f"Started {when(run.started)}" if run.started is not None else "Started at a time it does not record"
     if run.commit is not None:
         text += f" at commit {fmt.code(run.commit[:12])}"
         if run.dirty:

@@ -7,6 +7,7 @@ without receipts pays nothing for the feature. tests/golden/verified/ is the who
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +91,9 @@ def _pages(plan: Path, receipts: dict[str, Any] | str | None) -> tuple[str, str,
 
 
 def _lines(markdown: str, start: str) -> list[str]:
+    """The lines that start with ``start``; for ``## Last verify``, the section's paragraph."""
+    if start == "## Last verify":
+        return re.findall(r"^## Last verify\n\n(.*)$", markdown, re.M)
     return [line for line in markdown.splitlines() if line.startswith(start)]
 
 
@@ -104,8 +108,8 @@ def test_each_item_shows_its_last_result_its_time_and_why_it_did_not_pass(plan: 
         "- **Last verified:** passed 2026-12-02 10:00 UTC (0.4 s)",
         "- **Last verified:** failed 2026-12-02 10:00 UTC (1.2 s): it exited 1",
         "- **Last verified:** skipped in the run started 2026-12-02 10:00 UTC: depends on b, which failed"]
-    assert _lines(markdown, "**Last verify:**") == [
-        "**Last verify:** started 2026-12-02 10:00 UTC at commit `0123456789ab`: 1 passed, 1 failed, 1 skipped;"
+    assert _lines(markdown, "## Last verify") == [
+        "Started 2026-12-02 10:00 UTC at commit `0123456789ab`: 1 passed, 1 failed, 1 skipped;"
         " did not pass: `b` (failed), `c` (skipped). Receipts: `evidence-plan.verify.json`."]
     assert '<h3><code>a</code><span class="tag">passed</span></h3>' in html
     assert '<h3><code>b</code><span class="tag flag">failed</span></h3>' in html
@@ -148,7 +152,7 @@ def test_receipts_of_an_earlier_revision_say_so(plan: Path) -> None:
     receipts = _receipts(plan, [_item("a", "passed", "it exited 0")], plan_digest="0" * 32)
     markdown, html, note = _pages(plan, receipts)
     assert note is None
-    (line,) = _lines(markdown, "**Last verify:**")
+    (line,) = _lines(markdown, "## Last verify")
     assert line.endswith("These are the results of an earlier revision of the plan: its items changed since, and an"
                          " item's result is shown only while its proof is the command that ran.")
     assert "These are the results of an earlier revision of the plan" in html
@@ -170,13 +174,13 @@ def test_receipts_of_another_plan_whose_items_differ_are_not_shown(plan: Path) -
 def test_the_run_line_says_uncommitted_changes_interrupted_no_commit_and_counts_the_rest(plan: Path) -> None:
     items = [_item("a", "failed", "it exited 1"), _item("b", "failed", "it exited 2")]
     markdown, _, _ = _pages(plan, _receipts(plan, items, dirty=True, interrupted=True))
-    (line,) = _lines(markdown, "**Last verify:**")
-    assert line == ("**Last verify:** started 2026-12-02 10:00 UTC at commit `0123456789ab` with uncommitted changes,"
+    (line,) = _lines(markdown, "## Last verify")
+    assert line == ("Started 2026-12-02 10:00 UTC at commit `0123456789ab` with uncommitted changes,"
                     " interrupted: 2 failed; did not pass: `a` (failed), `b` (failed). Receipts:"
                     " `evidence-plan.verify.json`.")
     markdown, _, _ = _pages(plan, _receipts(plan, [], commit=None, dirty=None, started=None))
-    assert _lines(markdown, "**Last verify:**") == [
-        "**Last verify:** started at a time it does not record: no item. Receipts: `evidence-plan.verify.json`."]
+    assert _lines(markdown, "## Last verify") == [
+        "Started at a time it does not record: no item. Receipts: `evidence-plan.verify.json`."]
     assert not _lines(markdown, "- **Last verified:**")
 
 
