@@ -56,7 +56,10 @@ def last_verify(path: str, document: dict[str, Any], digest: Callable[[], str], 
         return unshown(f"it is not JSON ({clip(str(error))})")
     except Unusable as error:
         return unshown(str(error))
-    earlier = data["plan_digest"] != digest()
+    try:
+        earlier = data["plan_digest"] != digest()
+    except PlanInputError as error:  # render's evidence-plan.json, read again, no longer reads
+        return unshown(f"the compiled plan's items digest cannot be made ({error.diagnostic.message})")
     if earlier and _another_source(data["source"], document.get("source")):
         return unshown(f"it is of another plan ({clip(data['source'])}) whose items differ")
     proofs: dict[str, Any] = {}

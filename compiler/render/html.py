@@ -172,7 +172,7 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
     """Each item's entry below the graph, as markup (every text escaped here), joined
     ENTRIES_PER_PIECE at a time: made in Python rather than by the template, whose loop over
     each item's parts was most of a large page's time. With ``verified``, the last `verify` run,
-    an entry the run selected says its last result (a tag by its id, a line after its proof)."""
+    an entry the run selected says its last result (a tag by its id, a last line)."""
     last = None
     if verified is not None:
         from compiler.render.verified import verdict_lines
