@@ -13,6 +13,8 @@
   docstring of what emits it, and its case folders of tests/cases as worked examples);
 - docs/commands/NAME.md, one page per command of compiler/commands/ (its click help: usage, text, options);
 - tests/golden/* (rendered output of the test plans in tests/golden/);
+- tests/golden/verified/evidence-plan.md and .html (a plan's pages with the receipts of its last
+  `verify` beside it, hand-written in their format: each item's last result);
 - tests/golden/diff/revised.* (`diff` of the example against that revision, in each format);
 - tests/golden/ci/evidence-plan.yml (`ci github` of tests/golden/ci/plan.yaml: CI_GOLDEN);
 - the hostile-input corpus, tests/hostile/* (written by tests/hostile/make.py);
@@ -195,6 +197,27 @@ def golden() -> dict[Path, str]:
     return out
 
 
+def verified_golden() -> dict[Path, str]:
+    """tests/golden/verified/evidence-plan.md and .html: its plan.yaml compiled in its folder, as
+    compile does it (compiler/api/compile.py: prepare), beside the receipts there; nothing else
+    of the compile is kept (its JSON would be read back as the previous revision)."""
+    import os
+
+    from compiler.api.compile import prepare
+
+    folder = REPO / "tests" / "golden" / "verified"
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        compiled = prepare("plan.yaml", ".", html=True, verify_evidence=False)
+        assert compiled.note is None, compiled.note
+        pages = {folder / os.path.basename(path): "".join(content()) for path, content in compiled.files.items()
+                 if not path.endswith(".json")}
+    finally:
+        os.chdir(cwd)
+    return pages
+
+
 # The `diff` golden files: the example plan against tests/golden/diff/revised.yaml, in each format.
 # tests/golden/diff/NAME.yaml: a hand-written revision of a bundled example (its comment says what
 # changed), and the example it revises.
@@ -253,8 +276,8 @@ def ci_golden() -> dict[Path, str]:
 
 
 def everything() -> dict[Path, bytes]:
-    texts = {**schemas(), **outputs(), **sections(), **code_pages(), **command_pages(), **golden(), **diff_golden(),
-             **ci_golden()}
+    texts = {**schemas(), **outputs(), **sections(), **code_pages(), **command_pages(), **golden(), **verified_golden(),
+             **diff_golden(), **ci_golden()}
     return {**{path: text.encode("utf-8") for path, text in texts.items()}, **hostile()}
 
 

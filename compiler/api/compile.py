@@ -26,6 +26,13 @@ class Compiled(NamedTuple):
     result: CompileResult
     document: dict[str, Any]  # evidence-plan.json's data, with its revision recorded
     files: dict[str, Content]  # each artifact's path and content (made when written), in the order written
+    note: str | None = None  # why the receipts there (RECEIPTS) are not shown on the pages, when they are not
+
+
+# What `evidence-plan verify` writes beside the artifacts (compiler/api/receipts.py): when it is in
+# the folder, the pages show each item's last result (compiler/api/results.py). Named here, where
+# compile looks for it, so that a folder without it costs compile no import.
+RECEIPTS = "evidence-plan.verify.json"
 
 
 def output_folder(plan: str, output_dir: str | None = None) -> str:
@@ -40,7 +47,9 @@ def prepare(plan: str, output_dir: str | None = None, *, html: bool = False, roo
             deadline: Deadline | None = None) -> Compiled:
     """Compile ``plan`` for ``output_dir`` (see ``output_folder``): its evidence-plan.json there, if
     any, gives the revision and what changed (``result.revision``, with a note when it could not
-    be read). Nothing is written. Raises PlanInputError when the plan is not a usable plan."""
+    be read); the receipts of `verify` there, if any, each item's last result on the pages (or
+    the note of why not, ``Compiled.note``). Nothing is written. Raises PlanInputError when the
+    plan is not a usable plan."""
     from compiler.compile.emit import JSON_NAME, MARKDOWN_NAME, build_output, dump_pieces
     from compiler.compile.history import record
     from compiler.compile.pipeline import compile_plan
@@ -52,15 +61,23 @@ def prepare(plan: str, output_dir: str | None = None, *, html: bool = False, roo
                           deadline=deadline, previous=json_path).for_output()
     assert result.revision is not None  # compiled with previous
     document = record(build_output(result, out_dir), result.revision, result.plan)
+    verified, note = None, None
+    receipts = os.path.join(out_dir, RECEIPTS)
+    if os.path.exists(receipts):  # all that a folder without them costs
+        from compiler.api.results import last_verify
+        from compiler.compile.history import items_digest
+
+        verified, note = last_verify(receipts, document, lambda: items_digest(result.plan), limits)
     # Each text is made just before it is written, and dropped after: never both at once.
     files: dict[str, Content] = {json_path: lambda: dump_pieces(document),
-                                 os.path.join(out_dir, MARKDOWN_NAME): lambda: render_pieces(document,
-                                                                                             base=document["root"])}
+                                 os.path.join(out_dir, MARKDOWN_NAME): lambda: render_pieces(
+                                     document, base=document["root"], verified=verified)}
     if html:
         from compiler.render import html as html_page
 
-        files[os.path.join(out_dir, html_page.HTML_NAME)] = lambda: html_page.render_pieces(document)
-    return Compiled(plan=plan, result=result, document=document, files=files)
+        files[os.path.join(out_dir, html_page.HTML_NAME)] = lambda: html_page.render_pieces(document,
+                                                                                             verified=verified)
+    return Compiled(plan=plan, result=result, document=document, files=files, note=note)
 
 
 def write(compiled: Compiled) -> None:

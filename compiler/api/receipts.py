@@ -12,6 +12,8 @@ import os
 import subprocess
 from typing import TYPE_CHECKING, Any
 
+from compiler.api.compile import RECEIPTS as RECEIPTS  # named where compile looks for it
+from compiler.api.verify import FORMAT as FORMAT
 from compiler.api.verify import PASSING
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 
@@ -20,10 +22,7 @@ if TYPE_CHECKING:
     from compiler.compile.pipeline import CompileResult
     from compiler.model.values import Plan
 
-RECEIPTS = "evidence-plan.verify.json"
 JOURNAL = RECEIPTS + "l"  # evidence-plan.verify.jsonl: one line per result, as it comes
-FORMAT = "evidence-plan-verify/1"
-COMPILED = "evidence-plan.json"  # whose revision the receipts name, when it compiled the same items
 
 
 def plan_digest(result: CompileResult) -> str:
@@ -37,10 +36,11 @@ def plan_digest(result: CompileResult) -> str:
 def revision(folder: str, plan: Plan) -> int | None:
     """The plan's revision, as the evidence-plan.json in ``folder`` records it, when that file
     compiled these same items (compiler/compile/history.py: same_items); None otherwise."""
+    from compiler.compile.emit import JSON_NAME
     from compiler.compile.history import same_items
 
     try:
-        with open(os.path.join(folder, COMPILED), encoding="utf-8") as handle:
+        with open(os.path.join(folder, JSON_NAME), encoding="utf-8") as handle:
             compiled = json.load(handle)
     except (OSError, ValueError):
         return None

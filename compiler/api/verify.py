@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
 
+FORMAT = "evidence-plan-verify/1"  # of the receipts and the journal (compiler/api/receipts.py)
+
 # What became of an item. The first four pass (a flaky one fails the run only under --strict); the
 # rest fail it (exit 1).
 PASSED, APPROVED, CACHED, FLAKY = "passed", "approved", "cached", "flaky"

@@ -67,6 +67,8 @@ def command(plan: str, output_dir: str | None, root: str | None, no_verify: bool
     assert result.revision is not None  # compiled for a folder
     if result.revision.note is not None:
         err(f"note: {result.revision.note}")
+    if compiled.note is not None:
+        err(f"note: {compiled.note}")
     if not reported(lambda: folder.write(compiled)):
         return EXIT_INPUT
 

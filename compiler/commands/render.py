@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 def command(compiled: str, output: str, html: bool, limits: Limits) -> int:
     """Render a compiled evidence-plan.json as Markdown, or with --html as one self-contained
     HTML page (inline CSS and SVG, no script, nothing from the network). The JSON is the source
-    of truth.
+    of truth. When `verify` has written its receipts beside it (evidence-plan.verify.json), the
+    page shows each item's last result.
 
     \b
     Examples:
@@ -31,22 +32,31 @@ def command(compiled: str, output: str, html: bool, limits: Limits) -> int:
       evidence-plan render build/evidence-plan.json -o docs/plan.md
       evidence-plan render evidence-plan.json --html -o evidence-plan.html
     """
+    from compiler.api.compile import RECEIPTS
     from compiler.model.output_model import read_compiled
     from compiler.render.markdown import link_base, render_markdown
 
     document = read_compiled(compiled, limits)
+    json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
+    verified = None
+    receipts = os.path.join(json_dir, RECEIPTS)
+    if compiled != "-" and os.path.exists(receipts):  # all that a folder without them costs
+        from compiler.api.results import compiled_digest, last_verify
+
+        verified, note = last_verify(receipts, document, lambda: compiled_digest(compiled, limits), limits)
+        if note is not None:
+            err(f"note: {note}")
     if html:
         from compiler.render.html import render_pieces as html_pieces
 
         if output == "-":
-            for piece in html_pieces(document):
+            for piece in html_pieces(document, verified=verified):
                 click.echo(piece, nl=False)
             return EXIT_READY
-        if not write_files({output: lambda: html_pieces(document)}, inputs=[compiled]):
+        if not write_files({output: lambda: html_pieces(document, verified=verified)}, inputs=[compiled]):
             return EXIT_INPUT
         err(f"wrote {output}")
         return EXIT_READY
-    json_dir = "." if compiled == "-" else os.path.dirname(compiled) or "."
     md_dir = "." if output == "-" else os.path.dirname(output) or "."
-    markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]))
+    markdown = render_markdown(document, base=link_base(json_dir, md_dir, document["root"]), verified=verified)
     return write_output(output, markdown, inputs=[compiled])

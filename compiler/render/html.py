@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from html import escape as _xml
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.render.layout import LIST_SHOWN, Layout
 from compiler.render.sentences import (
@@ -34,6 +34,9 @@ from compiler.render.sentences import (
 )
 from compiler.render.svg import attr, classes, edges_svg, evidence_text
 from compiler.render.view import Graph, plan_view, section_title
+
+if TYPE_CHECKING:
+    from compiler.render.verified import LastVerify, Verdict
 
 TEMPLATE = "plan.html.j2"
 HTML_NAME = "evidence-plan.html"
@@ -82,9 +85,11 @@ def _gate(item: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]]) -> Iterator[str]:
+def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]], verified: LastVerify | None = None,
+           ) -> Iterator[str]:
     """The graph's markup: a canvas of the layout's size, the edges and column titles as SVG,
-    and a box per item (or folded list) over them."""
+    and a box per item (or folded list) over them (each box's pop-up says the item's last
+    `verify` result, when ``verified`` is given)."""
     first: dict[str, int] = {}
     for n, ident in enumerate(graph.ids):
         first.setdefault(ident, n)
@@ -112,10 +117,11 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]]) -> Iterator[s
             item = items[n]
             ident = graph.ids[n]
             change = item.get("change") or ""
+            verdict = _verdict(item, verified) if verified is not None else None
             batch.append(f'<a class="{classes(box, item)}" id="box-{n}" href="#item-{n}" style="{style}"'
                          f' data-id="{attr(ident)}"><span class="id">{attr(ident) or "<i>no id</i>"}</span>'
                          f'<span class="change">{attr(change) or "<i>no change</i>"}</span>'
-                         f"{_pop(item, box.flagged)}</a>\n")
+                         f"{_pop(item, box.flagged, verdict)}</a>\n")
         if len(batch) >= 200:
             yield "".join(batch)
             batch = []
@@ -126,8 +132,15 @@ def markup(lay: Layout, graph: Graph, items: list[dict[str, Any]]) -> Iterator[s
 _NO_EVIDENCE = '<span class="ev"><i>none</i></span>'
 
 
-def _pop(item: dict[str, Any], flagged: bool) -> str:
-    """A box's pop-up: what the item changes, its evidence and its proof."""
+def _verdict(item: dict[str, Any], verified: LastVerify) -> Verdict | None:
+    """The item's last `verify` result, when the run selected the item."""
+    ident = item.get("id")
+    return verified.items.get(ident) if isinstance(ident, str) else None
+
+
+def _pop(item: dict[str, Any], flagged: bool, verdict: Verdict | None = None) -> str:
+    """A box's pop-up: what the item changes, its evidence and its proof (and its last `verify`
+    result, when there is one: its word, or that its proof changed since)."""
     evidence = item.get("evidence") or []
     # Inside a link only phrasing content is valid HTML (no <ul>): each entry is a span shown as a list item.
     lines = [f'<span class="ev">{attr(_short(evidence_text(ev)))}</span>' for ev in evidence[:POP_EVIDENCE]]
@@ -138,6 +151,8 @@ def _pop(item: dict[str, Any], flagged: bool) -> str:
     status = item.get("status")
     head = f"<b>{attr(_short(str(item.get('id', ''))))}</b>" + (f" · {attr(status)}" if status else "")
     head += " · has an error" if flagged else ""
+    if verdict is not None:
+        head += f" · last verify: {verdict.result}" if verdict.current else " · proof changed since its last verify"
     return (f'<span class="pop" role="tooltip">{head}<br>{attr(_short(str(item.get("change") or "")))}'
             f'<span class="label">Evidence</span>{"".join(lines) or _NO_EVIDENCE}'
             f'<span class="label">Proof</span><code>{shown}</code></span>')
@@ -153,10 +168,16 @@ def _h(text: Any) -> str:
 
 
 def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: dict[str, int],
-            flagged: frozenset[str]) -> Iterator[str]:
+            flagged: frozenset[str], verified: LastVerify | None = None) -> Iterator[str]:
     """Each item's entry below the graph, as markup (every text escaped here), joined
     ENTRIES_PER_PIECE at a time: made in Python rather than by the template, whose loop over
-    each item's parts was most of a large page's time."""
+    each item's parts was most of a large page's time. With ``verified``, the last `verify` run,
+    an entry the run selected says its last result (a tag by its id, a last line)."""
+    last = None
+    if verified is not None:
+        from compiler.render.verified import verdict_lines
+
+        last = verdict_lines(verified, INLINE, "<dt>Last verified</dt><dd>{}</dd>")
     batch: list[str] = []
     for item in items:
         n = position[id(item)]
@@ -169,6 +190,9 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
             head += f'<span class="tag">{state}</span>'
         if bad:
             head += '<span class="tag flag">has an error</span>'
+        verdict = _verdict(item, verified) if verified is not None else None
+        if verdict is not None and verdict.current:
+            head += f'<span class="tag{"" if verdict.passing else " flag"}">{verdict.result}</span>'
         change = item.get("change")
         evidence = item.get("evidence") or []
         shown = ("<ul>" + "".join(f"<li><code>{_h(evidence_text(ev))}</code></li>" for ev in evidence) + "</ul>"
@@ -195,6 +219,8 @@ def entries(items: Iterable[dict[str, Any]], position: dict[int, int], first: di
                 listed += f" <i>({OWNERS_INCOMPLETE})</i>" if listed else f"<i>{OWNERS_INCOMPLETE}</i>"
             if listed:
                 extra += f"<dt>{title}</dt><dd>{listed}</dd>"
+        if last is not None:
+            extra += last(item)
         batch.append(
             f'<div class="entry {state}{" flagged" if bad else ""}" id="item-{n}">\n<h3>{head}</h3>\n<dl>'
             f"<dt>Change</dt><dd>{_h(change) if isinstance(change, str) and change.strip() else 'none'}</dd>"
@@ -218,8 +244,9 @@ def _estimate(item: dict[str, Any]) -> str:
     return text
 
 
-def page(document: dict[str, Any]) -> dict[str, Any]:
-    """What the template shows: the view (compiler/render/view.py), its graph laid out."""
+def page(document: dict[str, Any], verified: LastVerify | None = None) -> dict[str, Any]:
+    """What the template shows: the view (compiler/render/view.py), its graph laid out, and the
+    last `verify` run when it is given (compiler/render/verified.py)."""
     from markupsafe import Markup
 
     from compiler.render.picture import flagged_ids, picture
@@ -268,21 +295,25 @@ def page(document: dict[str, Any]) -> dict[str, Any]:
         "critical": bool(graph.marked),
         "approvals": bool(graph.approvals),
         "fits": lay.width <= FITS[0] and lay.height <= FITS[1],
-        "picture": markup(lay, graph, items),
+        "picture": markup(lay, graph, items, verified),
         "critical_path": [_safe("…" if i is None else i) for i in view.critical_path],
         "critical_path_length": view.critical_path_length,
-        "sections": ((section_title(s, _safe) if s.phase else _safe(s.heading),
-                      map(Markup, entries(s.items, position, first, flagged))) for s in view.sections),
+        # The last `verify` run, when there is one, is a section before the items (not in the
+        # template: a page without it parses no more template).
+        "sections": chain([("Last verify", [Markup(f"<p>{verified.line(inline)}</p>\n")])] if verified else [],
+                          ((section_title(s, _safe) if s.phase else _safe(s.heading),
+                            map(Markup, entries(s.items, position, first, flagged, verified))) for s in view.sections)),
     }
 
 
-def render_html(document: dict[str, Any]) -> str:
-    return "".join(render_pieces(document))
+def render_html(document: dict[str, Any], verified: LastVerify | None = None) -> str:
+    return "".join(render_pieces(document, verified=verified))
 
 
-def render_pieces(document: dict[str, Any]) -> Iterator[str]:
+def render_pieces(document: dict[str, Any], *, verified: LastVerify | None = None) -> Iterator[str]:
     """The page as pieces of about a megabyte (compiler/core/write.py: batches): a large plan's
-    page is written as it is made, never held whole."""
+    page is written as it is made, never held whole. ``verified``: the last `verify` run, to show
+    each item's last result."""
     import jinja2
     from markupsafe import Markup
 
@@ -292,6 +323,6 @@ def render_pieces(document: dict[str, Any]) -> Iterator[str]:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, keep_trailing_newline=True)
     template = env.from_string(read_text("templates", TEMPLATE))
-    context = page(document)
+    context = page(document, verified)
     context["picture"] = map(Markup, context["picture"])  # made and escaped above
     return batches(chain(template.generate(**context)))

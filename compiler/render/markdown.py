@@ -14,7 +14,7 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
 
 from compiler.core.markdown import cell, code, md, one_line, plain_code, plain_text, proof_text
@@ -30,6 +30,9 @@ from compiler.render.sentences import (
     revision_line,
     schedule_lines,
 )
+
+if TYPE_CHECKING:
+    from compiler.render.verified import LastVerify
 
 TEMPLATE = "plan.md.j2"
 
@@ -199,20 +202,30 @@ def item_text(row: Row) -> str:
     ])
 
 
-def items_pieces(sections: Iterable[Any], base: str) -> Iterator[str]:
+def items_pieces(sections: Iterable[Any], base: str, verified: LastVerify | None = None) -> Iterator[str]:
     """The items' part of the page, section by section (a wave, or the plan's order when it is
     blocked): each heading and its items' blocks, joined into pieces of about a megabyte. One
     stream for the page, not one per section: a chain of 100,000 items has 100,000 waves. ``base``
-    is the repository root relative to the Markdown file."""
+    is the repository root relative to the Markdown file; ``verified``, the last `verify` run: a
+    section of its own first, and an item's result as its block's last line."""
     link = repository_link(base)
     prefix = plain_prefix(base)
+    last = None
+    if verified is not None:
+        from compiler.render.verified import verdict_lines
+
+        last = verdict_lines(verified, MARKDOWN, "- **Last verified:** {}\n")
 
     def texts() -> Iterator[str]:
+        if verified is not None:  # here, not in the template: a page without it parses no more template
+            yield f"\n## Last verify\n\n{verified.line(MARKDOWN)}\n"
         for section in sections:
             yield f"\n## {_heading(section)}\n"
             for item in section.items:
                 text = None if prefix is None else plain_item_text(item, prefix)
                 yield text if text is not None else item_text(item_row(item, link))
+                if last is not None and (line := last(item)):
+                    yield line
 
     return batches(texts())
 
@@ -330,8 +343,9 @@ def estimates_section(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def page(document: dict[str, Any], base: str) -> dict[str, Any]:
-    """What the template shows: the view (compiler/render/view.py), escaped for Markdown."""
+def page(document: dict[str, Any], base: str, verified: LastVerify | None = None) -> dict[str, Any]:
+    """What the template shows: the view (compiler/render/view.py), escaped for Markdown, and
+    the last `verify` run when it is given (compiler/render/verified.py)."""
     from compiler.render.mermaid import flowchart
     from compiler.render.view import plan_view
 
@@ -354,7 +368,7 @@ def page(document: dict[str, Any], base: str) -> dict[str, Any]:
         "progress": progress_line(view.progress),
         "revision": revision_line(document, MARKDOWN),
         "estimates": estimates_section(document),
-        "items": items_pieces(view.sections, base),
+        "items": items_pieces(view.sections, base, verified),
     }
 
 
@@ -380,12 +394,13 @@ def _heading(section: Any) -> str:
     return f"{heading} · {done:,}/{total:,} done"
 
 
-def render_markdown(document: dict[str, Any], *, base: str = ".") -> str:
-    """Render a compiled document. ``base`` is the repository root relative to the Markdown file."""
-    return "".join(render_pieces(document, base=base))
+def render_markdown(document: dict[str, Any], *, base: str = ".", verified: LastVerify | None = None) -> str:
+    """Render a compiled document. ``base`` is the repository root relative to the Markdown file;
+    ``verified``, the last `verify` run, to show each item's last result."""
+    return "".join(render_pieces(document, base=base, verified=verified))
 
 
-def render_pieces(document: dict[str, Any], *, base: str = ".") -> Iterator[str]:
+def render_pieces(document: dict[str, Any], *, base: str = ".", verified: LastVerify | None = None) -> Iterator[str]:
     """``render_markdown``, as pieces of about a megabyte that join to it: a large plan's page is
     written as it is made, and never held whole (with the template's own list of fragments, that
     was the peak of a million-item compile)."""
@@ -402,7 +417,7 @@ def render_pieces(document: dict[str, Any], *, base: str = ".") -> Iterator[str]
     )
     env.filters.update(md=md, code=code, cell=cell, one_line=one_line)
     template = env.from_string(read_text("templates", TEMPLATE))
-    return _tidy(batches(template.generate(**page(document, base))))
+    return _tidy(batches(template.generate(**page(document, base, verified))))
 
 
 def _tidy(pieces: Iterable[str]) -> Iterator[str]:

