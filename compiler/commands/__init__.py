@@ -6,5 +6,6 @@ enumerates it (through the group)."""
 from __future__ import annotations
 
 COMMANDS = {name: f"compiler.commands.{name}:command" for name in (
-    "approve", "check", "compile", "convert", "diff", "fix", "graph", "next", "render", "schema", "symbols", "verify",
+    "approve", "check", "compile", "convert", "diff", "explain", "fix", "graph", "next", "render", "schema", "symbols",
+    "verify",
     "where")}
