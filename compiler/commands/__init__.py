@@ -6,6 +6,7 @@ enumerates it (through the group)."""
 from __future__ import annotations
 
 COMMANDS = {name: f"compiler.commands.{name}:command" for name in (
-    "approve", "check", "compile", "convert", "diff", "explain", "fix", "graph", "next", "render", "schema", "symbols",
+    "approve", "check", "compile", "convert", "diff", "explain", "fix", "graph", "init", "next", "render", "schema",
+    "symbols",
     "verify",
     "where")}
