@@ -57,6 +57,8 @@ RECIPES: dict[str, list[tuple[str, list[str]]]] = {
     "render": [("render", ["render", "out/evidence-plan.json"]),
                ("render-html", ["render", "--html", "out/evidence-plan.json"])],
     "fix": [("fix-dry-run", ["fix", "--dry-run", "{extra}", "{plan}"])],
+    "explain": [("explain", ["explain", "EP201", "dependency-cycle"])],  # reads no plan: the same in every folder
+    "init": [("init", ["init", "--root", ".", "-o", "started.plan.yaml"])],  # a starter plan of the folder
     "approve": [("approve", ["approve", "{plan}", "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z"])],
 }
 

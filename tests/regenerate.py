@@ -9,8 +9,9 @@
 - outputs/evidence-plan.json, .md and .html (the ready example, compiled with --html);
 - the tables of the documentation made from the code (DOC_SECTIONS: the codes of compiler/core/codes.py,
   the fields of compiler/model/fields.py, the settings of compiler/model/config.py), between their markers;
-- docs/codes/CODE.md, one page per diagnostic code (compiler/api/explain.py's page: its meaning, the
-  docstring of what emits it, and its case folders of tests/cases as worked examples);
+- docs/codes/CODE.md, one page per diagnostic code (compiler/api/explain.py's page: its meaning, why it
+  matters, how to fix it, the docstring of what emits it, and its case folders of tests/cases as
+  worked examples), and explain/examples.json, those examples as `explain` reads them;
 - docs/commands/NAME.md, one page per command of compiler/commands/ (its click help: usage, text, options);
 - tests/golden/* (rendered output of the test plans in tests/golden/);
 - tests/golden/verified/evidence-plan.md and .html (a plan's pages with the receipts of its last
@@ -96,11 +97,14 @@ def sections() -> dict[Path, str]:
 
 
 def code_pages() -> dict[Path, str]:
-    """docs/codes/CODE.md for every code: compiler/api/explain.py's page, with its case folders."""
-    from compiler.api.explain import examples, page
-    from compiler.core.codes import CODES
+    """docs/codes/CODE.md for every code: compiler/api/explain.py's page, with its case folders; and
+    explain/examples.json, those examples as the package ships them for `explain`, from which
+    the pages are made (so that the pages and `explain` cannot differ)."""
+    from compiler.api.explain import EXAMPLES, corpus, page, read_corpus
 
-    return {DOCS / "codes" / f"{code}.md": page(code, examples(code, REPO / "tests" / "cases")) for code in CODES}
+    examples = corpus(REPO / "tests" / "cases")
+    pages = {DOCS / "codes" / f"{code}.md": page(code, shown) for code, shown in read_corpus(examples).items()}
+    return {REPO.joinpath(*EXAMPLES): examples, **pages}
 
 
 def _help_markdown(text: str) -> list[str]:

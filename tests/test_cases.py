@@ -20,6 +20,11 @@ shell line (``#`` starts a comment): ``--root . --no-verify-evidence`` adds an o
 ``--root missing-folder`` changes the root, and an args.txt with only a comment passes no option,
 so that the plan's own ``root:`` key (or the git work tree around it) decides.
 
+command.txt (optional) holds the command to run instead of ``check --format text``, for the codes
+only another command reports: ``compile -o out`` (EP403, EP404: a compile counts its revision from
+the evidence-plan.json of earlier revisions, which the case holds in out/). Such a case runs in a
+copy of its folder (the command writes), and expected.txt holds all it prints, stdout then stderr.
+
 The CLI runs in-process through ``compiler.cli.main`` (the console-script entry point, the one
 place that turns a command's return value and any exception into the exit code), so the test
 sees exactly what a user sees, whatever click version is installed.
@@ -44,6 +49,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -58,11 +64,9 @@ UPDATE = os.environ.get("EVIDENCE_PLAN_UPDATE_CASES") == "1"
 # case name -> why its output differs from expected.txt today
 KNOWN_BUGS: dict[str, str] = {}
 # code -> why no plan of today's format can give it (and where it is tested instead)
-NO_CASE_YET: dict[str, str] = {
-    "EP403": "needs the evidence-plan.json of earlier revisions at the output path:"
-             " tests/checks/test_budgets.py compiles revision after revision",
-    "EP404": "likewise: tests/checks/test_budgets.py",
-}
+NO_CASE_YET: dict[str, str] = {}
+# The commands a case may run (command.txt's first word; check without one).
+CASE_COMMANDS = ("check", "compile")
 
 
 def _plan_name(case: Path) -> str:
@@ -87,13 +91,25 @@ def _read_expected(case: Path) -> tuple[int, list[str]]:
     return int(lines[0].removeprefix("exit: ")), lines[1:]
 
 
-def _arguments(case: Path, plan: str) -> list[str]:
-    """The command line of a case: check --format text OPTIONS PLAN, where OPTIONS are those of
-    args.txt, else ``--root .`` (the case folder is the repository root)."""
-    options = ["--root", "."]
+def _options(case: Path) -> list[str]:
+    """The options of args.txt, else ``--root .`` (the case folder is the repository root)."""
     if (case / "args.txt").is_file():
-        options = shlex.split((case / "args.txt").read_text(encoding="utf-8"), comments=True)
-    return ["check", "--format", "text", *options, plan]
+        return shlex.split((case / "args.txt").read_text(encoding="utf-8"), comments=True)
+    return ["--root", "."]
+
+
+def _command(case: Path) -> list[str]:
+    """command.txt's command, else ``check --format text``."""
+    if (case / "command.txt").is_file():
+        command = shlex.split((case / "command.txt").read_text(encoding="utf-8"), comments=True)
+        assert command and command[0] in CASE_COMMANDS, f"{case.name}/command.txt: one of {CASE_COMMANDS}"
+        return command
+    return ["check", "--format", "text"]
+
+
+def _arguments(case: Path, plan: str) -> list[str]:
+    """The command line of a case: COMMAND OPTIONS PLAN (see the module's docstring)."""
+    return [*_command(case), *_options(case), plan]
 
 
 def test_corpus_covers_every_code() -> None:
@@ -103,8 +119,9 @@ def test_corpus_covers_every_code() -> None:
     for case in case_dirs():
         if case.name not in KNOWN_BUGS:
             for line in _read_expected(case)[1]:
-                if not line.startswith(" "):
-                    seen.add(line.split()[2])
+                reported = re.match(r"\S+ (?:error|warning) (EP\d{3}) ", line)
+                if reported is not None:
+                    seen.add(reported.group(1))
     assert sorted(set(CODES) - seen) == sorted(NO_CASE_YET)
     assert len(case_dirs()) >= 25
     assert set(KNOWN_BUGS) <= {c.name for c in case_dirs()}
@@ -119,8 +136,12 @@ def test_a_case_named_ready_is_ready() -> None:
 
 
 @pytest.mark.parametrize("case", _cases())
-def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+              tmp_path: Path) -> None:
     name = _plan_name(case)
+    if _command(case)[0] != "check":
+        _test_other_command(case, name, monkeypatch, capsys, tmp_path)
+        return
     monkeypatch.chdir(case)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
@@ -139,6 +160,27 @@ def test_case(case: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     assert err.splitlines() == [_summary(expected_code, expected_lines)]
 
 
+def _test_other_command(case: Path, name: str, monkeypatch: pytest.MonkeyPatch,
+                        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A case of command.txt: run in a copy of its folder; expected.txt holds stdout, then stderr."""
+    copy = tmp_path / case.name
+    shutil.copytree(case, copy, symlinks=True)
+    monkeypatch.chdir(copy)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+    code = main(_arguments(case, name))
+    out, err = capsys.readouterr()
+
+    assert "Traceback" not in out + err
+    assert "internal error" not in err
+    if UPDATE and case.name not in KNOWN_BUGS:
+        (case / "expected.txt").write_text(f"exit: {code}\n{out}{err}", encoding="utf-8")
+    expected_code, expected_lines = _read_expected(case)
+    assert (out + err).splitlines() == expected_lines
+    assert code == expected_code
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", _cases())
 def test_case_compiles_to_what_render_reads(case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -154,8 +196,7 @@ def test_case_compiles_to_what_render_reads(case: Path, tmp_path: Path, monkeypa
     monkeypatch.chdir(copy)
     monkeypatch.setenv("NO_COLOR", "1")
     out_dir = copy / "out"
-    options = _arguments(case, name)[3:-1]
-    code = main(["compile", *options, name, "-o", "out"])
+    code = main(["compile", *_options(case), name, "-o", "out"])
     capsys.readouterr()
     if code == 2:
         assert not out_dir.exists() or not list(out_dir.iterdir())

@@ -272,6 +272,8 @@ RECIPES: dict[str, Recipe] = {
     "next": _plan_runs("next"),
     "render": _plan_runs("render", compiled=True),
     "schema": lambda ws, o: [["schema", *o]],
+    "explain": lambda ws, o: [["explain", *o, *([] if "--all" in o else ["EP201", "dependency-cycle"])]],
+    "init": lambda ws, o: [["init", *o, "-o", "started.plan.yaml"]],  # cites what it finds: never a hostile name
     "symbols": lambda ws, o: [["symbols", "--root", ".", *o, *FILES]],
     "where": lambda ws, o: [["where", "--root", ".", *o, "needle"], ["where", "--root", ".", *o, "needle ##[error]x"]],
     # What would run, with each proof's text: the proofs themselves are not run here (tests/api/test_verify.py
@@ -281,7 +283,7 @@ RECIPES: dict[str, Recipe] = {
     "ci": lambda ws, o: [["ci", *o, "github", "-o", "-", ws.rel(p)] for p in ws.plans],
 }
 # Options that the recipes give themselves (every other option's choices and flags are runs).
-GIVEN = {"approve": {"by"}, "compile": {"output_dir"}, "render": {"output"}, "graph": {"output"},
+GIVEN = {"approve": {"by"}, "compile": {"output_dir"}, "render": {"output"}, "graph": {"output"}, "init": {"output"},
          "verify": {"dry_run", "output_dir"}}
 
 

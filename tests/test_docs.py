@@ -105,6 +105,14 @@ def test_the_readmes_precommit_snippet_is_the_guides_first() -> None:
     assert snippet == precommit_snippets()[0]
 
 
+def test_the_snippets_init_prints_are_the_guides() -> None:
+    """The pre-commit hook and the CI workflow `init` prints are the first snippet of each guide."""
+    from compiler.api.init import PRE_COMMIT, ci_workflow
+
+    assert precommit_snippets()[0] == PRE_COMMIT
+    assert yaml_blocks(docs_page("guide/ci.md"))[0] == ci_workflow("plan.yaml")
+
+
 # --- the first-plan guide: what it shows is what the commands print --------------------------------
 
 GUIDE = "guide/first-plan.md"
@@ -115,6 +123,21 @@ def _session(repo: Path, block: str) -> None:
     for command, shown in re.findall(r"^\$ evidence-plan (.*)\n((?:(?!\$ ).*\n)*)", block, re.M):
         result = run(*[w.strip('"') for w in re.findall(r'"[^"]*"|\S+', command)], cwd=repo)
         assert result.stdout + result.stderr == shown, command
+
+
+def test_the_plan_init_writes_in_the_example_is_the_one_the_guide_shows_and_ready(tmp_path: Path) -> None:
+    repo = copy_of_the_example(tmp_path)
+    assert run("init", cwd=repo).returncode == 0
+    assert (repo / "plan.yaml").read_text(encoding="utf-8") == docs_block(GUIDE, "first-plan-init")
+    result = run("check", "plan.yaml", cwd=repo)
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_the_codes_page_shows_what_explain_says_of_a_mistyped_name() -> None:
+    shown = re.search(r"^\$ evidence-plan (explain \S+)\n(.*?)```", docs_page("reference/codes.md"), re.M | re.S)
+    assert shown is not None
+    result = run(*shown.group(1).split())
+    assert result.returncode == 2 and result.stderr.endswith(shown.group(2))
 
 
 def test_the_guides_evidence_commands_print_what_it_shows(tmp_path: Path) -> None:

@@ -316,8 +316,10 @@ RECIPES: dict[str, list[list[str]]] = {
                 ["convert", "--no-verify-evidence", "{file}", "out.yaml"],
                 ["convert", "--no-verify-evidence", "{file}", "out.md"]],
     "diff": [["diff", "{file}", "{file}"]],
+    "explain": [["explain", "EP201"]],  # reads no plan, as schema
     "fix": [["fix", "--dry-run"], ["fix"]],
     "graph": [["graph", "--no-verify-evidence", "--format", f] for f in ("svg", "dot", "mermaid", "json")],
+    "init": [["init", "--root", ".", "-o", "started.plan.yaml"]],  # a starter plan of the folder that holds the file
     "next": [["next", "--no-verify-evidence"]],
     "render": [["render"]],
     "schema": [["schema", "output"]],  # reads no plan: what it prints must survive nothing
@@ -355,7 +357,7 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
         if "{file}" in command:
             argv = [c.replace("{file}", entry.file) for c in command]
             argv[1:1] = entry.args
-        elif command[0] == "schema":
+        elif command[0] in ("schema", "explain", "init"):  # no plan argument
             argv = command
         else:
             argv = [*command, *entry.args, entry.file]

@@ -140,7 +140,7 @@ def test_wheel_ships_templates_and_schemas(wheel: Path) -> None:
     # back on, so the data must be in the archive at these exact names.
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    expected = {"compiler/templates/plan.md.j2"} | {
+    expected = {"compiler/templates/plan.md.j2", "compiler/explain/examples.json"} | {
         f"compiler/schemas/{p.name}" for p in (REPO / "schemas").glob("*.json")
     }
     # Guard the glob itself: an empty schemas/ would make the check below vacuous.
@@ -193,6 +193,25 @@ def test_installed_compile_and_render(venv: Path, cwd: Path, tmp_path: Path) -> 
     assert rendered.stdout.startswith("# ")
     assert "```mermaid" in rendered.stdout
     assert "contract" in rendered.stdout
+
+
+def test_installed_explain_shows_the_pages_examples(venv: Path, cwd: Path) -> None:
+    """The examples are real runs of tests/cases, which the wheel does not carry: it ships them."""
+    result = _ok(_run([venv / "bin" / "evidence-plan", "explain", "--all", "--format", "markdown"], cwd=cwd))
+    from compiler.core.codes import CODES
+
+    assert result.stdout == "\n".join((REPO / "docs" / "codes" / f"{code}.md").read_text(encoding="utf-8")
+                                      for code in CODES)
+
+
+def test_installed_init_writes_a_plan_that_check_finds_ready(venv: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(REPO / "examples" / "duplicate-email", repo)
+    (repo / "plan.yaml").unlink()
+    tool = venv / "bin" / "evidence-plan"
+    _ok(_run([tool, "init", "--root", repo], cwd=tmp_path))
+    checked = _ok(_run([tool, "check", repo / "plan.yaml"], cwd=tmp_path))
+    assert checked.stdout == ""
 
 
 def test_installed_module_version(venv: Path, cwd: Path) -> None:

@@ -1,6 +1,6 @@
-"""Runtime data (templates, schemas) shipped inside the package.
+"""Runtime data (templates, schemas, the examples `explain` shows) shipped inside the package.
 
-In a built wheel, templates/ and schemas/ sit inside the ``compiler`` package (see
+In a built wheel, templates/, schemas/ and explain/ sit inside the ``compiler`` package (see
 pyproject.toml); in a source checkout or an editable install they sit beside it, at the top of
 the repository. Both are looked up here and nowhere else.
 """

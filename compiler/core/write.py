@@ -242,6 +242,43 @@ def write_all_atomic(files: Mapping[str | os.PathLike[str], Content],
             _unlink(temporary)
 
 
+def write_new(path: str | os.PathLike[str], text: str, *, hint: str) -> None:
+    """Create a file that does not exist, never over anything: the text is written to a temporary
+    file beside it, which is then linked under the name (the kernel refuses a name that exists, so
+    nothing that appeared meanwhile is replaced; a reader never sees half the file). Where hard
+    links are not permitted, the name is created empty and exclusively, then replaced whole.
+    Raises WriteError: ``hint`` says what to do when the name is taken."""
+    name = os.fspath(path)
+    taken = refuse(name, "it exists, and is never written over", hint)
+    if os.path.lexists(name):
+        raise taken
+    (target,) = check_targets([name])  # the folders on the way, by the rules of writing
+    if target.kind != "file":
+        raise taken
+    folder = os.path.dirname(target.real)
+    if folder and not os.path.isdir(folder):
+        raise refuse(name, f"its folder {os.path.dirname(name) or folder} does not exist",
+                     "make the folder first, or write elsewhere")
+    umask = os.umask(0)
+    os.umask(umask)
+    temporary = _write_temporary(target, text, None, umask)
+    try:
+        try:
+            os.link(temporary, target.real, follow_symlinks=False)
+        except FileExistsError:
+            raise taken from None
+        except (OSError, NotImplementedError):  # no hard links here: take the name, then fill it
+            try:
+                os.close(os.open(target.real, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                os.replace(temporary, target.real)
+            except FileExistsError:
+                raise taken from None
+            except OSError as err:
+                raise _failed(name, err) from None
+    finally:
+        _unlink(temporary)
+
+
 def _still_holds(target: Target, expected: bytes) -> None:
     """Raise WriteError unless the file ``target`` leads to holds ``expected``, byte for byte (read
     up to one byte more, so that a file grown huge meanwhile is not read whole)."""

@@ -276,3 +276,57 @@ def test_rewrite_replaces_a_plan_that_still_holds_what_was_read(tmp_path: Path) 
     path.write_bytes(b"\xef\xbb\xbfa: 0\n")
     rewrite(str(path), "a: 2\n", original="a: 0\n")
     assert path.read_bytes() == b"\xef\xbb\xbfa: 2\n"
+
+
+# --- write_new: a file created, never over anything -------------------------------------------------
+
+
+def test_write_new_creates_the_file_whole(tmp_path: Path) -> None:
+    write.write_new(tmp_path / "plan.yaml", "items: []\n", hint="h")
+    assert (tmp_path / "plan.yaml").read_text(encoding="utf-8") == "items: []\n"
+    assert sorted(os.listdir(tmp_path)) == ["plan.yaml"]  # no temporary file left
+    assert (tmp_path / "plan.yaml").stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_write_new_never_replaces_a_file_that_appears_before_the_link(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Created by another program between the check and the link: the kernel refuses the name."""
+    target = tmp_path / "plan.yaml"
+    real_link = os.link
+
+    def racing(src: str, dst: str, **kwargs: object) -> None:
+        target.write_text("theirs\n", encoding="utf-8")
+        real_link(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(write.os, "link", racing)
+    with pytest.raises(WriteError) as caught:
+        write.write_new(target, "mine\n", hint="give another name")
+    assert (str(caught.value), caught.value.hint) == (
+        f"{target}: cannot write: it exists, and is never written over", "nothing was written; give another name")
+    assert target.read_text(encoding="utf-8") == "theirs\n" and sorted(os.listdir(tmp_path)) == ["plan.yaml"]
+
+
+@pytest.mark.parametrize("there", [False, True])
+def test_write_new_without_hard_links_takes_the_name_exclusively(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 there: bool) -> None:
+    target = tmp_path / "plan.yaml"
+
+    def no_links(src: str, dst: str, **kwargs: object) -> None:
+        if there:
+            target.write_text("theirs\n", encoding="utf-8")
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(write.os, "link", no_links)
+    if there:
+        with pytest.raises(WriteError):
+            write.write_new(target, "mine\n", hint="h")
+    else:
+        write.write_new(target, "mine\n", hint="h")
+    assert target.read_text(encoding="utf-8") == ("theirs\n" if there else "mine\n")
+    assert sorted(os.listdir(tmp_path)) == ["plan.yaml"]

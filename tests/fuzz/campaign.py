@@ -1272,11 +1272,14 @@ CHOICE_KINDS: dict[tuple[str, str], dict[str, str]] = {
     ("where", "fmt"): {"text": "text-whole", "json": "json"},
     ("convert", "to"): {"yaml": "yaml", "json": "json", "md": "markdown"},
     ("schema", "kind"): {"input": "json", "output": "json"},
+    ("explain", "fmt"): {"text": "text", "markdown": "markdown", "json": "json"},
 }
 # Exit codes a command may give besides the group's {0, 1, 2} rule, where its help says fewer.
-EXITS: dict[str, set[int]] = {"graph": {0, 2}, "render": {0, 2}, "symbols": {0, 2}, "schema": {0}}
+EXITS: dict[str, set[int]] = {"graph": {0, 2}, "render": {0, 2}, "symbols": {0, 2}, "schema": {0}, "explain": {0, 2},
+                              "init": {0, 2}}
 # Files the drivers make in the plan's folder for one run (and remove after it).
 SEED_COPY, CONVERTED, SYMBOLS_COPY = "_fuzz-seed", "_fuzz-converted", "_fuzz-symbols"
+STARTER = "_fuzz-starter.plan.yaml"  # init's plan
 APPROVED_AT = "2026-12-01T00:00:00Z"  # approve is given --at, always: no run reads the clock
 
 
@@ -1674,10 +1677,29 @@ def _drive_where(d: Drive) -> None:
           stdout=d.kind("where", "fmt", fmt), text=text)
 
 
+def _drive_explain(d: Drive) -> None:
+    # explain a code, a rule name, or a word that names none (the did-you-mean on hostile words); no input file
+    if not d.chance(0.1):
+        return
+    word = d.rng.choice(["EP201", "ep303", "missing-file", "dependancy-cycle", d.hostile_arg() or "x"])
+    for fmt in d.some(d.info.choices("explain", "fmt")):
+        d.add(f"explain-{fmt}", ["explain", "--format", fmt, "--", word], stdout=d.kind("explain", "fmt", fmt))
+
+
+def _drive_init(d: Drive) -> None:
+    # init in the case folder (the mutant is one of its files): a starter plan of what it holds,
+    # which check finds ready
+    if not d.chance(0.1):
+        return
+    init = d.add("init", ["init", "--root", ".", "-o", STARTER], writes=[STARTER], cleanup=[STARTER])
+    d.add("init-check", ["check", "--format", "json", STARTER], needs=[init, [0]], stdout="json", cleanup=[STARTER],
+          recheck=init)
+
+
 DRIVERS: dict[str, Any] = {
     "approve": _drive_approve, "check": _drive_check, "ci": _drive_ci, "compile": _drive_compile,
-    "convert": _drive_convert,
-    "diff": _drive_diff, "fix": _drive_fix, "graph": _drive_graph, "next": _drive_next, "render": _drive_render,
+    "convert": _drive_convert, "diff": _drive_diff, "explain": _drive_explain, "fix": _drive_fix,
+    "graph": _drive_graph, "init": _drive_init, "next": _drive_next, "render": _drive_render,
     "schema": _drive_schema, "symbols": _drive_symbols, "verify": _drive_verify, "where": _drive_where,
 }
 
@@ -3218,7 +3240,7 @@ def drive_cross_findings(spec: dict[str, Any], by: dict[str, dict[str, Any]],
             if w and w.get("exit") in (0, 1) and code == 2 and checked and checked["exit"] in (0, 1):
                 add(f"{wcmd}-output-unreadable", f"{wcmd}-output-unreadable:{sorted(set(errors))[:3]}",
                     f"{name}: {wcmd} exit {w.get('exit')}, then check exit 2: {errors[:5]}", name)
-            elif w and w.get("exit") == 0 and wcmd in ("fix", "approve") and errors:
+            elif w and w.get("exit") == 0 and wcmd in ("fix", "approve", "init") and errors:
                 add(f"{wcmd}-ready-then-blocked", f"{wcmd}-ready-then-blocked:{sorted(set(errors))[:3]}",
                     f"{name}: {wcmd} exit 0, then check reports errors {errors[:5]}", name)
             if wcmd == "approve" and w and w.get("exit") == 0:
