@@ -8,7 +8,7 @@ its file (exit 2). An item found in several keeps the receipt of the run that de
 by its ``started`` (a proof's start; for an item that ran nothing, its run's start; a tie goes to
 the file named later), and a note says so. The merged receipts are those of one run: the items in
 wave order, the counts, and a status that passes only when every item passed (``passed``,
-``approved``, ``cached`` or ``flaky``) and no run was interrupted.
+``approved``, ``cached`` or ``flaky``; not ``flaky`` under ``--strict``) and no run was interrupted.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ class Merged(NamedTuple):
 def read_receipts(path: str, limits: Limits | None = None) -> Receipts:
     """A receipts file, read and checked (see the module's docstring); a PlanInputError when it is
     not one, at the place in it that says so."""
-    from compiler.api.verify import FORMAT, RESULTS
+    from compiler.api.receipts import FORMAT
+    from compiler.api.verify import RESULTS
     from compiler.load.errors import input_error
     from compiler.load.json_reader import parse_json
     from compiler.load.limits import DEFAULT_LIMITS
@@ -94,13 +95,13 @@ def _decided(item: dict[str, Any], run: dict[str, Any]) -> float:
     return _when(item["started"]) if item.get("started") is not None else _when(run.get("started"))
 
 
-def merge(reads: Sequence[Receipts], folder: str) -> Merged:
+def merge(reads: Sequence[Receipts], folder: str, *, strict: bool = False) -> Merged:
     """The receipts ``reads`` (at least one) made one (see the module's docstring); ``folder``:
-    where the merged file goes, which its ``source`` is relative to. A PlanInputError when they
-    are receipts of different plans."""
-    from compiler.api.verify import RESULTS
+    where the merged file goes, which its ``source`` is relative to; ``strict``: a flaky item
+    fails them, as under ``verify --strict``. A PlanInputError when they are receipts of
+    different plans."""
+    from compiler.api.verify import FLAKY, PASSING, RESULTS
     from compiler.load.errors import input_error
-    from compiler.report.receipts import passing
 
     first = reads[0]
     digest = first.document["plan_digest"]
@@ -132,7 +133,7 @@ def merge(reads: Sequence[Receipts], folder: str) -> Merged:
     for item in items:
         counts[item["result"]] += 1
     interrupted = any(r.document.get("interrupted") is True for r in reads)
-    passed = not interrupted and all(passing(i["result"]) for i in items)
+    passed = not interrupted and all(i["result"] in PASSING and not (strict and i["result"] == FLAKY) for i in items)
     plan = _plan(first)
     commits = {r.document.get("commit") for r in reads}
     if len(commits) > 1:

@@ -12,14 +12,16 @@ dependencies all passed runs. An approval item runs nothing: it passes when the 
 current approval for it (compiler/analysis/approvals.py), and otherwise it is *unapproved*, which
 stops the run as a failure does. A dropped item has left the graph and is not run.
 
-Each result is appended to ``JOURNAL`` beside the receipts as it comes (one JSON line: an
-interrupted run keeps what finished, at a cost linear in the items); the receipts file
-(``RECEIPTS``) is written whole, atomically, at the end.
+Before an item runs, its cache key is made (compiler/api/cache.py): when it is the key of its last
+pass, the item is *cached* (up to date) and not run; otherwise the receipt says why it runs. A
+proof that fails is run again up to ``retries`` times; one that fails and then passes is *flaky*,
+as is one that passes where it failed last time with the same key (every attempt is kept).
+
+The receipts (compiler/api/receipts.py) are journaled as each comes and written whole at the end.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -32,14 +34,13 @@ if TYPE_CHECKING:
     from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
 
-RECEIPTS = "evidence-plan.verify.json"
-JOURNAL = RECEIPTS + "l"  # evidence-plan.verify.jsonl: one line per result, as it comes
-FORMAT = "evidence-plan-verify/1"
-
-# What became of an item; every value but "passed" and "approved" fails the run (exit 1).
-PASSED, APPROVED = "passed", "approved"
+# What became of an item. The first four pass (a flaky one fails the run only under --strict); the
+# rest fail it (exit 1).
+PASSED, APPROVED, CACHED, FLAKY = "passed", "approved", "cached", "flaky"
 FAILED, TIMED_OUT, SKIPPED, UNAPPROVED = "failed", "timed-out", "skipped", "unapproved"
-RESULTS = (PASSED, APPROVED, FAILED, TIMED_OUT, SKIPPED, UNAPPROVED)
+RESULTS = (PASSED, APPROVED, CACHED, FLAKY, FAILED, TIMED_OUT, SKIPPED, UNAPPROVED)
+PASSING = frozenset((PASSED, APPROVED, CACHED, FLAKY))
+MAX_RETRIES = 3
 
 
 class Step(NamedTuple):
@@ -55,22 +56,47 @@ class Step(NamedTuple):
 
 
 class Receipt(NamedTuple):
-    """What became of one item: its result, why, and how its proof ended (None when it did not run)."""
+    """What became of one item: its result, what became of it in a few words, how each attempt of
+    its proof ended (none when it did not run), its cache key and inputs, and why it ran."""
 
     step: Step
     result: str
     reason: str
-    outcome: Outcome | None = None
+    attempts: tuple[Outcome, ...] = ()
+    cache_key: str | None = None
+    parts: dict[str, str] | None = None  # its inputs, dependencies' keys included (the receipts' cache)
+    ran_because: str | None = None  # why it ran (None: it did not)
+    started: str | None = None  # when it started: its first attempt's, or the run's it was recorded in
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How its last attempt ended."""
+        return self.attempts[-1] if self.attempts else None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.step.id, "wave": self.step.wave, "command": self.step.proof,
-                               "result": self.result, "reason": self.reason}
-        o = self.outcome
-        if o is not None:
-            out.update(exit_code=o.exit_code, signal=o.signal, timed_out=o.timed_out, leftovers=o.leftovers,
-                       survivors=o.survivors, started=o.started, seconds=o.seconds, stdout=o.stdout.to_dict(),
-                       stderr=o.stderr.to_dict())
-        return out
+        step = self.step
+        return {"id": step.id, "wave": step.wave, "line": step.line, "command": step.proof, "result": self.result,
+                "reason": self.reason, "ran_because": self.ran_because, "cache_key": self.cache_key,
+                "started": self.attempts[0].started if self.attempts else self.started,
+                "seconds": round(sum(o.seconds for o in self.attempts), 3),
+                "attempts": [_attempt(o) for o in self.attempts]}
+
+
+def _attempt(o: Outcome) -> dict[str, Any]:
+    return {"exit_code": o.exit_code, "signal": o.signal, "timed_out": o.timed_out, "leftovers": o.leftovers,
+            "survivors": o.survivors, "started": o.started, "seconds": o.seconds, "stdout": o.stdout.to_dict(),
+            "stderr": o.stderr.to_dict()}
+
+
+class CacheState(NamedTuple):
+    """What the run knows to decide what is up to date: this run's inputs of each item
+    (compiler/api/cache.py: item_parts; None for an item past the bound), the last cache entries
+    (the receipts' ``cache``), and whether to skip what is up to date (False: --no-cache, which
+    runs everything and still records keys and tells flaky proofs)."""
+
+    parts: dict[str, dict[str, str] | None]
+    before: dict[str, dict[str, Any]]
+    use: bool = True
 
 
 class Verified(NamedTuple):
@@ -80,10 +106,12 @@ class Verified(NamedTuple):
     receipts: list[Receipt]
     interrupted: bool = False
 
+    strict: bool = False  # a flaky proof fails the run
+
     @property
     def passed(self) -> bool:
         return self.status == "ready" and not self.interrupted and all(
-            r.result in (PASSED, APPROVED) for r in self.receipts)
+            r.result in PASSING and not (self.strict and r.result == FLAKY) for r in self.receipts)
 
     def counts(self) -> dict[str, int]:
         out = dict.fromkeys(RESULTS, 0)
@@ -153,31 +181,97 @@ def _approval_states(result: CompileResult) -> dict[str, str]:
 
 
 def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, keep_going: bool = False,
+              retries: int = 0, cache: CacheState | None = None,
               on_receipt: Callable[[Receipt], None] = lambda r: None,
               run: Callable[..., Outcome] | None = None,
-              passed_before: dict[str, str] | None = None) -> tuple[list[Receipt], bool]:
+              passed_before: dict[str, dict[str, Any]] | None = None) -> tuple[list[Receipt], bool]:
     """Run ``steps`` (in wave order) as the module's docstring says; ``on_receipt`` is called with
     each receipt as it is made, in the main thread. Returns the receipts in wave order and whether
     the run was interrupted (Ctrl-C: the running groups are ended, what finished is kept).
-    ``passed_before``: the items an interrupted run of the same plan passed (id -> when it
-    started: ``resumable``), recorded as they were and not run again."""
+    ``passed_before``: what an interrupted run of the same plan passed (id -> its journaled
+    receipt: ``resumable``), recorded as it was and not run again."""
+    import threading
+
     from compiler.api.processes import run_proof
 
     run = run or run_proof
-    groups: set[int] = set()
+    groups: set[int] = set()  # the process groups running now (Ctrl-C ends them)
+    stopping = threading.Event()  # no retry starts once set
     receipts: dict[str, Receipt] = {}
+    ran: set[str] = set()
     stopped: str | None = None  # why later waves do not start
 
     def record(receipt: Receipt) -> None:
         receipts[receipt.step.id] = receipt
+        if receipt.attempts:
+            ran.add(receipt.step.id)
         on_receipt(receipt)
+
+    def attempts(step: Step) -> tuple[Outcome, ...]:
+        """Each attempt, until one passes, ``retries`` more at most (in a worker thread)."""
+        outs: list[Outcome] = []
+        mine: list[int] = []
+
+        def started(pgid: int) -> None:
+            mine.append(pgid)
+            groups.add(pgid)
+
+        try:
+            for _ in range(retries + 1):
+                outs.append(run(step.proof, root, timeout=timeout, started_hook=started))
+                if outs[-1].passed or stopping.is_set():
+                    break
+        finally:
+            groups.difference_update(mine)  # ended: its id may be another process's soon
+        return tuple(outs)
 
     def blocker(step: Step) -> str | None:
         for dep in step.depends_on:
             got = receipts.get(dep)
-            if got is None or got.result not in (PASSED, APPROVED):
+            if got is None or got.result not in PASSING:
                 return dep
         return None
+
+    def lookup(step: Step) -> tuple[str | None, dict[str, str] | None, dict[str, Any] | None, str | None]:
+        """Its key, parts and last cache entry, and why it runs (None: it is up to date)."""
+        from compiler.api.cache import key, why_run, with_after
+
+        if cache is None:
+            return None, None, None, "it runs whenever asked (no cache)"
+        parts = cache.parts.get(step.id)
+        if parts is None:
+            return None, None, None, "its inputs are past the cache's bound, so it always runs"
+        after = {dep: receipts[dep].cache_key or receipts[dep].result for dep in step.depends_on}
+        k = key(parts, after)
+        whole = with_after(parts, after)
+        before = cache.before.get(step.id)
+        same = before is not None and before.get("key") == k
+        if same and before is not None and before.get("result") in (PASSED, FLAKY):
+            return k, whole, before, (None if cache.use else "--no-cache")
+        return k, whole, before if same else None, why_run(before, whole, ran)
+
+    def finish(step: Step, outs: tuple[Outcome, ...], k: str | None, parts: dict[str, str] | None,
+               same: dict[str, Any] | None, why: str | None) -> Receipt:
+        """The receipt of a proof that ran: ``same`` is its last cache entry when the key is unchanged."""
+        last = outs[-1]
+        if last.timed_out:
+            result, reason = TIMED_OUT, f"it ran past {timeout:g} s"
+        elif last.passed and len(outs) > 1:
+            result, reason = FLAKY, f"it failed, then passed at attempt {len(outs)}"
+        elif last.passed and same is not None and same.get("result") not in (PASSED, FLAKY):
+            result = FLAKY
+            reason = f"it exited 0, where it {same.get('result')} at {same.get('started')} with the same inputs"
+        elif last.passed:
+            result, reason = PASSED, "it exited 0"
+        else:
+            result = FAILED
+            reason = f"it exited {last.exit_code}" if last.exit_code is not None else f"{last.signal} ended it"
+        if result in (FAILED, TIMED_OUT) and len(outs) > 1:
+            reason += f", at each of {len(outs)} attempts"
+        if result in (FAILED, TIMED_OUT) and same is not None and same.get("result") in (PASSED, FLAKY):
+            reason += f"; flaky: it passed at {same.get('started')} with the same inputs"
+        return Receipt(step=step, result=result, reason=reason, attempts=outs, cache_key=k, parts=parts,
+                       ran_because=why)
 
     waves: dict[int, list[Step]] = {}
     for step in steps:
@@ -185,16 +279,17 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
     interrupted = False
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for number in sorted(waves):
-            running: dict[Future[Outcome], Step] = {}
-            waiting: list[Step] = []  # to run in this wave, once their locks are free
+            running: dict[Future[tuple[Outcome, ...]], tuple[Step, Any]] = {}
+            waiting: list[tuple[Step, Any]] = []  # to run in this wave, once their locks are free
             for step in waves[number]:
                 if stopped is not None:
                     record(Receipt(step=step, result=SKIPPED, reason=stopped))
                     continue
                 if passed_before and step.id in passed_before:
-                    result = APPROVED if step.approval is not None else PASSED
-                    record(Receipt(step=step, result=result,
-                                   reason=f"{result} in the interrupted run, started {passed_before[step.id]}"))
+                    entry = passed_before[step.id]
+                    record(Receipt(step=step, result=entry["result"], cache_key=entry.get("cache_key"),
+                                   reason=f"{entry['result']} in the interrupted run, started {entry['started']}",
+                                   started=entry["started"]))
                     continue
                 dep = blocker(step)
                 if dep is not None:
@@ -209,49 +304,49 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
                         record(Receipt(step=step, result=UNAPPROVED, reason=f"its approval is {step.approval}:"
                                        f" evidence-plan approve PLAN {step.id} --by NAME records it"))
                     continue
-                waiting.append(step)
+                k, parts, before, because = lookup(step)
+                if because is None and before is not None:
+                    record(Receipt(step=step, result=CACHED, cache_key=k, parts=parts, started=before.get("started"),
+                                   reason=f"up to date: it passed at {before.get('started')} with the same inputs"))
+                    continue
+                waiting.append((step, (k, parts, before, because)))
             try:
                 held: set[str] = set()  # the locks of what is running
                 while waiting or running:
                     kept = []
-                    for step in waiting:  # in the wave's order, each as soon as its locks are free
+                    for step, known in waiting:  # in the wave's order, each as soon as its locks are free
                         if step.locks and not held.isdisjoint(step.locks):
-                            kept.append(step)
+                            kept.append((step, known))
                             continue
                         held |= step.locks
-                        running[pool.submit(run, step.proof, root, timeout=timeout, started_hook=groups.add)] = step
+                        running[pool.submit(attempts, step)] = (step, known)
                     waiting = kept
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        step = running.pop(future)
+                        step, known = running.pop(future)
                         held -= step.locks
                         try:
-                            outcome = future.result()
+                            outs = future.result()
                         except OSError as error:  # the shell could not be started (no /bin/sh, no root)
-                            record(Receipt(step=step, result=FAILED, reason=f"it could not start: {error.strerror}"))
+                            record(Receipt(step=step, result=FAILED, reason=f"it could not start: {error.strerror}",
+                                           ran_because=known[3]))
                             continue
-                        if outcome.timed_out:
-                            record(Receipt(step=step, result=TIMED_OUT, reason=f"it ran past {timeout:g} s",
-                                           outcome=outcome))
-                        elif outcome.passed:
-                            record(Receipt(step=step, result=PASSED, reason="it exited 0", outcome=outcome))
-                        else:
-                            why = (f"it exited {outcome.exit_code}" if outcome.exit_code is not None
-                                   else f"{outcome.signal} ended it")
-                            record(Receipt(step=step, result=FAILED, reason=why, outcome=outcome))
+                        record(finish(step, outs, *known))
             except KeyboardInterrupt:
                 interrupted = True
+                stopping.set()
                 _end_all(groups)
-                for future, step in running.items():  # what the signal ended is kept, as it ended
+                for future, (step, known) in running.items():  # what the signal ended is kept, as it ended
                     try:
-                        outcome = future.result(timeout=30)
+                        outs = future.result(timeout=30)
                     except Exception:  # noqa: BLE001  # a worker that cannot report: nothing to keep
                         continue
-                    record(Receipt(step=step, result=FAILED, reason="interrupted (Ctrl-C)", outcome=outcome))
+                    record(Receipt(step=step, result=FAILED, reason="interrupted (Ctrl-C)", attempts=outs,
+                                   ran_because=known[3]))
                 break
             if not keep_going and stopped is None:
                 bad = [s.id for s in waves[number] if receipts.get(s.id) and receipts[s.id].result not in
-                       (PASSED, APPROVED) and not receipts[s.id].reason.startswith("depends on")]
+                       PASSING and not receipts[s.id].reason.startswith("depends on")]
                 if bad:
                     stopped = f"the run stopped after wave {number}, where {bad[0]} did not pass (--keep-going runs on)"
     order = {step.id: n for n, step in enumerate(steps)}
@@ -268,67 +363,3 @@ def _end_all(groups: set[int]) -> None:
             pass
 
 
-def plan_digest(result: CompileResult) -> str:
-    """What names the plan in the receipts and the journal: its items' digest, as the revisions'
-    history takes it (compiler/compile/history.py), so that ``--resume`` refuses another plan's."""
-    from compiler.compile.history import items_digest
-
-    return items_digest(result.plan)
-
-
-def resumable(path: str, digest: str) -> dict[str, str]:
-    """The items that the interrupted run journaled at ``path`` passed (or approved), id -> when
-    it started; a PlanInputError (exit 2) when there is no journal, or it is another plan's."""
-    def refuse(why: str) -> PlanInputError:
-        return PlanInputError(Diagnostic("EP001", f"cannot resume: {why}", location=Location(path)))
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except FileNotFoundError:
-        raise refuse("no interrupted run's journal is here (the last run finished, or none ran)") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise refuse(f"its journal cannot be read ({error})") from None
-    try:
-        header = json.loads(lines[0]) if lines else None
-    except ValueError:
-        header = None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise refuse("the journal is not one that verify wrote")
-    if header.get("plan_digest") != digest:
-        raise refuse("the journal is of another plan, or of this one before it changed (its items' digest differs)")
-    passed: dict[str, str] = {}
-    for line in lines[1:]:
-        try:
-            entry = json.loads(line)
-        except ValueError:  # a line cut short by the interruption
-            continue
-        if isinstance(entry, dict) and entry.get("result") in (PASSED, APPROVED) and isinstance(entry.get("id"), str):
-            passed[entry["id"]] = str(entry.get("started") or "earlier")
-    return passed
-
-
-def receipts_document(verified: Verified, source: str, digest: str) -> dict[str, Any]:
-    """The receipts file's content: the plan, the counts, and each item's receipt in wave order."""
-    return {"format": FORMAT, "source": source, "plan_digest": digest,
-            "status": "passed" if verified.passed else "failed",
-            "interrupted": verified.interrupted, "counts": verified.counts(),
-            "items": [r.to_dict() for r in verified.receipts]}
-
-
-class Journal:
-    """``JOURNAL``: one JSON line per receipt, appended and flushed as each comes. Its path is
-    checked as every target is (compiler/core/targets.py: check_targets) before anything runs."""
-
-    def __init__(self, path: str, digest: str) -> None:
-        self.path = path
-        self.handle = open(path, "w", encoding="utf-8")  # closed by close()
-        self.handle.write(json.dumps({"format": FORMAT, "plan_digest": digest}) + "\n")  # whose journal it is
-        self.handle.flush()
-
-    def add(self, receipt: Receipt) -> None:
-        self.handle.write(json.dumps(receipt.to_dict(), ensure_ascii=False) + "\n")
-        self.handle.flush()
-
-    def close(self) -> None:
-        self.handle.close()

@@ -14,19 +14,40 @@ from compiler.commands._options import evidence_options, limit_options
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY, INTERRUPTED
 
 if TYPE_CHECKING:
-    from compiler.api.verify import Receipt, Step
+    from compiler.api.verify import CacheState, Receipt, Step
+    from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
 
 # Lines of a failed proof's output shown on the terminal (the receipts keep its head and tail).
 TAIL_LINES = 12
 
 
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _cache(result: CompileResult, steps: list[Step], receipts: str, *, use: bool) -> tuple[CacheState, str | None]:
+    """The selected items' inputs, hashed, and the last receipts' cache (with why it was not
+    used, when it was not)."""
+    from compiler.api.cache import Hasher, item_parts
+    from compiler.api.receipts import previous_cache
+    from compiler.api.verify import CacheState
+
+    wanted = {step.id for step in steps if step.approval is None}
+    items = [item for item in result.plan.items if item.id in wanted]
+    before, said = previous_cache(receipts)
+    return CacheState(parts=item_parts(result, items, Hasher(result.root)), before=before, use=use), said
+
+
 def _line(receipt: Receipt) -> str:
     from compiler.core.display import escape
 
-    step, o = receipt.step, receipt.outcome
-    took = f"  {o.seconds:.1f} s" if o is not None else ""
-    return f"{receipt.result:<10}  wave {step.wave}  {escape(step.id)}{took}  ({escape(receipt.reason)})"
+    step = receipt.step
+    took = f"  {sum(o.seconds for o in receipt.attempts):.1f} s" if receipt.attempts else ""
+    why = f"ran: {receipt.ran_because}; {receipt.reason}" if receipt.ran_because else receipt.reason
+    return f"{receipt.result:<10}  wave {step.wave}  {escape(step.id)}{took}  ({escape(why)})"
 
 
 def _tail(receipt: Receipt) -> list[str]:
@@ -34,7 +55,7 @@ def _tail(receipt: Receipt) -> list[str]:
     from compiler.core.display import escape
 
     o = receipt.outcome
-    if o is None or receipt.result in ("passed", "approved"):
+    if o is None or receipt.result in ("passed", "approved", "cached"):
         return []
     text = (o.stdout.tail or o.stdout.head) + (o.stderr.tail or o.stderr.head)
     lines = [f"    | {escape(line)}" for line in text.splitlines()[-TAIL_LINES:]]
@@ -72,13 +93,13 @@ def _dry_run(steps: list[Step], fmt: str) -> None:
 
 # GitHub shows at most 10 annotations of each kind per step: past that, one notice counts the rest.
 ANNOTATIONS = 10
-_KINDS = {"failed": "error", "timed-out": "error", "unapproved": "error", "skipped": "warning"}
+_KINDS = {"failed": "error", "timed-out": "error", "unapproved": "error", "skipped": "warning", "flaky": "warning"}
 
 
 def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, base: str) -> str:
     """``--format github``: an annotation at the item's line of the plan for each item that did not
     pass (an error where its proof failed, timed out or its approval is missing; a warning where
-    it was skipped), its reason and the last lines its proof wrote in the message; at most
+    it was skipped or is flaky), its reason and the last lines its proof wrote in the message; at most
     ANNOTATIONS of each kind, then a notice that counts the rest."""
     from compiler.core.cilog import Commands, command
     from compiler.core.display import escape
@@ -119,6 +140,11 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
               help="Proofs run at once within a wave (default: the number of CPUs).")
 @click.option("--timeout", metavar="SECONDS", type=click.FloatRange(min=0, min_open=True, max=86_400), default=600,
               show_default=True, help="How long one proof may run; then its process group is ended.")
+@click.option("--retries", metavar="N", type=click.IntRange(min=0, max=3), default=0, show_default=True,
+              help="Run a failing proof again, up to N more times (at most 3); one that then passes is flaky.")
+@click.option("--no-cache", is_flag=True,
+              help="Run every proof, also those whose inputs are as they were at their last pass.")
+@click.option("--strict", is_flag=True, help="A flaky proof fails the run.")
 @click.option("--keep-going", is_flag=True,
               help="After a proof fails, still run every item whose dependencies passed (default: stop after the "
                    "wave).")
@@ -141,9 +167,10 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
                    "evidence-plan.verify.json in -o DIR (default: here); runs nothing.")
 @evidence_options
 @limit_options
-def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, keep_going: bool,
-            output_dir: str | None, dry_run: bool, resume: bool, fmt: str, junit: str | None, summary: str | None,
-            merge: bool, root: str | None, no_verify: bool, limits: Limits) -> int:
+def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, retries: int, no_cache: bool,
+            strict: bool, keep_going: bool, output_dir: str | None, dry_run: bool, resume: bool, fmt: str,
+            junit: str | None, summary: str | None, merge: bool, root: str | None, no_verify: bool,
+            limits: Limits) -> int:
     """Run the proof of each item of PLAN (or of the IDs given and what they depend on), wave by
     wave, up to --jobs at once within a wave, and keep a receipt of each in
     evidence-plan.verify.json. This runs the plan's commands: run it on code you trust (in CI, on
@@ -156,9 +183,16 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
     passed (the others are skipped, naming the dependency); after a wave where one did not pass,
     no later wave starts unless --keep-going. An approval item runs nothing: it passes when the
     plan records a current approval for it. A dropped item is not run; a done one is, like any other.
-    Exit 0 when every selected proof passed, 1 when any failed, timed out, was skipped or is
-    unapproved (or the plan is blocked), 2 input error, 130 on Ctrl-C (the receipts of what
-    finished are kept).
+
+    An item whose inputs (its proof, the lines its evidence cites, the files its paths: and its
+    proof's test files cover, its dependencies' keys) hash as they did at its last pass is cached:
+    not run again (--no-cache runs it). Each line says why an item ran ("never ran", "a.py:18
+    changed", "depends on implementation, which ran"). A proof that fails and then passes (under
+    --retries, or with the same inputs as a failed run) is flaky: every attempt is kept.
+
+    Exit 0 when every selected proof passed, was cached or is flaky, 1 when any failed, timed
+    out, was skipped or is unapproved (or the plan is blocked; or, with --strict, is flaky), 2
+    input error, 130 on Ctrl-C (the receipts of what finished are kept).
 
     With --merge, the arguments are receipts files (RECEIPT...), not PLAN and IDs: those of
     runs of chunks of one plan (a CI job each) are merged into one, an item in several keeping the
@@ -171,6 +205,8 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
       evidence-plan verify plan.yaml implementation --jobs 4
       evidence-plan verify plan.yaml --dry-run
       evidence-plan verify plan.yaml --resume
+      evidence-plan verify plan.yaml --retries 2 --strict
+      evidence-plan verify plan.yaml --no-cache
       evidence-plan verify plan.yaml --junit verify.xml
       evidence-plan verify plan.yaml --format json | jq '.items[] | select(.result != "passed")'
       evidence-plan verify --merge chunk-*/evidence-plan.verify.json -o merged --junit merged/verify.xml
@@ -180,18 +216,10 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
 
         if dry_run or resume:
             raise click.UsageError("--merge runs nothing: --dry-run and --resume do not go with it")
-        return merge_command((plan, *ids), output_dir=output_dir, junit=junit, summary=summary, limits=limits)
-    from compiler.api.verify import (
-        JOURNAL,
-        RECEIPTS,
-        Journal,
-        Verified,
-        plan_digest,
-        plan_steps,
-        receipts_document,
-        resumable,
-        run_steps,
-    )
+        return merge_command((plan, *ids), output_dir=output_dir, junit=junit, summary=summary, strict=strict,
+                             limits=limits)
+    from compiler.api import receipts as kept
+    from compiler.api.verify import Verified, plan_steps, run_steps
     from compiler.commands._output import err, plural, reported, show_diagnostics, write_files
     from compiler.commands._verify_reports import append_summary, reports, targets
     from compiler.core.display import escape
@@ -212,15 +240,19 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
     os.makedirs(folder, exist_ok=True)
     from compiler.core.targets import check_targets
 
-    target = os.path.join(folder, RECEIPTS)
+    target = os.path.join(folder, kept.RECEIPTS)
     def writable() -> None:  # both files, before any proof runs: no symlink out of the work tree, not the plan
-        check_targets([os.path.join(folder, JOURNAL), target, *targets(junit, summary)], [plan])
+        check_targets([os.path.join(folder, kept.JOURNAL), target, *targets(junit, summary)], [plan])
 
     if not reported(writable):
         return EXIT_INPUT
-    digest = plan_digest(result)
-    passed_before = resumable(os.path.join(folder, JOURNAL), digest) if resume else None  # before it is replaced
-    journal = Journal(os.path.join(folder, JOURNAL), digest)
+    digest = kept.plan_digest(result)
+    passed_before = kept.resumable(os.path.join(folder, kept.JOURNAL), digest) if resume else None  # before it goes
+    cache, said = _cache(result, steps, target, use=not no_cache)
+    if said:
+        err(f"note: {escape(said)}")
+    started = _now()
+    journal = kept.Journal(os.path.join(folder, kept.JOURNAL), digest)
     shown = FORMATS[fmt]
 
     def on_receipt(receipt: Receipt) -> None:
@@ -230,13 +262,17 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, k
 
     try:
         receipts, interrupted = run_steps(steps, result.root, jobs=jobs or os.cpu_count() or 1, timeout=timeout,
-                                          keep_going=keep_going, on_receipt=on_receipt, passed_before=passed_before)
+                                          keep_going=keep_going, retries=retries, cache=cache, on_receipt=on_receipt,
+                                          passed_before=passed_before)
     finally:
         journal.close()
     verified = Verified(name=result.document.name, status=result.status, diagnostics=result.diagnostics,
-                        receipts=receipts, interrupted=interrupted)
+                        receipts=receipts, interrupted=interrupted, strict=strict)
     source = os.path.relpath(os.path.abspath(plan), os.path.abspath(folder)) if plan != "-" else plan
-    document = receipts_document(verified, source.replace(os.sep, "/"), digest)
+    commit, dirty = kept.git_state(result.root)
+    document = kept.receipts_document(verified, source=source.replace(os.sep, "/"), digest=digest, started=started,
+                                      revision=kept.revision(folder, result.plan), commit=commit, dirty=dirty,
+                                      before=cache.before)
     files, page = reports(document, plan if plan != "-" else None, junit=junit, summary=summary)
     if not write_files({target: json.dumps(document, indent=2, ensure_ascii=False) + "\n", **files}):
         return EXIT_INPUT

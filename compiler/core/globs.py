@@ -356,3 +356,19 @@ def overlaps(a: Glob, b: Glob, steps: Steps | None = None) -> bool:
 def _nameable(glob: Glob) -> bool:
     """Whether each segment matches some name (only ``.`` and ``..`` match none)."""
     return not any(s in (".", "..") for s in glob.segments)
+
+
+def matches(glob: Glob, path: str) -> bool:
+    """Whether ``glob`` covers the file ``path`` (a relative POSIX path): ``**`` any number of
+    whole segments, each other segment a name pattern. By dynamic programming over the segments,
+    no backtracking: at most len(glob.segments) x len(parts) steps (`verify`'s cache expands
+    ``paths:`` with it)."""
+    parts = path.split("/")
+    row = [True] + [False] * len(parts)  # row[k]: the segments so far match parts[:k]
+    for segment in glob.segments:
+        if segment == ANY:
+            for k in range(1, len(row)):
+                row[k] = row[k] or row[k - 1]
+        else:
+            row = [False] + [row[k] and _name_matches(segment, parts[k]) for k in range(len(parts))]
+    return row[-1]

@@ -128,7 +128,7 @@ def _flaky(case: ET.Element, item: dict[str, Any]) -> None:
 # Each result, the testcase it makes (tests/report/test_junit.py: one for every result of the receipts).
 CASES: dict[str, Callable[[ET.Element, dict[str, Any]], None]] = {
     "passed": _passed, "approved": _noted, "cached": _noted, "flaky": _flaky,
-    "failed": _failure, "timed-out": _failure, "unapproved": _failure, "skipped": _skipped,
+    "failed": _failure, "timed-out": _failure, "skipped": _skipped, "unapproved": _failure,
 }
 
 

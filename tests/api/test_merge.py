@@ -14,7 +14,7 @@ import pytest
 from receipts import attempt, document, item, valid_junit
 from support import run
 
-from compiler.api.verify import RECEIPTS
+from compiler.api.receipts import RECEIPTS
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="verify runs proofs through /bin/sh")
 

@@ -16,7 +16,8 @@ import pytest
 from support import run
 
 from compiler.api.processes import group_alive, run_proof
-from compiler.api.verify import JOURNAL, RECEIPTS, plan_steps, run_steps
+from compiler.api.receipts import JOURNAL, RECEIPTS
+from compiler.api.verify import plan_steps, run_steps
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="verify runs proofs through /bin/sh")
 
@@ -52,10 +53,11 @@ def test_passing_failing_and_skipped_proofs_with_their_exit_codes(tmp_path: Path
     assert _results(tmp_path) == {"ok": "passed", "bad": "failed", "after-bad": "skipped", "after-ok": "passed",
                                   "last": "passed"}
     receipts = {item["id"]: item for item in _receipts(tmp_path)["items"]}
-    assert receipts["bad"]["exit_code"] == 3 and receipts["bad"]["stderr"]["head"] == "oops\n"
+    bad = receipts["bad"]["attempts"][0]
+    assert bad["exit_code"] == 3 and bad["stderr"]["head"] == "oops\n"
     assert receipts["after-bad"]["reason"] == "depends on bad, which failed"
     assert not (tmp_path / "ran-after-bad").exists()
-    assert receipts["ok"]["stdout"] == {"head": "hello\n", "tail": "", "size": 6, "cut": False}
+    assert receipts["ok"]["attempts"][0]["stdout"] == {"head": "hello\n", "tail": "", "size": 6, "cut": False}
     assert "failed      wave 1  bad" in result.stdout and "    | oops" in result.stdout
     assert "plan.yaml: 3 passed, 1 failed, 1 skipped; receipts:" in result.stderr
     assert not (tmp_path / JOURNAL).exists()  # the receipts hold it all
@@ -140,7 +142,7 @@ def test_an_approval_runs_nothing_and_an_unrecorded_one_stops_the_run(tmp_path: 
     approved = run("approve", str(plan), "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z")
     assert approved.exit_code == 0, approved.output
     assert run("verify", str(plan)).exit_code == 0
-    assert _results(tmp_path) == {"work": "passed", "sign-off": "approved", "release": "passed"}
+    assert _results(tmp_path) == {"work": "cached", "sign-off": "approved", "release": "passed"}
     assert not (tmp_path / "approval-ran").exists()
 
 
@@ -152,7 +154,8 @@ def test_proofs_of_one_wave_run_at_once_up_to_jobs(tmp_path: Path) -> None:
     assert run("verify", str(plan), "--jobs", "2").exit_code == 0
     for marker in ("left.m", "right.m"):
         (tmp_path / marker).unlink()
-    assert run("verify", str(plan), "--jobs", "1").exit_code == 1  # one at a time: the first waits in vain
+    # One at a time (and not cached): the first waits in vain.
+    assert run("verify", str(plan), "--jobs", "1", "--no-cache").exit_code == 1
 
 
 def test_items_that_name_the_same_lock_never_run_at_once(tmp_path: Path) -> None:
