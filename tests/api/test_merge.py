@@ -76,6 +76,13 @@ def test_an_item_that_ran_nothing_is_decided_when_its_run_started(tmp_path: Path
     assert _merged(tmp_path / "out")["items"][0]["result"] == "skipped"  # the later run's word
 
 
+def test_under_strict_a_flaky_item_fails_the_merge(tmp_path: Path) -> None:
+    one = _write(tmp_path / "r.json", document([item("a", "flaky")]))
+    assert run("verify", "--merge", one, "-o", str(tmp_path / "out")).exit_code == 0
+    assert run("verify", "--merge", one, "--strict", "-o", str(tmp_path / "strict")).exit_code == 1
+    assert _merged(tmp_path / "strict")["status"] == "failed"
+
+
 def test_an_interrupted_run_among_them_fails_the_merge(tmp_path: Path) -> None:
     cut = document([item("a")])
     cut["interrupted"] = True
