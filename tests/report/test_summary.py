@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from receipts import attempt, document, item
 from support import MENTION, commonmark_html, shown
 
@@ -63,6 +64,7 @@ def test_the_output_of_at_most_ten_failed_proofs_is_shown() -> None:
     assert text.count("#### ") == SHOWN_OUTPUTS and "out 9\n" in text and "out 10\n" not in text
 
 
+@pytest.mark.slow
 def test_a_summary_of_20000_items_stays_under_one_mebibyte_and_counts_the_rows_left_out() -> None:
     reason = "depends on implementation-of-the-duplicate-email-check, which failed " * 2
     items = [item(f"item-{n:05d}-" + "x" * 40, "skipped" if n % 3 else "failed", wave=1 + n // 1000, reason=reason,
