@@ -69,9 +69,13 @@ def read_receipts(path: str, limits: Limits | None = None) -> Receipts:
     items = data.get("items")
     if not isinstance(items, list):
         raise refuse("it has no list of items", ("items",))
+    ids: set[str] = set()
     for n, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("id"), str) or type(item.get("wave")) is not int:
             raise refuse(f"item {n + 1} has no id or no wave", ("items", n))
+        if item["id"] in ids:
+            raise refuse(f"{item['id']} has two receipts in it", ("items", n, "id"))
+        ids.add(item["id"])
         if item.get("result") not in RESULTS:
             raise refuse(f"{item['id']} has the result {item.get('result')!r}, which verify does not write"
                          f" ({', '.join(RESULTS)})", ("items", n, "result"))

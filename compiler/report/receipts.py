@@ -21,11 +21,6 @@ RESULTS: dict[str, bool] = {"passed": True, "approved": True, "cached": True, "f
 TAIL_BYTES = 8 * 1024
 
 
-def passing(result: str) -> bool:
-    """Whether ``result`` passes; a KeyError for a name that is no result (the receipts are checked)."""
-    return RESULTS[result]
-
-
 def stream_tail(stream: Any, limit: int = TAIL_BYTES) -> tuple[str, bool]:
     """The last ``limit`` bytes of a captured stream (``{head, tail, size, cut}``) as text, and
     whether that is less than the whole stream. Where the receipts left out the middle, the text

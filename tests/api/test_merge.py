@@ -108,6 +108,8 @@ def test_receipts_of_another_plan_are_refused_at_their_digest(tmp_path: Path) ->
      " result 'great', which verify does not write (passed, approved, cached, flaky, failed, timed-out, skipped,"
      " unapproved)", '"great"'),
     ({**document([]), "items": [{"wave": 1}]}, "cannot merge: item 1 has no id or no wave", '{\n      "wave"'),
+    (document([item("a"), item("b"), item("b", "failed")]), "cannot merge: b has two receipts in it",
+     '"b",\n      "wave": 1,\n      "line": 3,\n      "command": "true",\n      "result": "failed"'),
 ])
 def test_a_file_that_is_not_receipts_is_refused_where_it_says_so(tmp_path: Path, content: dict[str, Any],
                                                                  message: str, needle: str) -> None:
@@ -149,8 +151,9 @@ def _plan(folder: Path) -> Path:
     any later one passes: the receipt kept for a says which run was later."""
     (folder / ".git").mkdir()
     (folder / "x.py").write_text("x = 1\n", encoding="utf-8")
-    proofs = {"a": "echo ran >> a.count; test $(wc -l < a.count) -ge 2 || { sleep 1; echo first run >&2; exit 1; }",
-              "b": "true", "c": "echo c", "d": "true"}
+    proofs = {"c": "echo c",  # first in the plan, third in its wave (ids sorted)
+              "a": "echo ran >> a.count; test $(wc -l < a.count) -ge 2 || { sleep 1; echo first run >&2; exit 1; }",
+              "b": "true", "d": "true"}
     items = "".join(f"  - id: {ident}\n    change: c\n    evidence: [x.py]\n"
                     f"{'    depends_on: [a, b]' + chr(10) if ident == 'd' else ''}    proof: {json.dumps(proof)}\n"
                     for ident, proof in proofs.items())
