@@ -10,7 +10,9 @@ process of the group survived. Output is read as it comes and kept bounded: the 
 
 from __future__ import annotations
 
+import math
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -56,32 +58,42 @@ class Outcome(NamedTuple):
         return self.exit_code == 0 and not self.timed_out
 
 
-class _Reader(threading.Thread):
-    """Reads a pipe to its end, keeping its first and last ``KEPT`` bytes."""
+class _Kept:
+    """A stream's first and last ``kept`` bytes, and its size, as chunks come."""
 
-    def __init__(self, pipe: IO[bytes], kept: int) -> None:
-        super().__init__(daemon=True)
-        self.pipe, self.kept = pipe, kept
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
         self.head = bytearray()
         self.tail = bytearray()
         self.size = 0
 
-    def run(self) -> None:
-        while chunk := self.pipe.read1(_CHUNK) if hasattr(self.pipe, "read1") else self.pipe.read(_CHUNK):
-            self.size += len(chunk)
-            room = self.kept - len(self.head)
-            if room > 0:
-                self.head += chunk[:room]
-                chunk = chunk[room:]
-            if chunk:
-                self.tail += chunk
-                if len(self.tail) > 2 * self.kept:  # trimmed now and then: linear in the output
-                    del self.tail[:-self.kept]
-        self.pipe.close()
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        room = self.kept - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > 2 * self.kept:  # trimmed now and then: linear in the output
+                del self.tail[:-self.kept]
 
     def captured(self) -> Captured:
         tail = bytes(self.tail[-self.kept:])
         return Captured(self.head.decode("utf-8", "replace"), tail.decode("utf-8", "replace"), self.size)
+
+
+class _Reader(threading.Thread):
+    """Reads a pipe to its end into a ``_Kept`` (the path without a pidfd)."""
+
+    def __init__(self, pipe: IO[bytes], kept: _Kept) -> None:
+        super().__init__(daemon=True)
+        self.pipe, self.kept = pipe, kept
+
+    def run(self) -> None:
+        while chunk := self.pipe.read1(_CHUNK) if hasattr(self.pipe, "read1") else self.pipe.read(_CHUNK):
+            self.kept.add(chunk)
+        self.pipe.close()
 
 
 def group_alive(pgid: int) -> bool:
@@ -131,6 +143,55 @@ def _end_group(pgid: int, grace: float) -> str | None:
     return sent
 
 
+def _pidfd(pid: int) -> int | None:
+    """A pidfd of the process (Linux 5.3+), or None where there is none."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _poll_until_ended(proc: subprocess.Popen[bytes], pidfd: int, timeout: float, streams: dict[int, _Kept]) -> bool:
+    """Read both pipes as they fill and wait for the shell to end, in one poll loop of this thread
+    (no reader threads, no polling with sleeps: woken the moment the shell ends or writes).
+    Whether it ended within ``timeout``; the pipes still open are left in ``streams``."""
+    poller = select.poll()
+    for fd in (*streams, pidfd):
+        poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        ended = False
+        for fd, _ in poller.poll(math.ceil(min(left, 86_400) * 1000)):
+            if fd == pidfd:
+                ended = True
+            elif chunk := os.read(fd, _CHUNK):
+                streams[fd].add(chunk)
+            else:
+                poller.unregister(fd)
+                del streams[fd]
+        if ended:
+            return True
+
+
+def _drain(streams: dict[int, _Kept], seconds: float) -> None:
+    """Read what is left in the pipes to their end, for ``seconds`` at most (a survivor of SIGKILL
+    could hold one open)."""
+    poller = select.poll()
+    for fd in streams:
+        poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + seconds
+    while streams and (left := deadline - time.monotonic()) > 0:
+        for fd, _ in poller.poll(math.ceil(left * 1000)):
+            if chunk := os.read(fd, _CHUNK):
+                streams[fd].add(chunk)
+            else:
+                poller.unregister(fd)
+                del streams[fd]
+
+
 def run_proof(command: str, cwd: str, *, timeout: float = TIMEOUT, grace: float = GRACE, kept: int = KEPT,
               started_hook: Callable[[int], None] | None = None) -> Outcome:
     """Run ``command`` as a proof (see the module's docstring). ``started_hook`` is given the
@@ -143,21 +204,36 @@ def run_proof(command: str, cwd: str, *, timeout: float = TIMEOUT, grace: float 
     if started_hook is not None:
         started_hook(pgid)
     assert proc.stdout is not None and proc.stderr is not None
-    readers = [_Reader(proc.stdout, kept), _Reader(proc.stderr, kept)]
-    for reader in readers:
-        reader.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    ended_by = _end_group(pgid, grace)  # the proof's leftovers, or the proof itself when it timed out
+    out, err = _Kept(kept), _Kept(kept)
+    pidfd = _pidfd(proc.pid)
+    if pidfd is not None:
+        streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+        try:
+            timed_out = not _poll_until_ended(proc, pidfd, timeout, streams)
+        finally:
+            os.close(pidfd)
+        if not timed_out:
+            proc.wait()  # reaped before its group is looked at: a zombie leader makes the group look alive
+        ended_by = _end_group(pgid, grace)  # the proof's leftovers, or the proof itself when it timed out
+        _drain(streams, grace + 5)
+        proc.stdout.close()
+        proc.stderr.close()
+    else:  # a reader thread per pipe, and Popen's wait
+        readers = [_Reader(proc.stdout, out), _Reader(proc.stderr, err)]
+        for reader in readers:
+            reader.start()
+        try:
+            proc.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        ended_by = _end_group(pgid, grace)
+        for reader in readers:
+            reader.join(timeout=grace + 5)
     code = proc.wait()
-    for reader in readers:
-        reader.join(timeout=grace + 5)
     survivors = group_alive(pgid)
     seconds = round(time.monotonic() - clock, 3)
     killed = signal.Signals(-code).name if code < 0 else None
     return Outcome(exit_code=code if code >= 0 else None, signal=killed, timed_out=timed_out,
                    leftovers=None if timed_out else ended_by, survivors=survivors, started=started, seconds=seconds,
-                   stdout=readers[0].captured(), stderr=readers[1].captured())
+                   stdout=out.captured(), stderr=err.captured())

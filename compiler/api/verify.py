@@ -88,6 +88,20 @@ def _attempt(o: Outcome) -> dict[str, Any]:
             "stderr": o.stderr.to_dict()}
 
 
+TICK = 0.5  # seconds between two calls of run_steps' on_status while nothing ends
+
+
+class Status(NamedTuple):
+    """Where a run is, for a live display: a wave (its number, of how many), how many of its items
+    are done, and the ids of the proofs running."""
+
+    wave: int
+    waves: int
+    done: int
+    size: int
+    running: tuple[str, ...]
+
+
 class CacheState(NamedTuple):
     """What the run knows to decide what is up to date: this run's inputs of each item
     (compiler/api/cache.py: item_parts; None for an item past the bound), the last cache entries
@@ -183,13 +197,16 @@ def _approval_states(result: CompileResult) -> dict[str, str]:
 def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, keep_going: bool = False,
               retries: int = 0, cache: CacheState | None = None,
               on_receipt: Callable[[Receipt], None] = lambda r: None,
+              on_status: Callable[[Status], None] | None = None,
               run: Callable[..., Outcome] | None = None,
               passed_before: dict[str, dict[str, Any]] | None = None) -> tuple[list[Receipt], bool]:
     """Run ``steps`` (in wave order) as the module's docstring says; ``on_receipt`` is called with
     each receipt as it is made, in the main thread. Returns the receipts in wave order and whether
     the run was interrupted (Ctrl-C: the running groups are ended, what finished is kept).
     ``passed_before``: what an interrupted run of the same plan passed (id -> its journaled
-    receipt: ``resumable``), recorded as it was and not run again."""
+    receipt: ``resumable``), recorded as it was and not run again. ``on_status``, when given, is
+    called in the main thread as proofs start and end, and every ``TICK`` seconds between (a live
+    display)."""
     import threading
 
     from compiler.api.processes import run_proof
@@ -321,7 +338,12 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
                         held |= step.locks
                         running[pool.submit(attempts, step)] = (step, known)
                     waiting = kept
-                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    if on_status is not None:
+                        status = Status(wave=number, waves=max(waves), done=len(waves[number]) - len(waiting)
+                                        - len(running), size=len(waves[number]),
+                                        running=tuple(step.id for step, _ in running.values()))
+                        on_status(status)
+                    finished, _ = wait(running, timeout=TICK if on_status else None, return_when=FIRST_COMPLETED)
                     for future in finished:
                         step, known = running.pop(future)
                         held -= step.locks

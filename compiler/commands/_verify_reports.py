@@ -80,7 +80,7 @@ def merge_command(paths: Sequence[str], *, output_dir: str | None, junit: str | 
     merged = merge([read_receipts(path, limits) for path in paths], folder, strict=strict)
     target = os.path.join(folder, RECEIPTS)
     files, page = reports(merged.document, merged.plan, junit=junit, summary=summary, notes=merged.notes)
-    text = json.dumps(merged.document, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(merged.document, ensure_ascii=False, separators=(",", ":")) + "\n"  # compact, as verify writes
     if not write_files({target: text, **files}, inputs=paths):
         return EXIT_INPUT
     append_summary(page)

@@ -14,12 +14,19 @@ from compiler.commands._options import evidence_options, limit_options
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY, INTERRUPTED
 
 if TYPE_CHECKING:
-    from compiler.api.verify import CacheState, Receipt, Step
+    from compiler.api.verify import CacheState, Receipt, Status, Step
     from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
 
 # Lines of a failed proof's output shown on the terminal (the receipts keep its head and tail).
 TAIL_LINES = 12
+
+
+def _on_terminal() -> bool:
+    """Whether standard output is a terminal that takes a line rewritten in place."""
+    import sys
+
+    return sys.stdout.isatty() and os.environ.get("TERM", "") not in ("", "dumb")
 
 
 def _now() -> str:
@@ -68,6 +75,40 @@ def _print_text(receipt: Receipt, err: bool = False) -> None:
     click.echo(_line(receipt), err=err)
     for line in _tail(receipt):
         click.echo(line, err=err)
+
+
+class Live:
+    """The live display of a run on a terminal: the receipts' lines as they come, under them one
+    line that is rewritten in place (the wave, done / total, the proofs running, the time so far),
+    cut to the terminal's width. Off a terminal, or under --format json/github, the plain lines."""
+
+    def __init__(self) -> None:
+        import shutil
+        import time
+
+        self.clock = time.monotonic
+        self.start = self.clock()
+        self.width = max(20, shutil.get_terminal_size().columns - 1)
+        self.last = ""
+
+    def status(self, status: Status) -> None:
+        from compiler.core.display import escape
+
+        seconds = int(self.clock() - self.start)
+        running = ", ".join(escape(i) for i in status.running)
+        line = (f"wave {status.wave}/{status.waves}  {status.done}/{status.size} done"
+                f"  {seconds // 60}:{seconds % 60:02d}{'  running: ' + running if running else ''}")
+        self.last = line[:self.width]
+        click.echo(f"\r\x1b[2K{self.last}", nl=False)
+
+    def receipt(self, receipt: Receipt) -> None:
+        click.echo("\r\x1b[2K", nl=False)
+        _print_text(receipt)
+        if self.last:
+            click.echo(self.last, nl=False)
+
+    def close(self) -> None:
+        click.echo("\r\x1b[2K", nl=False)
 
 
 def _print_log(receipt: Receipt) -> None:
@@ -254,6 +295,9 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     started = _now()
     journal = kept.Journal(os.path.join(folder, kept.JOURNAL), digest)
     shown = FORMATS[fmt]
+    live = Live() if fmt == "text" and _on_terminal() else None
+    if live is not None:
+        shown = live.receipt
 
     def on_receipt(receipt: Receipt) -> None:
         journal.add(receipt)
@@ -263,9 +307,12 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     try:
         receipts, interrupted = run_steps(steps, result.root, jobs=jobs or os.cpu_count() or 1, timeout=timeout,
                                           keep_going=keep_going, retries=retries, cache=cache, on_receipt=on_receipt,
+                                          on_status=live.status if live is not None else None,
                                           passed_before=passed_before)
     finally:
         journal.close()
+        if live is not None:
+            live.close()
     verified = Verified(name=result.document.name, status=result.status, diagnostics=result.diagnostics,
                         receipts=receipts, interrupted=interrupted, strict=strict)
     source = os.path.relpath(os.path.abspath(plan), os.path.abspath(folder)) if plan != "-" else plan
@@ -274,7 +321,8 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
                                       revision=kept.revision(folder, result.plan), commit=commit, dirty=dirty,
                                       before=cache.before)
     files, page = reports(document, plan if plan != "-" else None, junit=junit, summary=summary)
-    if not write_files({target: json.dumps(document, indent=2, ensure_ascii=False) + "\n", **files}):
+    # Compact: json's C encoder writes no indentation, and with one a large plan's receipts took 5x longer.
+    if not write_files({target: json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n", **files}):
         return EXIT_INPUT
     append_summary(page)
     if not interrupted:

@@ -170,7 +170,39 @@ def test_items_that_name_the_same_lock_never_run_at_once(tmp_path: Path) -> None
     assert _receipts(tmp_path)["items"][0]["wave"] == _receipts(tmp_path)["items"][1]["wave"] == 1  # waves as they were
 
 
-def test_a_proof_past_its_timeout_is_ended_with_its_grandchild(tmp_path: Path) -> None:
+@pytest.fixture(params=["pidfd", "threads"])
+def both_ways(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """run_proof's fast path (one poll loop over the pipes and a pidfd) and its slow path (a reader
+    thread per pipe and Popen's wait, where there is no pidfd): each test below holds both."""
+    from compiler.api import processes
+
+    if request.param == "threads":
+        monkeypatch.setattr(processes, "_pidfd", lambda pid: None)
+    elif processes._pidfd(os.getpid()) is None:
+        pytest.skip("no pidfd here (Linux 5.3+)")
+    return str(request.param)
+
+
+_DIFFERENTIAL = ["true", "exit 3", "echo out; echo err >&2", "kill -TERM $$", "printf 'a\\377b'",
+                 "yes x | head -c 200000", "sleep 300 & echo left", "cat", "exec >&-; echo gone >&2"]
+
+
+def _same(outcome: object) -> tuple:
+    o = outcome._asdict()  # type: ignore[attr-defined]
+    return tuple(v for k, v in o.items() if k not in ("started", "seconds"))
+
+
+def test_both_ways_of_running_a_proof_give_the_same_outcome(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from compiler.api import processes
+
+    fast = [_same(run_proof(c, str(tmp_path), timeout=30, grace=1, kept=1000)) for c in _DIFFERENTIAL]
+    monkeypatch.setattr(processes, "_pidfd", lambda pid: None)
+    slow = [_same(run_proof(c, str(tmp_path), timeout=30, grace=1, kept=1000)) for c in _DIFFERENTIAL]
+    assert fast == slow
+    assert [f[0] for f in fast] == [0, 3, 0, None, 0, 0, 0, 0, 0]
+
+
+def test_a_proof_past_its_timeout_is_ended_with_its_grandchild(tmp_path: Path, both_ways: str) -> None:
     outcome = run_proof("sleep 300 & echo $! > child.pid; sleep 300", str(tmp_path), timeout=1, grace=1)
     assert outcome.timed_out and not outcome.passed and outcome.signal == "SIGTERM"
     assert not outcome.survivors
@@ -178,18 +210,18 @@ def test_a_proof_past_its_timeout_is_ended_with_its_grandchild(tmp_path: Path) -
     assert not _alive(child)
 
 
-def test_what_a_passing_proof_leaves_running_is_ended(tmp_path: Path) -> None:
+def test_what_a_passing_proof_leaves_running_is_ended(tmp_path: Path, both_ways: str) -> None:
     outcome = run_proof("sleep 300 & echo $! > child.pid; echo started", str(tmp_path), timeout=30, grace=1)
     assert outcome.passed and outcome.leftovers == "SIGTERM" and not outcome.survivors
     assert not _alive(int((tmp_path / "child.pid").read_text(encoding="utf-8")))
 
 
-def test_a_proof_that_ignores_sigterm_gets_sigkill(tmp_path: Path) -> None:
+def test_a_proof_that_ignores_sigterm_gets_sigkill(tmp_path: Path, both_ways: str) -> None:
     outcome = run_proof("trap '' TERM; sleep 300", str(tmp_path), timeout=1, grace=0.5)
     assert outcome.timed_out and outcome.signal == "SIGKILL" and not outcome.survivors
 
 
-def test_megabytes_of_output_are_kept_as_head_and_tail_with_the_size(tmp_path: Path) -> None:
+def test_megabytes_of_output_are_kept_as_head_and_tail_with_the_size(tmp_path: Path, both_ways: str) -> None:
     outcome = run_proof("yes 0123456789 | head -c 5000000; echo END", str(tmp_path), kept=1000)
     assert outcome.passed and outcome.stdout.size == 5_000_004
     assert len(outcome.stdout.head) == 1000 and outcome.stdout.head.startswith("0123456789\n")
@@ -197,7 +229,7 @@ def test_megabytes_of_output_are_kept_as_head_and_tail_with_the_size(tmp_path: P
     assert outcome.stdout.to_dict()["cut"] is True
 
 
-def test_a_proof_reads_no_standard_input(tmp_path: Path) -> None:
+def test_a_proof_reads_no_standard_input(tmp_path: Path, both_ways: str) -> None:
     outcome = run_proof("cat; read line || echo no input", str(tmp_path), timeout=10)
     assert outcome.passed and outcome.stdout.head == "no input\n"
 

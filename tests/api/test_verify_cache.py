@@ -213,3 +213,37 @@ def test_a_flaky_proof_is_a_warning_annotation_at_its_line(tmp_path: Path) -> No
     assert result.exit_code == 0
     said = ",line=2,title=verify%3A once flaky::it failed, then passed at attempt 2"
     assert result.stdout.startswith("::warning file=") and said in result.stdout
+
+
+def test_on_a_terminal_a_live_line_shows_the_wave_what_is_done_and_what_runs(tmp_path: Path) -> None:
+    import pty
+    import sys
+
+    from support import REPO
+
+    plan = _plan(tmp_path, _item("slow", "sleep 2") + _item("next", "true", deps="slow", evidence="b.py"))
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "compiler", "verify", str(plan)], cwd=REPO, stdout=follower,
+                            stderr=subprocess.PIPE, env={**os.environ, "TERM": "xterm", "COLUMNS": "80"})
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.communicate(timeout=60)
+    os.close(leader)
+    text = seen.decode()
+    assert proc.returncode == 0
+    import re
+
+    # Shown as the proof starts, and rewritten in place while it runs (every half second).
+    assert len(re.findall(r"\r\x1b\[2Kwave 1/2  0/1 done  0:0\d  running: slow", text)) >= 2
+    assert "passed      wave 1  slow" in text and "passed      wave 2  next" in text
+    assert text.endswith("\r\x1b[2K")  # the live line is gone at the end
+    plain = run("verify", str(plan), "--no-cache")  # not a terminal: the plain lines alone
+    assert "\x1b" not in plain.stdout and "running:" not in plain.stdout
