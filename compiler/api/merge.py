@@ -8,7 +8,8 @@ its file (exit 2). An item found in several keeps the receipt of the run that de
 by its ``started`` (a proof's start; for an item that ran nothing, its run's start; a tie goes to
 the file named later), and a note says so. The merged receipts are those of one run: the items in
 wave order, the counts, and a status that passes only when every item passed (``passed``,
-``approved``, ``cached`` or ``flaky``; not ``flaky`` under ``--strict``) and no run was interrupted.
+``approved``, ``cached`` or ``flaky``; under ``--strict`` none flaky and none that passes without
+the change) and no run was interrupted.
 """
 
 from __future__ import annotations
@@ -101,10 +102,10 @@ def _decided(item: dict[str, Any], run: dict[str, Any]) -> float:
 
 def merge(reads: Sequence[Receipts], folder: str, *, strict: bool = False) -> Merged:
     """The receipts ``reads`` (at least one) made one (see the module's docstring); ``folder``:
-    where the merged file goes, which its ``source`` is relative to; ``strict``: a flaky item
-    fails them, as under ``verify --strict``. A PlanInputError when they are receipts of
-    different plans."""
-    from compiler.api.verify import FLAKY, PASSING, RESULTS
+    where the merged file goes, which its ``source`` is relative to; ``strict``: an item that is
+    flaky or passes without the change fails them, as under ``verify --strict``. A PlanInputError
+    when they are receipts of different plans."""
+    from compiler.api.verify import PASSING, RESULTS
     from compiler.load.errors import input_error
 
     first = reads[0]
@@ -137,7 +138,7 @@ def merge(reads: Sequence[Receipts], folder: str, *, strict: bool = False) -> Me
     for item in items:
         counts[item["result"]] += 1
     interrupted = any(r.document.get("interrupted") is True for r in reads)
-    passed = not interrupted and all(i["result"] in PASSING and not (strict and i["result"] == FLAKY) for i in items)
+    passed = not interrupted and all(i["result"] in PASSING and not (strict and _proves_nothing(i)) for i in items)
     plan = _plan(first)
     commits = {r.document.get("commit") for r in reads}
     if len(commits) > 1:
@@ -155,6 +156,17 @@ def merge(reads: Sequence[Receipts], folder: str, *, strict: bool = False) -> Me
         "status": "passed" if passed else "failed", "interrupted": interrupted, "counts": counts, "items": items,
         "cache": _caches(reads)}
     return Merged(document=document, plan=plan, notes=notes, passed=passed)
+
+
+def _proves_nothing(item: dict[str, Any]) -> bool:
+    """What fails a run under ``--strict`` though it passed: a flaky proof, or one that passes
+    without the change (``--against``: compiler/api/against.py)."""
+    from compiler.api.against import RUNS_AGAINST
+    from compiler.api.verify import FLAKY, PASSED
+
+    against = item.get("against")
+    return item["result"] == FLAKY or (item["result"] in RUNS_AGAINST and isinstance(against, dict)
+                                       and against.get("result") == PASSED)
 
 
 def _caches(reads: Sequence[Receipts]) -> dict[str, Any]:

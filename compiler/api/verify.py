@@ -357,10 +357,11 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
             except KeyboardInterrupt:
                 interrupted = True
                 stopping.set()
-                _end_all(groups)
-                for future, (step, known) in running.items():  # what the signal ended is kept, as it ended
+                started = {f: v for f, v in running.items() if not f.cancel()}  # a queued one never starts
+                _end_all(groups, started)
+                for future, (step, known) in started.items():  # what the signal ended is kept, as it ended
                     try:
-                        outs = future.result(timeout=30)
+                        outs = future.result(timeout=5)
                     except Exception:  # noqa: BLE001  # a worker that cannot report: nothing to keep
                         continue
                     record(Receipt(step=step, result=FAILED, reason="interrupted (Ctrl-C)", attempts=outs,
@@ -375,13 +376,20 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
     return sorted(receipts.values(), key=lambda r: order[r.step.id]), interrupted
 
 
-def _end_all(groups: set[int]) -> None:
+def _end_all(groups: set[int], running: dict[Future[Any], Any]) -> None:
+    """Ctrl-C: SIGTERM to every running proof's group, then, to the groups still there once
+    ``GRACE`` has passed without all of them ending, SIGKILL (their proofs report as they end)."""
     import signal
 
-    for pgid in list(groups):
-        try:
-            os.killpg(pgid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
+    from compiler.api.processes import GRACE
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pgid in list(groups):
+            try:
+                os.killpg(pgid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not wait(running, timeout=GRACE).not_done:
+            return
 
 

@@ -67,10 +67,12 @@ def limit_options(command: Any) -> Any:
 
 
 def revision_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A ``--base`` / ``--rev`` revision, refused before git sees it when it cannot be one."""
+    """A ``--base`` / ``--rev`` / ``--against`` revision, refused before git sees it when it cannot be one."""
+    if value is None:  # nothing imported for an option not given
+        return None
     from compiler.load.gitshow import revision_problem
 
-    problem = None if value is None else revision_problem(value)
+    problem = revision_problem(value)
     if problem is not None:
         raise click.BadParameter(problem, ctx=ctx, param=param)
     return value

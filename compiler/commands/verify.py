@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from compiler.commands._options import evidence_options, limit_options
+from compiler.commands._options import evidence_options, limit_options, revision_option
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY, INTERRUPTED
 
 if TYPE_CHECKING:
+    from compiler.api.against import Base, Control
     from compiler.api.verify import CacheState, Receipt, Status, Step
     from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
@@ -116,8 +117,9 @@ def _print_log(receipt: Receipt) -> None:
     _print_text(receipt, err=True)
 
 
-def _dry_run(steps: list[Step], fmt: str) -> None:
-    """What would run, wave by wave: a line each, or with --format json one object for agents."""
+def _dry_run(steps: list[Step], fmt: str, base: Base | None) -> None:
+    """What would run, wave by wave: a line each, or with --format json one object for agents;
+    with --against, where the proofs would run again."""
     from compiler.core.display import escape
 
     if fmt == "json":
@@ -125,11 +127,20 @@ def _dry_run(steps: list[Step], fmt: str) -> None:
 
         would = [{"id": s.id, "wave": s.wave, "command": None if s.approval is not None else s.proof,
                   "approval": s.approval, "locks": sorted(s.locks)} for s in steps]
-        click.echo(json_safe(json.dumps({"dry_run": True, "items": would}, indent=2, ensure_ascii=False)))
+        shown: dict[str, Any] = {"dry_run": True, "items": would}
+        if base is not None:
+            from compiler.commands._against import dry_run_json
+
+            shown["against"] = dry_run_json(base, steps)
+        click.echo(json_safe(json.dumps(shown, indent=2, ensure_ascii=False)))
         return
     for step in steps:
         what = f"approval ({step.approval})" if step.approval is not None else f"runs: {escape(step.proof)}"
         click.echo(f"wave {step.wave}  {escape(step.id)}  {what}", err=fmt == "github")
+    if base is not None:
+        from compiler.commands._against import dry_run_text
+
+        click.echo(dry_run_text(base, steps), err=fmt == "github")
 
 
 # GitHub shows at most 10 annotations of each kind per step: past that, one notice counts the rest.
@@ -137,11 +148,13 @@ ANNOTATIONS = 10
 _KINDS = {"failed": "error", "timed-out": "error", "unapproved": "error", "skipped": "warning", "flaky": "warning"}
 
 
-def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, base: str) -> str:
+def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, base: str,
+                       also: Sequence[tuple[Receipt, str, str, str]] = ()) -> str:
     """``--format github``: an annotation at the item's line of the plan for each item that did not
     pass (an error where its proof failed, timed out or its approval is missing; a warning where
-    it was skipped or is flaky), its reason and the last lines its proof wrote in the message; at most
-    ANNOTATIONS of each kind, then a notice that counts the rest."""
+    it was skipped or is flaky), its reason and the last lines its proof wrote in the message, then
+    those of ``also`` (receipt, kind, title, message); at most ANNOTATIONS of each kind, then a
+    notice that counts the rest."""
     from compiler.core.cilog import Commands, command
     from compiler.core.display import escape
     from compiler.report.reporters import workspace_path
@@ -150,17 +163,16 @@ def github_annotations(receipts: list[Receipt], plan_file: str, *, cwd: str, bas
     shown = dict.fromkeys(("error", "warning"), 0)
     left = dict.fromkeys(("error", "warning"), 0)
     out = []
-    for receipt in receipts:
-        kind = _KINDS.get(receipt.result)
-        if kind is None:
-            continue
+    entries = [(r, kind, f"verify: {r.step.id} {r.result}",
+                escape(r.reason) + "".join(f"\n{line.strip()}" for line in _tail(r)))
+               for r in receipts if (kind := _KINDS.get(r.result)) is not None]
+    for receipt, kind, title, message in [*entries, *also]:
         if shown[kind] == ANNOTATIONS:
             left[kind] += 1
             continue
         shown[kind] += 1
         props = [("file", file), *([("line", str(receipt.step.line))] if receipt.step.line else []),
-                 ("title", f"verify: {receipt.step.id} {receipt.result}")]
-        message = escape(receipt.reason) + "".join(f"\n{line.strip()}" for line in _tail(receipt))
+                 ("title", title)]
         out.append(command(kind, props, message))
     for kind, n in left.items():
         if n:
@@ -185,7 +197,6 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
               help="Run a failing proof again, up to N more times (at most 3); one that then passes is flaky.")
 @click.option("--no-cache", is_flag=True,
               help="Run every proof, also those whose inputs are as they were at their last pass.")
-@click.option("--strict", is_flag=True, help="A flaky proof fails the run.")
 @click.option("--keep-going", is_flag=True,
               help="After a proof fails, still run every item whose dependencies passed (default: stop after the "
                    "wave).")
@@ -198,6 +209,11 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
               help="text: a line per item as it ends; json: one object with every item's receipt, for agents; "
                    "github: an annotation at the plan's line of each item that did not pass (the text lines on "
                    "stderr).")
+@click.option("--against", metavar="REV", callback=revision_option, default=None,
+              help="Also run each proof that passes in a temporary git worktree of REV (the merge base, say) and "
+                   "report each that passes there too: it passes without the change, and proves nothing.")
+@click.option("--strict", is_flag=True,
+              help="A flaky proof, or one that passes without the change (--against), fails the run (exit 1).")
 @click.option("--junit", metavar="FILE", default=None,
               help="Also write the receipts as JUnit XML, for GitLab, Jenkins and GitHub's JUnit report actions.")
 @click.option("--summary", metavar="FILE", default=None,
@@ -209,8 +225,8 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
 @evidence_options
 @limit_options
 def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, retries: int, no_cache: bool,
-            strict: bool, keep_going: bool, output_dir: str | None, dry_run: bool, resume: bool, fmt: str,
-            junit: str | None, summary: str | None, merge: bool, root: str | None, no_verify: bool,
+            keep_going: bool, output_dir: str | None, dry_run: bool, resume: bool, fmt: str, against: str | None,
+            strict: bool, junit: str | None, summary: str | None, merge: bool, root: str | None, no_verify: bool,
             limits: Limits) -> int:
     """Run the proof of each item of PLAN (or of the IDs given and what they depend on), wave by
     wave, up to --jobs at once within a wave, and keep a receipt of each in
@@ -231,9 +247,14 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     changed", "depends on implementation, which ran"). A proof that fails and then passes (under
     --retries, or with the same inputs as a failed run) is flaky: every attempt is kept.
 
+    With --against REV, each proof that passed runs again in a temporary git worktree of REV
+    (committed files only: not the change's new or edited ones), removed afterwards whatever
+    happens; each that passes there too is reported as passing without the change.
+
     Exit 0 when every selected proof passed, was cached or is flaky, 1 when any failed, timed
-    out, was skipped or is unapproved (or the plan is blocked; or, with --strict, is flaky), 2
-    input error, 130 on Ctrl-C (the receipts of what finished are kept).
+    out, was skipped or is unapproved (or the plan is blocked; or, with --strict, is flaky or
+    passes without the change), 2 input error (an unknown REV: nothing runs), 130 on Ctrl-C (the
+    receipts of what finished are kept).
 
     With --merge, the arguments are receipts files (RECEIPT...), not PLAN and IDs: those of
     runs of chunks of one plan (a CI job each) are merged into one, an item in several keeping the
@@ -248,6 +269,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
       evidence-plan verify plan.yaml --resume
       evidence-plan verify plan.yaml --retries 2 --strict
       evidence-plan verify plan.yaml --no-cache
+      evidence-plan verify plan.yaml --against "$(git merge-base origin/main HEAD)" --strict
       evidence-plan verify plan.yaml --junit verify.xml
       evidence-plan verify plan.yaml --format json | jq '.items[] | select(.result != "passed")'
       evidence-plan verify --merge chunk-*/evidence-plan.verify.json -o merged --junit merged/verify.xml
@@ -273,8 +295,14 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
         return EXIT_BLOCKED
     if result.diagnostics:
         show_diagnostics(result.diagnostics)
+    base = None
+    if against is not None:  # resolved before anything runs: an unknown REV runs nothing
+        from compiler.api.against import Worktree, add_controls, resolve, run_controls, without_change
+        from compiler.commands._against import control_annotations, passes_line
+
+        base = resolve(result.root, against)
     if dry_run:
-        _dry_run(steps, fmt)
+        _dry_run(steps, fmt, base)
         err(f"{name}: {plural(len(steps), 'item')} would be verified; nothing was run")
         return EXIT_READY
     folder = output_dir if output_dir is not None else (os.path.dirname(plan) if plan != "-" else ".") or "."
@@ -293,7 +321,6 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     if said:
         err(f"note: {escape(said)}")
     started = _now()
-    journal = kept.Journal(os.path.join(folder, kept.JOURNAL), digest)
     shown = FORMATS[fmt]
     live = Live() if fmt == "text" and _on_terminal() else None
     if live is not None:
@@ -304,15 +331,20 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
         if shown is not None:
             shown(receipt)
 
-    try:
+    from contextlib import ExitStack, closing
+
+    controls: dict[str, Control] = {}
+    with ExitStack() as cleanup:  # the worktree first: when git cannot make it, nothing runs, the last journal stays
+        tree = cleanup.enter_context(Worktree(base)) if base is not None else None
+        journal = cleanup.enter_context(closing(kept.Journal(os.path.join(folder, kept.JOURNAL), digest)))
+        if live is not None:
+            cleanup.callback(live.close)
         receipts, interrupted = run_steps(steps, result.root, jobs=jobs or os.cpu_count() or 1, timeout=timeout,
                                           keep_going=keep_going, retries=retries, cache=cache, on_receipt=on_receipt,
                                           on_status=live.status if live is not None else None,
                                           passed_before=passed_before)
-    finally:
-        journal.close()
-        if live is not None:
-            live.close()
+        if tree is not None and not interrupted:
+            controls, interrupted = run_controls(receipts, tree, jobs=jobs or os.cpu_count() or 1, timeout=timeout)
     verified = Verified(name=result.document.name, status=result.status, diagnostics=result.diagnostics,
                         receipts=receipts, interrupted=interrupted, strict=strict)
     source = os.path.relpath(os.path.abspath(plan), os.path.abspath(folder)) if plan != "-" else plan
@@ -320,6 +352,9 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     document = kept.receipts_document(verified, source=source.replace(os.sep, "/"), digest=digest, started=started,
                                       revision=kept.revision(folder, result.plan), commit=commit, dirty=dirty,
                                       before=cache.before)
+    passing = without_change(receipts, controls) if base is not None else []
+    if base is not None:
+        add_controls(document, controls, base, strict=strict)
     files, page = reports(document, plan if plan != "-" else None, junit=junit, summary=summary)
     # Compact: json's C encoder writes no indentation, and with one a large plan's receipts took 5x longer.
     if not write_files({target: json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n", **files}):
@@ -336,11 +371,18 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
         from compiler.report.reporters import base_folder, working_folder
 
         cwd = working_folder()
-        echo_report(github_annotations(receipts, result.document.name, cwd=cwd, base=base_folder(os.environ, cwd)))
+        also = control_annotations(passing, base, strict=strict) if base is not None else []
+        echo_report(github_annotations(receipts, result.document.name, cwd=cwd, base=base_folder(os.environ, cwd),
+                                       also=also))
+    if base is not None and fmt != "json":
+        for receipt in passing:
+            click.echo(passes_line(receipt, base), err=fmt == "github")
     counts = ", ".join(f"{n:,} {word}" for word, n in verified.counts().items() if n)
     said = " (interrupted)" if interrupted else ""
+    if passing:
+        said += f"; {len(passing):,} {'passes' if len(passing) == 1 else 'pass'} without the change"
     err(f"{name}: {counts or 'nothing to verify'}{said}; receipts: {escape(target)}")
     if interrupted:
         return INTERRUPTED
-    return EXIT_READY if verified.passed else EXIT_BLOCKED
+    return EXIT_READY if verified.passed and not (strict and passing) else EXIT_BLOCKED
 

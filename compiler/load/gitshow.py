@@ -128,7 +128,7 @@ def in_history(spec: str) -> bool | None:
     return True if oid is not None else None if _not_local(said) else False
 
 
-def _fatal(said: bytes) -> str | None:
+def git_reason(said: bytes) -> str | None:
     """git's own words: its "fatal:" line (what follows it is advice), else its last line."""
     lines = said.decode("utf-8", "replace").strip().splitlines()
     fatal = [line for line in lines if line.startswith("fatal: ")]
@@ -150,7 +150,7 @@ def read_blob(spec: str, limits: Limits) -> bytes:
             if _not_local(said):  # the trees on the way to it are not in the clone
                 raise fail(NOT_LOCAL, _fetch_hint(spec))
             why = _run("rev-parse", spec)  # --verify says only "Needed a single revision"
-            reason = _fatal(why.stderr) or _fatal(said) or "unknown revision or path"
+            reason = git_reason(why.stderr) or git_reason(said) or "unknown revision or path"
             hint = ("run it inside the git repository" if "not a git repository" in reason else
                     "git refuses a repository another user owns: mark it safe (git config --global --add"
                     " safe.directory DIR) if you trust it" if "dubious ownership" in reason else HISTORY_HINT)
@@ -217,7 +217,7 @@ def _read_object(oid: str, spec: str, limits: Limits, fail: Callable[..., PlanIn
             raise fail(f"git took longer than {GIT_TIMEOUT} s")
         errors.seek(0)
         said = errors.read(64 * 1024)
-    reason = _fatal(said)
+    reason = git_reason(said)
     if missing or _not_local(said):
         raise fail(NOT_LOCAL, _fetch_hint(spec))
     raise fail(f"cannot read it from git history: {reason or f'git cat-file exited with {proc.returncode}'}")

@@ -76,11 +76,16 @@ def test_an_item_that_ran_nothing_is_decided_when_its_run_started(tmp_path: Path
     assert _merged(tmp_path / "out")["items"][0]["result"] == "skipped"  # the later run's word
 
 
-def test_under_strict_a_flaky_item_fails_the_merge(tmp_path: Path) -> None:
-    one = _write(tmp_path / "r.json", document([item("a", "flaky")]))
+@pytest.mark.parametrize("against", ["passed", "failed"])
+def test_under_strict_a_flaky_item_or_one_that_passes_without_the_change_fails_the_merge(tmp_path: Path,
+                                                                                      against: str) -> None:
+    control = {"rev": "HEAD~1", "commit": "b" * 40, "result": against, "exit_code": 0, "seconds": 0.1}
+    one = _write(tmp_path / "r.json", document([item("a", "flaky"), {**item("b"), "against": control}]))
     assert run("verify", "--merge", one, "-o", str(tmp_path / "out")).exit_code == 0
     assert run("verify", "--merge", one, "--strict", "-o", str(tmp_path / "strict")).exit_code == 1
-    assert _merged(tmp_path / "strict")["status"] == "failed"
+    only_b = _write(tmp_path / "b.json", document([{**item("b"), "against": control}]))
+    assert run("verify", "--merge", only_b, "--strict", "-o", str(tmp_path / "b")).exit_code == (
+        1 if against == "passed" else 0)
 
 
 def test_an_interrupted_run_among_them_fails_the_merge(tmp_path: Path) -> None:

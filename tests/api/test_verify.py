@@ -260,6 +260,26 @@ def test_ctrl_c_ends_the_running_groups_and_keeps_what_finished(tmp_path: Path) 
     assert not _alive(child)
 
 
+def test_ctrl_c_starts_no_queued_proof_and_kills_one_that_ignores_sigterm(tmp_path: Path) -> None:
+    # One at a time, in id order: "a-stubborn" runs (ignoring SIGTERM), "b-queued" waits for a worker.
+    plan = _plan(tmp_path, _item("a-stubborn", "trap '' TERM; touch stubborn.ran; sleep 300")
+                 + _item("b-queued", "touch queued.ran; sleep 300"))
+    result, steps = plan_steps(str(plan))
+
+    def interrupt() -> None:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "stubborn.ran").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    receipts, interrupted = run_steps(steps, result.root, jobs=1, timeout=600)
+    assert interrupted
+    assert [(r.step.id, r.result, r.outcome.signal if r.outcome else None) for r in receipts] == [
+        ("a-stubborn", "failed", "SIGKILL")]  # SIGTERM ignored: SIGKILL once the grace passed
+    assert not (tmp_path / "queued.ran").exists()  # cancelled before it started
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:

@@ -188,3 +188,12 @@ def test_a_report_of_each_result_alone_is_valid(result: str) -> None:
 def test_an_empty_run_is_a_valid_report_of_no_tests() -> None:
     root = valid_junit(junit_xml(document([]), plan_file="plan.yaml"))
     assert (root.get("tests"), root.findall("testsuite")) == ("0", [])
+
+
+def test_what_a_proof_did_against_rev_is_a_line_of_its_system_out() -> None:
+    control = {"rev": "origin/main", "commit": "b" * 40, "result": "passed", "exit_code": 0, "seconds": 0.1}
+    items = [{**item("always"), "against": control},
+             {**item("same", "cached", reason="up to date"), "against": {**control, "result": "failed"}}]
+    cases = _cases(valid_junit(junit_xml(document(items), plan_file="plan.yaml")))
+    assert cases["always"].findtext("system-out") == "against origin/main (bbbbbbbbbbbb): passed"
+    assert cases["same"].findtext("system-out") == "cached: up to date\nagainst origin/main (bbbbbbbbbbbb): failed"
