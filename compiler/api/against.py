@@ -30,9 +30,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from compiler.api.verify import CACHED, FLAKY, PASSED, TIMED_OUT, Receipt, Step
+from compiler.api.verify import Receipt, Step
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.load.gitshow import GIT_TIMEOUT, command, environment, git_reason, revision_problem
+from compiler.report.receipts import CACHED, FLAKY, PASSED, TIMED_OUT
 
 if TYPE_CHECKING:
     from compiler.api.processes import Outcome

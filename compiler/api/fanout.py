@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from compiler.api.receipts import FORMAT, RECEIPTS
-from compiler.api.verify import PASSED, PASSING, Step
+from compiler.api.verify import Step
+from compiler.report.receipts import PASSED, PASSING
 
 # Bounds of reading a folder of downloaded receipts: the files looked at, and each one's size.
 MAX_FILES = 100_000

@@ -13,9 +13,9 @@ import subprocess
 from typing import TYPE_CHECKING, Any
 
 from compiler.api.compile import RECEIPTS as RECEIPTS  # named where compile looks for it
-from compiler.api.verify import FORMAT as FORMAT
-from compiler.api.verify import PASSING
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
+from compiler.report.receipts import FORMAT as FORMAT
+from compiler.report.receipts import PASSING
 
 if TYPE_CHECKING:
     from compiler.api.verify import Receipt, Verified

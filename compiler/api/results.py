@@ -37,11 +37,11 @@ def last_verify(path: str, document: dict[str, Any], digest: Callable[[], str], 
     import json
     import os
 
-    from compiler.api.verify import APPROVED, PASSED, PASSING, RESULTS
     from compiler.core.diagnostics import PlanInputError
     from compiler.core.display import clip
     from compiler.load.read import read_text
     from compiler.render.verified import LastVerify, Verdict
+    from compiler.report.receipts import APPROVED, PASSED, PASSING, RESULTS
 
     def unshown(why: str) -> tuple[None, str]:
         return None, f"{path} is not shown on the pages: {why}"
@@ -105,8 +105,8 @@ def _another_source(theirs: str, ours: Any) -> bool:
 def _run(data: Any) -> dict[str, Any]:
     """The receipts' parts the pages use, checked against the format (times read as times; a
     field that may be null may be absent); Unusable says what is not as it says."""
-    from compiler.api.verify import FORMAT, RESULTS
     from compiler.core.display import clip
+    from compiler.report.receipts import FORMAT, RESULTS
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise Unusable(f"it is not of the format verify writes ({FORMAT})")

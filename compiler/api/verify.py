@@ -28,20 +28,24 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
+from compiler.report.receipts import (  # what became of an item: declared once, with the reports that read it
+    APPROVED,
+    CACHED,
+    FAILED,
+    FLAKY,
+    PASSED,
+    PASSING,
+    RESULTS,
+    SKIPPED,
+    TIMED_OUT,
+    UNAPPROVED,
+)
 
 if TYPE_CHECKING:
     from compiler.api.processes import Outcome
     from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
 
-FORMAT = "evidence-plan-verify/1"  # of the receipts and the journal (compiler/api/receipts.py)
-
-# What became of an item. The first four pass (a flaky one fails the run only under --strict); the
-# rest fail it (exit 1).
-PASSED, APPROVED, CACHED, FLAKY = "passed", "approved", "cached", "flaky"
-FAILED, TIMED_OUT, SKIPPED, UNAPPROVED = "failed", "timed-out", "skipped", "unapproved"
-RESULTS = (PASSED, APPROVED, CACHED, FLAKY, FAILED, TIMED_OUT, SKIPPED, UNAPPROVED)
-PASSING = frozenset((PASSED, APPROVED, CACHED, FLAKY))
 MAX_RETRIES = 3
 
 
@@ -366,6 +370,10 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
                         except OSError as error:  # the shell could not be started (no /bin/sh, no root)
                             record(Receipt(step=step, result=FAILED, reason=f"it could not start: {error.strerror}",
                                            ran_because=known[3]))
+                            continue
+                        except ValueError:  # a NUL in the command: no process can be given it
+                            record(Receipt(step=step, result=FAILED, ran_because=known[3],
+                                           reason="it could not start: its command holds a NUL character"))
                             continue
                         record(finish(step, outs, *known))
             except KeyboardInterrupt:

@@ -187,8 +187,8 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
 
 
 @click.command("verify")
-@click.argument("plan", metavar="PLAN")
-@click.argument("ids", metavar="[ID]...", nargs=-1)
+@click.argument("plan", metavar="PLAN|RECEIPT")
+@click.argument("ids", metavar="[ID|RECEIPT]...", nargs=-1)
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=None,
               help="Proofs run at once within a wave (default: the number of CPUs).")
 @click.option("--timeout", metavar="SECONDS", type=click.FloatRange(min=0, min_open=True, max=86_400), default=600,
@@ -219,11 +219,20 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
                    "report each that passes there too: it passes without the change, and proves nothing.")
 @click.option("--strict", is_flag=True,
               help="A flaky proof, or one that passes without the change (--against), fails the run (exit 1).")
+@click.option("--junit", metavar="FILE", default=None,
+              help="Also write the receipts as JUnit XML, for GitLab, Jenkins and GitHub's JUnit report actions.")
+@click.option("--summary", metavar="FILE", default=None,
+              help="Also write the receipts as a Markdown summary page (default: appended to $GITHUB_STEP_SUMMARY "
+                   "when it is set).")
+@click.option("--merge", is_flag=True,
+              help="Merge the receipts files given instead of PLAN and IDs (runs of chunks of one plan) into one "
+                   "evidence-plan.verify.json in -o DIR (default: here); runs nothing.")
 @evidence_options
 @limit_options
 def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, retries: int, no_cache: bool,
             keep_going: bool, output_dir: str | None, dry_run: bool, resume: bool, fmt: str, against: str | None,
-            strict: bool, root: str | None, no_verify: bool, limits: Limits, receipts_from: str | None) -> int:
+            strict: bool, junit: str | None, summary: str | None, merge: bool, root: str | None, no_verify: bool,
+            limits: Limits, receipts_from: str | None) -> int:
     """Run the proof of each item of PLAN (or of the IDs given and what they depend on), wave by
     wave, up to --jobs at once within a wave, and keep a receipt of each in
     evidence-plan.verify.json. This runs the plan's commands: run it on code you trust (in CI, on
@@ -252,6 +261,11 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     passes without the change), 2 input error (an unknown REV: nothing runs), 130 on Ctrl-C (the
     receipts of what finished are kept).
 
+    With --merge, the arguments are receipts files (RECEIPT...), not PLAN and IDs: those of
+    runs of chunks of one plan (a CI job each) are merged into one, an item in several keeping the
+    one decided last; receipts of another plan, or a file that is not receipts, is an input error.
+    Exit 0 when every merged item passed, 1 otherwise, 2 input error.
+
     \b
     Examples:
       evidence-plan verify plan.yaml
@@ -262,11 +276,21 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
       evidence-plan verify plan.yaml --no-cache
       evidence-plan verify plan.yaml --against "$(git merge-base origin/main HEAD)" --strict
       evidence-plan verify plan.yaml docs api --receipts-from earlier-jobs/
+      evidence-plan verify plan.yaml --junit verify.xml
       evidence-plan verify plan.yaml --format json | jq '.items[] | select(.result != "passed")'
+      evidence-plan verify --merge chunk-*/evidence-plan.verify.json -o merged --junit merged/verify.xml
     """
+    if merge:
+        from compiler.commands._verify_reports import merge_command
+
+        if dry_run or resume:
+            raise click.UsageError("--merge runs nothing: --dry-run and --resume do not go with it")
+        return merge_command((plan, *ids), output_dir=output_dir, junit=junit, summary=summary, strict=strict,
+                             limits=limits)
     from compiler.api import receipts as kept
     from compiler.api.verify import Verified, plan_steps, run_steps
     from compiler.commands._output import err, plural, reported, show_diagnostics, write_files
+    from compiler.commands._verify_reports import append_summary, reports, targets
     from compiler.core.display import escape
 
     result, steps = plan_steps(plan, ids=ids, root=root, limits=limits, verify_evidence=not no_verify,
@@ -301,7 +325,7 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
 
     target = os.path.join(folder, kept.RECEIPTS)
     def writable() -> None:  # both files, before any proof runs: no symlink out of the work tree, not the plan
-        check_targets([os.path.join(folder, kept.JOURNAL), target], [plan])
+        check_targets([os.path.join(folder, kept.JOURNAL), target, *targets(junit, summary)], [plan])
 
     if not reported(writable):
         return EXIT_INPUT
@@ -345,9 +369,11 @@ def command(plan: str, ids: tuple[str, ...], jobs: int | None, timeout: float, r
     passing = without_change(receipts, controls) if base is not None else []
     if base is not None:
         add_controls(document, controls, base, strict=strict)
+    files, page = reports(document, plan if plan != "-" else None, junit=junit, summary=summary)
     # Compact: json's C encoder writes no indentation, and with one a large plan's receipts took 5x longer.
-    if not write_files({target: json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"}):
+    if not write_files({target: json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n", **files}):
         return EXIT_INPUT
+    append_summary(page)
     if not interrupted:
         os.remove(journal.path)  # the receipts hold it all now; an interrupted run's stays, for --resume
     if fmt == "json":

@@ -247,3 +247,10 @@ def test_on_a_terminal_a_live_line_shows_the_wave_what_is_done_and_what_runs(tmp
     assert text.endswith("\r\x1b[2K")  # the live line is gone at the end
     plain = run("verify", str(plan), "--no-cache")  # not a terminal: the plain lines alone
     assert "\x1b" not in plain.stdout and "running:" not in plain.stdout
+
+
+def test_a_proof_holding_a_nul_fails_to_start_and_is_no_traceback(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, _item("nul", "echo a\x00b"))
+    result = run("verify", str(plan))
+    assert result.exit_code == 1, result.output
+    assert "(ran: never ran; it could not start: its command holds a NUL character)" in _line(result.stdout, "nul")
