@@ -6,5 +6,5 @@ enumerates it (through the group)."""
 from __future__ import annotations
 
 COMMANDS = {name: f"compiler.commands.{name}:command" for name in (
-    "approve", "check", "compile", "convert", "diff", "fix", "graph", "next", "render", "schema", "symbols", "verify",
-    "where")}
+    "approve", "check", "compile", "convert", "diff", "fix", "graph", "mcp", "next", "render", "schema", "symbols",
+    "verify", "where")}
