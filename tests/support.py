@@ -432,7 +432,7 @@ def mcp_replies(stdout: str) -> dict[Any, dict[str, Any]]:
     """The server's answers, by the id of the request each answers (every line is one JSON-RPC
     message)."""
     replies = {}
-    for line in stdout.splitlines():
+    for line in stdout.split("\n")[:-1]:  # a line ends at \n only: U+2028 may stand in a JSON string
         message = json.loads(line)
         if "id" in message and "method" not in message:
             replies[message["id"]] = message

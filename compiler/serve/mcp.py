@@ -18,8 +18,9 @@ How each outcome reaches the client:
   from the SDK or from here;
 - a bug: a tool error that says so; the traceback goes to stderr, and the server keeps serving.
 
-Tools run one at a time, in a worker thread (the event loop stays free to answer pings and
-cancellations). The working folder is the root, so that messages name files as the repository does.
+Tools run one at a time, in the order asked, in the thread that serves (the library is not made
+for threads, and a call's work is bounded as every command's is); the answers come out in that
+order. The working folder is the root, so that messages name files as the repository does.
 """
 
 from __future__ import annotations
@@ -32,11 +33,9 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from functools import partial
 from typing import IO, Any, TextIO, cast
 
 import anyio
-import anyio.to_thread
 import jsonschema
 import mcp.types as types
 from mcp.server import Server
@@ -66,6 +65,19 @@ def tool_list_json() -> str:
     (docs/guide/agents.md says how much; tests/clients/test_mcp_client.py measures what arrives)."""
     tools = [tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in tool_list()]
     return json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
+
+
+def markdown_table() -> str:
+    """The tools as docs/guide/agents.md lists them, and what their list costs an agent
+    (tests/regenerate.py writes it there)."""
+    size = len(tool_list_json().encode("utf-8"))
+    rows = ["| tool | reads or writes | what it answers |", "|---|---|---|"]
+    for tool in TOOLS.values():
+        access = "reads" if tool.read_only else "writes only with `write`"
+        rows.append(f"| `{tool.name}` | {access} | {tool.description} |")
+    rows += ["", f"The tool list, as a client receives it (the `tools` of `tools/list`, compact JSON), is"
+                 f" {size:,} bytes: about {size // 4:,} tokens at 4 bytes a token."]
+    return "\n".join(rows) + "\n"
 
 
 def _annotations(tool: Tool) -> types.ToolAnnotations:
@@ -119,8 +131,6 @@ def call(ws: Workspace, name: str, arguments: dict[str, Any]) -> types.CallToolR
 
 def make_server(ws: Workspace) -> Server[Any]:
     """The server of the workspace's tools and resources."""
-    limiter = anyio.CapacityLimiter(1)  # one tool at a time: the library is not made for threads
-
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tool_list())
@@ -129,8 +139,7 @@ def make_server(ws: Workspace) -> Server[Any]:
         if params.name not in TOOLS:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name!r}; the tools are "
                                                               + ", ".join(TOOLS))
-        run = partial(call, ws, params.name, dict(params.arguments or {}))
-        return await anyio.to_thread.run_sync(run, limiter=limiter)
+        return call(ws, params.name, dict(params.arguments or {}))
 
     async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                              ) -> types.ListResourcesResult:
@@ -260,7 +269,9 @@ def serve(root: str) -> None:
             async with stdio_server(stdin=stream, stdout=stream) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
 
-        os.chdir(ws.root)
+        moved = os.path.realpath(before) != ws.root
+        if moved:
+            os.chdir(ws.root)
         # The command line collects cyclic garbage 140 times less often than Python does (compiler/cli.py:
         # right for one short compile); a server that runs for hours makes a little at every request
         # (the SDK's tasks and contexts), which would pile up for thousands of requests before a
@@ -271,4 +282,5 @@ def serve(root: str) -> None:
             anyio.run(run)
         finally:
             gc.set_threshold(*thresholds)
-            os.chdir(before)
+            if moved:
+                os.chdir(before)
