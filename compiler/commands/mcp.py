@@ -19,8 +19,9 @@ def command(root: str | None) -> int:
     writes the plan file only when asked to. Nothing runs a proof; no path outside DIR is read or
     written (a tool error says so).
 
-    Needs the MCP SDK, an optional extra: pip install 'evidence-plan[mcp]'. Exit 0 when the client
-    disconnects, 2 when the SDK is missing or DIR is not a folder.
+    Needs the MCP SDK 2.x, an optional extra: install evidence-plan with it (evidence-plan[mcp]), or
+    pip install 'mcp>=2,<3' beside it. Exit 0 when the client disconnects, 2 when the SDK is missing
+    or DIR is not a folder.
 
     \b
     Examples:

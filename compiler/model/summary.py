@@ -109,3 +109,9 @@ def plan_summary(schema: dict[str, Any] | None = None) -> str:
         "(`file:line:column`), with a stable code (`explain CODE` says what it means and how to fix it).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def markdown_block() -> str:
+    """The page as docs/guide/agents.md shows it, the text to give an agent, fenced (its example
+    has a fence of its own; tests/regenerate.py writes it there)."""
+    return "````markdown\n" + plan_summary() + "````\n"

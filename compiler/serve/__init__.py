@@ -6,10 +6,11 @@ another command.
 
 from __future__ import annotations
 
-# The SDK `evidence-plan mcp` is written against, and how to install it: the `mcp` extra
-# (pyproject.toml), held to this major version.
+# The SDK `evidence-plan mcp` is written against, held to this major version, and how to install
+# it: the package itself, into the environment evidence-plan runs in, or the `mcp` extra
+# (pyproject.toml) with evidence-plan.
 MCP_MAJOR = 2
-MCP_INSTALL = "pip install 'evidence-plan[mcp]'"
+MCP_INSTALL = f"pip install 'mcp>={MCP_MAJOR},<{MCP_MAJOR + 1}'"
 
 
 def mcp_missing() -> str | None:
@@ -20,8 +21,9 @@ def mcp_missing() -> str | None:
     try:
         found = version("mcp")
     except PackageNotFoundError:
-        return f"evidence-plan mcp needs the MCP SDK, an optional extra: {MCP_INSTALL}"
+        return (f"evidence-plan mcp needs the MCP SDK {MCP_MAJOR}.x, which is not installed: {MCP_INSTALL} (or install"
+                " evidence-plan with its extra: evidence-plan[mcp])")
     if found.split(".")[0] != str(MCP_MAJOR):
-        return (f"evidence-plan mcp needs the MCP SDK {MCP_MAJOR}.x, and {found} is installed:"
-                f" {MCP_INSTALL} (it installs mcp>={MCP_MAJOR},<{MCP_MAJOR + 1})")
+        return (f"evidence-plan mcp needs the MCP SDK {MCP_MAJOR}.x, and {found} is installed: {MCP_INSTALL} (or"
+                " install evidence-plan with its extra: evidence-plan[mcp])")
     return None

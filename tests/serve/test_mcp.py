@@ -127,13 +127,35 @@ def test_without_the_sdk_the_command_says_what_to_install(monkeypatch: pytest.Mo
     monkeypatch.setattr(importlib.metadata, "version", absent)
     result = run("mcp")
     assert (result.exit_code, result.stderr) == (
-        2, "evidence-plan mcp needs the MCP SDK, an optional extra: pip install 'evidence-plan[mcp]'\n")
+        2, "evidence-plan mcp needs the MCP SDK 2.x, which is not installed: pip install 'mcp>=2,<3' (or install"
+           " evidence-plan with its extra: evidence-plan[mcp])\n")
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.27.0")
     assert mcp_missing() == ("evidence-plan mcp needs the MCP SDK 2.x, and 1.27.0 is installed: pip install"
-                             " 'evidence-plan[mcp]' (it installs mcp>=2,<3)")
+                             " 'mcp>=2,<3' (or install evidence-plan with its extra: evidence-plan[mcp])")
 
 
 def test_a_root_that_is_not_a_folder_is_an_input_error(tmp_path: Path) -> None:
     result = run("mcp", "--root", str(tmp_path / "nowhere"), input="")
     assert result.exit_code == 2
     assert result.stderr == f"evidence-plan mcp: the root {tmp_path / 'nowhere'} is not a folder\n"
+
+
+def test_every_client_configuration_of_the_guide_starts_this_server(tmp_path: Path) -> None:
+    """The JSON snippets of docs/guide/agents.md: each starts `evidence-plan mcp` with arguments it
+    takes (the root a client fills in, a real folder here), and serves."""
+    import re
+
+    from support import docs_page
+
+    blocks = re.findall(r"^```json\n(.*?)^```", docs_page("guide/agents.md"), re.S | re.M)
+    assert len(blocks) == 4
+    for block in blocks:
+        config = json.loads(block)
+        (server,) = (config.get("mcpServers") or config["servers"]).values()
+        assert server["command"] == "evidence-plan" and server["args"][0] == "mcp"
+        args = [str(tmp_path) if a in ("${workspaceFolder}", "/path/to/your/repository") else a
+                for a in server["args"]]
+        session = mcp_session([("tools/call", {"name": "explain", "arguments": {"code": "EP201"}})])
+        result = run(*args, input=session)
+        assert result.exit_code == 0, (block, result.stderr)
+        assert mcp_replies(result.stdout)[2]["result"]["structuredContent"]["code"] == "EP201"
