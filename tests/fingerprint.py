@@ -99,7 +99,10 @@ def _run(folder: Path, argv: list[str], stdin: io.TextIOWrapper | None = None) -
         os.chdir(cwd)
     written = {str(p.relative_to(folder)): _digest(p.read_bytes()) for p in sorted(folder.rglob("*"))
                if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
-    return {"exit": code, "stdout": _digest(out.getvalue().encode("utf-8", "surrogateescape")),
+    stdout = out.getvalue()
+    if argv[0] == "mcp":  # its evidence is always checked, and a hint may name the root: the folder of this run
+        stdout = stdout.replace(os.path.realpath(folder), "$FOLDER")
+    return {"exit": code, "stdout": _digest(stdout.encode("utf-8", "surrogateescape")),
             "stderr": _digest(err.getvalue().encode("utf-8", "surrogateescape")), "written": written}
 
 

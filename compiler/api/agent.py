@@ -65,8 +65,11 @@ def read_plan(ws: Workspace, *, path: str | None = None, text: str | None = None
     assert path is not None
     if rev is not None:
         from compiler.load.arguments import load_revision
-        from compiler.load.gitshow import at_revision
+        from compiler.load.gitshow import at_revision, revision_problem
 
+        problem = revision_problem(rev)  # git would read "-x" as an option of its own
+        if problem is not None:
+            raise Refused(problem)
         doc = load_revision(at_revision(rev, ws.revision_path(path)), DEFAULT_LIMITS)
         return Plan(doc, STDIN, doc.text)
     where = ws.path(path)
