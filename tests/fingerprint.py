@@ -60,6 +60,9 @@ RECIPES: dict[str, list[tuple[str, list[str]]]] = {
     "explain": [("explain", ["explain", "EP201", "dependency-cycle"])],  # reads no plan: the same in every folder
     "init": [("init", ["init", "--root", ".", "-o", "started.plan.yaml"])],  # a starter plan of the folder
     "approve": [("approve", ["approve", "{plan}", "sign-off", "--by", "ana", "--at", "2026-12-01T15:04:05Z"])],
+    # The agent server, given its client's session on stdin (_mcp_session): the plan checked, fixed
+    # (written nowhere) and asked for its next items, as a path and as a text.
+    "mcp": [("mcp", ["mcp", "--root", "."])],
 }
 
 
@@ -73,19 +76,36 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _run(folder: Path, argv: list[str]) -> dict[str, object]:
+def _mcp_session(folder: Path, plan: str) -> io.TextIOWrapper:
+    from support import mcp_session
+
+    text = (folder / plan).read_bytes().decode("utf-8", "replace")
+    calls = [("tools/call", {"name": name, "arguments": arguments}) for name, arguments in (
+        ("check_plan", {"path": plan}), ("check_plan", {"text": text}), ("fix_plan", {"path": plan}),
+        ("next_items", {"path": plan}))]
+    return io.TextIOWrapper(io.BytesIO(mcp_session(calls).encode("utf-8")), encoding="utf-8")
+
+
+def _run(folder: Path, argv: list[str], stdin: io.TextIOWrapper | None = None) -> dict[str, object]:
     out, err = io.StringIO(), io.StringIO()
     before = {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
     cwd = os.getcwd()
     os.chdir(folder)
+    saved = sys.stdin
+    if stdin is not None:
+        sys.stdin = stdin
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(argv)
     finally:
+        sys.stdin = saved
         os.chdir(cwd)
     written = {str(p.relative_to(folder)): _digest(p.read_bytes()) for p in sorted(folder.rglob("*"))
                if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
-    return {"exit": code, "stdout": _digest(out.getvalue().encode("utf-8", "surrogateescape")),
+    stdout = out.getvalue()
+    if argv[0] == "mcp":  # its evidence is always checked, and a hint may name the root: the folder of this run
+        stdout = stdout.replace(os.path.realpath(folder), "$FOLDER")
+    return {"exit": code, "stdout": _digest(stdout.encode("utf-8", "surrogateescape")),
             "stderr": _digest(err.getvalue().encode("utf-8", "surrogateescape")), "written": written}
 
 
@@ -97,7 +117,7 @@ def _plan_runs(name: str, folder: Path, plan: str, extra: list[str]) -> Iterator
             argv: list[str] = []
             for word in command:
                 argv += extra if word == "{extra}" else [plan] if word == "{plan}" else [word]
-            yield f"{name} {label}", _run(folder, argv)
+            yield f"{name} {label}", _run(folder, argv, _mcp_session(folder, plan) if argv[0] == "mcp" else None)
 
 
 def _inputs(scratch: Path) -> Iterator[tuple[str, Path, str, list[str]]]:

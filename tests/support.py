@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import html
 import io
+import json
 import os
 import re
 import subprocess
@@ -365,3 +366,93 @@ def commonmark_html(markdown: str) -> str:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
+
+
+# --- an agent's first draft ----------------------------------------------------------------------
+
+# A small repository and a plan drafted the way a hurried agent drafts one: a line cited twice, a
+# `contains` whose line moved, a dependency repeated and one implied through another (all
+# mechanical to repair), a misspelt path and a misspelt dependency (each with its did-you-mean,
+# a guess), and an item without a proof (no repair but a person's). The agent server's loop is
+# tested on it (tests/api/test_agent.py, tests/clients/test_mcp_client.py).
+SLOPPY_FILES = {
+    "README.md": "# Accounts\n",
+    "app/__init__.py": "",
+    "app/accounts.py": '"""Accounts, one email each."""\nimport re\n\nEMAIL = re.compile(r"[^@]+@[^@]+")\n\n\n'
+                       "class Accounts:\n    def __init__(self):\n        self.emails = set()\n\n"
+                       "    def create_account(self, email):\n        email = email.strip().lower()\n"
+                       "        if email in self.emails:\n            raise ValueError(\"duplicate\")\n"
+                       "        self.emails.add(email)\n",
+    "tests/test_accounts.py": "from app.accounts import Accounts\n\n\ndef test_duplicate():\n"
+                              "    accounts = Accounts()\n    accounts.create_account(\"a@b.c\")\n",
+}
+SLOPPY_PLAN = """\
+plan: sloppy
+items:
+  - id: contract
+    change: Define duplicate-email behaviour
+    evidence:
+      - tests/test_accounts.py:4
+      - tests/test_accounts.py:4
+      - path: app/accounts.py
+        line: 5
+        contains: "def create_account"
+    proof: python3 -m pytest tests/test_accounts.py
+  - id: implementation
+    change: Reject normalized duplicates
+    evidence: [app/acounts.py:12]
+    depends_on: [contract, contract]
+    proof: python3 -m pytest tests
+  - id: docs
+    change: Document it
+    evidence: [README.md]
+    depends_on: [contract, implementation]
+  - id: release
+    change: Release it
+    evidence: [README.md]
+    depends_on: [implementaton]
+    proof: make release
+"""
+
+
+def sloppy_repository(root: Path) -> Path:
+    """SLOPPY_FILES under ``root`` (a git work tree to the compiler) with SLOPPY_PLAN as plan.yaml;
+    returns ``root``."""
+    git_repo(root, {**SLOPPY_FILES, "plan.yaml": SLOPPY_PLAN})
+    return root
+
+
+# --- the agent server's protocol -----------------------------------------------------------------
+
+MCP_VERSION = "2025-11-25"  # the protocol version a scripted session asks for
+
+
+def mcp_session(requests: Sequence[tuple[str, dict[str, Any]] | str]) -> str:
+    """A client's side of an MCP session over stdio, as lines of JSON-RPC: initialize (id 1), the
+    initialized notification, then each request (ids 2, 3, ...; a string is written as the line
+    it is)."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": MCP_VERSION, "capabilities": {},
+                         "clientInfo": {"name": "tests", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    out = [json.dumps(line) for line in lines]
+    ident = 1
+    for request in requests:
+        if isinstance(request, str):
+            out.append(request)
+            continue
+        ident += 1
+        method, params = request
+        out.append(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}))
+    return "".join(line + "\n" for line in out)
+
+
+def mcp_replies(stdout: str) -> dict[Any, dict[str, Any]]:
+    """The server's answers, by the id of the request each answers (every line is one JSON-RPC
+    message)."""
+    replies = {}
+    for line in stdout.split("\n")[:-1]:  # a line ends at \n only: U+2028 may stand in a JSON string
+        message = json.loads(line)
+        if "id" in message and "method" not in message:
+            replies[message["id"]] = message
+    return replies

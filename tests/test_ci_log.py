@@ -14,10 +14,12 @@ and no other raw U+2060 is. The same run over the whole hostile corpus is marked
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
+import sys
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,7 +32,7 @@ import runner_commands as rc
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import docs_page, git_repo
+from support import docs_page, git_repo, mcp_session
 
 from compiler.cli import cli, main
 
@@ -281,6 +283,8 @@ RECIPES: dict[str, Recipe] = {
     "verify": lambda ws, o: [["verify", "--dry-run", *o, ws.rel(p)] for p in ws.plans],
     # The workflow, on stdout: every plan, the one whose file name holds commands too (refused: exit 2).
     "ci": lambda ws, o: [["ci", *o, "github", "-o", "-", ws.rel(p)] for p in ws.plans],
+    # A client's session on stdin (mcp_stdin): every tool on every plan, as its path and as its text.
+    "mcp": lambda ws, o: [["mcp", "--root", ".", *o]],
 }
 # Options that the recipes give themselves (every other option's choices and flags are runs).
 GIVEN = {"approve": {"by"}, "compile": {"output_dir"}, "render": {"output"}, "graph": {"output"}, "init": {"output"},
@@ -308,6 +312,25 @@ def variants(name: str, command: click.Command) -> list[list[str]]:
     return [v for v in out if v or name != "schema"]
 
 
+def mcp_stdin(ws: Workspace) -> io.TextIOWrapper:
+    """What an agent sends the server (`mcp`): every tool, on every plan of the workspace, by path
+    and by text, and the hostile file names and texts to find."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for plan in ws.plans:
+        path = ws.rel(plan)
+        text = plan.read_bytes().decode("utf-8", "replace")  # a client sends text: a file not UTF-8, replaced
+        calls += [("tools/call", {"name": name, "arguments": arguments}) for name, arguments in (
+            ("check_plan", {"path": path}), ("check_plan", {"text": text}), ("fix_plan", {"path": path}),
+            ("fix_plan", {"text": text, "unsafe": True}), ("next_items", {"path": path}),
+            ("diff_plans", {"old": {"path": ws.rel(ws.ready)}, "new": {"text": text}}))]
+    calls += [("tools/call", {"name": name, "arguments": arguments}) for name, arguments in (
+        ("find_evidence", {"text": "needle ##[error]x", "paths": list(FILES)}),
+        ("find_evidence", {"text": "needle", "within": ["##[error]evil.py"]}),
+        ("explain", {"code": "::error::EP201"}), ("check_plan", {"path": "##[error]missing.yaml"}))]
+    calls.append(("resources/read", {"uri": "evidence-plan://plan-format"}))
+    return io.TextIOWrapper(io.BytesIO(mcp_session(calls).encode("utf-8")), encoding="utf-8")
+
+
 def runs(ws: Workspace) -> Iterator[list[str]]:
     for name, command in _commands().items():
         for options in variants(name, command):
@@ -326,7 +349,10 @@ def test_every_command_of_the_group_has_a_recipe() -> None:
 
 
 def _is_data(argv: list[str], text: str) -> bool:
-    """Whether an output is data for programs (JSON, YAML), which must reach the guard already safe."""
+    """Whether an output is data for programs (JSON, YAML, JSON-RPC lines), which must reach the
+    guard already safe (the agent server's does not pass it: it writes its lines safe)."""
+    if argv[0] == "mcp":
+        return all(json.loads(line) for line in text.split("\n")[:-1])  # a line ends at \n only, as JSON-RPC's
     if argv[0] == "convert" and "--to" in argv and argv[argv.index("--to") + 1] in ("yaml", "json"):
         return True
     try:
@@ -383,6 +409,8 @@ def run_all(ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     for argv in runs(ws):
         out_dir = ws.root / "out"
         shutil.rmtree(out_dir, ignore_errors=True)
+        if argv[0] == "mcp":
+            monkeypatch.setattr(sys, "stdin", mcp_stdin(ws))
         code = main(argv)
         out, err = capsys.readouterr()
         files = {str(p.relative_to(ws.root)): p.read_text(encoding="utf-8", errors="replace")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import importlib.util
+import io
 import os
 import re
 import resource
@@ -29,9 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import mcp_replies, mcp_session
 from work import calls_in, count
 from work import command as counted_command
 
+import compiler.serve.mcp  # noqa: F401 - the agent server's SDK, imported before no_exec: it subscripts subprocess.Popen
 from compiler.cli import main
 
 pytestmark = pytest.mark.hostile  # not in the inner loop: see pyproject.toml's markers
@@ -329,8 +332,21 @@ RECIPES: dict[str, list[list[str]]] = {
     # work tree a ready plan is refused (exit 2), after it is checked.
     "ci": [["ci", "github", "-o", "out/evidence-plan.yml"]],
     "where": [["where", "--root", ".", "{file}"]],  # the file's name, searched for in the folder
+    # The agent server, its client's session on stdin (mcp_stdin): the file checked, fixed and asked
+    # for its next items by path and by text; every request answered.
+    "mcp": [["mcp", "--root", "."]],
 }
 COMMANDS = [argv for name in sorted(RECIPES) for argv in RECIPES[name]]
+
+
+def mcp_stdin(plan: Path) -> io.TextIOWrapper:
+    """A client's session with the agent server (`mcp`) on one plan: checked by path and by text,
+    fixed, and asked for its next items."""
+    text = plan.read_bytes().decode("utf-8", "replace")  # a client sends text: a file not UTF-8, replaced
+    calls = [("tools/call", {"name": name, "arguments": arguments}) for name, arguments in (
+        ("check_plan", {"path": plan.name}), ("check_plan", {"text": text}), ("fix_plan", {"path": plan.name}),
+        ("next_items", {"path": plan.name}))]
+    return io.TextIOWrapper(io.BytesIO(mcp_session(calls).encode("utf-8")), encoding="utf-8")
 
 
 def test_every_command_has_a_recipe() -> None:
@@ -357,11 +373,15 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
         if "{file}" in command:
             argv = [c.replace("{file}", entry.file) for c in command]
             argv[1:1] = entry.args
-        elif command[0] in ("schema", "explain", "init"):  # no plan argument
+        elif command[0] in ("schema", "explain", "init", "mcp"):  # no plan argument (mcp: its client gives it)
             argv = command
         else:
             argv = [*command, *entry.args, entry.file]
+        if argv[0] == "mcp":
+            monkeypatch.setattr(sys, "stdin", mcp_stdin(plan))
         code, out, err, calls = run(capsys, *argv, counted=entry.exit != 2)
+        if argv[0] == "mcp":
+            assert sorted(mcp_replies(out)) == list(range(1, 6)), (code, out[-2000:], err[-2000:])
         if entry.exit == 2 and code != 2:  # it accepts what check refuses: its own work, counted
             shutil.copyfile(entry.path, plan)
             code, out, err, calls = run(capsys, *argv)

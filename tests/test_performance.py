@@ -50,13 +50,16 @@ CHECK_IMPORTS = frozenset({
 })
 CHECK_IMPORTS_BY_FORMAT = {"yaml": frozenset({"yaml._yaml"}),  # libyaml
                            "json": frozenset({"json"})}
-# The project's modules that only other commands, or the output, need.
+# The modules that only other commands, or the output, need.
 NOT_FOR_CHECK = frozenset({
     "compiler.compile.emit", "compiler.render.markdown", "compiler.render.sentences", "compiler.render.pieces",
     "compiler.render.html", "compiler.render.layout",
     "compiler.render.mermaid", "compiler.render.svg", "compiler.render.dot", "compiler.render.picture",
     "compiler.core.write", "compiler.model.output_model", "compiler.model.input_model",
     "compiler.analysis.forecast", "compiler.api.fix", "compiler.api.where",
+    # The agent server (`mcp`): its library half, and its SDK (an optional extra), never imported by check.
+    "compiler.serve", "compiler.serve.mcp", "compiler.api.agent", "compiler.api.agent_tools", "compiler.api.workspace",
+    "compiler.model.summary", "mcp", "mcp_types", "anyio", "jsonschema",
 })
 
 

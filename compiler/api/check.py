@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from compiler.core.diagnostics import Diagnostic, PlanInputError, sort_diagnostics
 
 if TYPE_CHECKING:
+    from compiler.compile.pipeline import CompileResult
     from compiler.load.limits import Limits
-    from compiler.report.reporters import PlanReport
+    from compiler.report.reporters import PlanReport, Status
 
 
 class Checked(NamedTuple):
@@ -53,10 +54,16 @@ def check_plans(arguments: Sequence[str], *, root: str | None = None, verify_evi
             reports.append(PlanReport(plan, "unreadable", (error.diagnostic,)))
             continue
         diagnostics.extend(result.diagnostics)
-        strict_here = strict or bool(result.settings.get("strict"))  # the option, or the repository's setting
-        is_blocked = result.status == "blocked" or bool(strict_here and result.count("warning"))
+        is_blocked = plan_status(result, strict=strict) == "blocked"
         blocked += is_blocked
         reports.append(PlanReport(plan, "blocked" if is_blocked else "ready", tuple(result.diagnostics)))
     ordered = sort_diagnostics(diagnostics) if len(plans) > 1 else tuple(diagnostics)
     return Checked(plans=tuple(plans), reports=tuple(reports), diagnostics=ordered, blocked=blocked,
                    unreadable=unreadable)
+
+
+def plan_status(result: CompileResult, *, strict: bool = False) -> Status:
+    """What `check` says of a compiled plan: blocked by an error, or with ``strict`` (or the
+    repository's ``strict`` setting) by a warning; else ready."""
+    strict_here = strict or bool(result.settings.get("strict"))  # the option, or the repository's setting
+    return "blocked" if result.status == "blocked" or (strict_here and result.count("warning")) else "ready"

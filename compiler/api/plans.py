@@ -10,6 +10,7 @@ from compiler.analysis.revisions import Side
 from compiler.load.arguments import is_revision, load_plan_argument
 
 if TYPE_CHECKING:
+    from compiler.load.document import Document
     from compiler.load.limits import Limits
 
 
@@ -18,10 +19,17 @@ def read_side(arg: str, *, stdin: Any = None, root: str | None = None, verify_ev
     """Read and check one plan: a plan file or a compiled evidence-plan.json, ``-`` (standard
     input) or ``REV:path``; with ``rev``, the file ``arg`` as it was at that revision. Raises
     PlanInputError when it is not a usable plan."""
-    from compiler.compile.pipeline import compile_document
     from compiler.load.limits import DEFAULT_LIMITS
 
     doc, path = load_plan_argument(arg, stdin=stdin, limits=limits or DEFAULT_LIMITS, rev=rev)
+    return side_of(doc, path, root=root, verify_evidence=verify_evidence)
+
+
+def side_of(doc: Document, path: str, *, root: str | None = None, verify_evidence: bool = False) -> Side:
+    """A plan already read (``doc``, from ``path``: ``-`` for text that is no file), checked as
+    one side of `diff`."""
+    from compiler.compile.pipeline import compile_document
+
     result = compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=False)
     return Side(name=doc.name, plan=result.plan, doc=doc, status=result.status, diagnostics=result.diagnostics)
 

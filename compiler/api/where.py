@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from compiler.core.diagnostics import Diagnostic, Location, PlanInputError
 from compiler.core.display import clip
@@ -91,3 +91,21 @@ def where(text: str, root: str | None = None, within: Sequence[str] = (), max_hi
     finally:
         repo.close()
     return Found(root=base, hits=tuple(hits), files=len(paths), more=more)
+
+
+def rows(found: Found, text: str) -> list[dict[str, Any]]:
+    """Each hit as the evidence entries that would cite it: `where --format json` (and the agent
+    server's find_evidence)."""
+    out: list[dict[str, Any]] = []
+    for hit in found.hits:
+        span = (hit.definition.first, hit.definition.last) if hit.definition else (hit.line, hit.line)
+        lines = f"{span[0]}-{span[1]}" if span[0] != span[1] else str(span[0])
+        out.append({
+            "reference": f"{hit.path}:{hit.line}",
+            "path": hit.path,
+            "line": hit.line,
+            "symbol": None if hit.definition is None else {
+                "evidence": f"{hit.path}::{hit.definition.name}", "lines": f"{span[0]}-{span[1]}"},
+            "contains": {"path": hit.path, "lines": lines, "contains": text},
+        })
+    return out

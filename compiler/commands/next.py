@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,21 +17,6 @@ if TYPE_CHECKING:
 
 # Widest change text shown on a line of the text format (the JSON has it whole).
 CHANGE_WIDTH = 72
-
-
-def as_json(found: Next) -> dict[str, Any]:
-    """The JSON answer; its keys are documented in docs/reference/progress.md."""
-    return {
-        "plan": found.plan,
-        "source": found.name,
-        "status": found.status,
-        "progress": found.progress,
-        "remaining": found.remaining,
-        "all_done": found.status == "ready" and found.remaining == 0,
-        "next": [{"id": n.id, "status": n.status, "wave": n.wave, "change": n.change, "proof": n.proof,
-                  "depends_on": list(n.depends_on)} for n in found.items],
-        "issues": [d.to_dict() for d in found.diagnostics],
-    }
 
 
 def _text(found: Next) -> None:
@@ -64,6 +49,7 @@ def _text(found: Next) -> None:
 
 
 def _json(found: Next) -> None:
+    from compiler.api.next import as_json
     from compiler.core.cilog import json_safe
 
     click.echo(json_safe(json.dumps(as_json(found), indent=2, ensure_ascii=False)))

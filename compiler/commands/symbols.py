@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 def _json(listings: list[Listing]) -> None:
     from compiler.core.cilog import json_safe
 
-    rows = [{"evidence": listing.evidence(s), "path": listing.path, "symbol": s.name,
-             "lines": f"{s.first}-{s.last}"} for listing in listings for s in listing.symbols]
+    rows = [row for listing in listings for row in listing.rows()]
     click.echo(json_safe(json.dumps(rows, indent=2, ensure_ascii=False)))
 
 

@@ -55,22 +55,10 @@ def command(text: str, root: str | None, within: tuple[str, ...], max_hits: int,
       evidence-plan where "def create_account"
       evidence-plan where "EMAIL_RE" --in src/app --format json
     """
-    from compiler.api.where import where
+    from compiler.api.where import rows, where
 
     found = where(text, root, within, max_hits)
-    rows: list[dict[str, Any]] = []
-    for hit in found.hits:
-        span = (hit.definition.first, hit.definition.last) if hit.definition else (hit.line, hit.line)
-        lines = f"{span[0]}-{span[1]}" if span[0] != span[1] else str(span[0])
-        rows.append({
-            "reference": f"{hit.path}:{hit.line}",
-            "path": hit.path,
-            "line": hit.line,
-            "symbol": None if hit.definition is None else {
-                "evidence": f"{hit.path}::{hit.definition.name}", "lines": f"{span[0]}-{span[1]}"},
-            "contains": {"path": hit.path, "lines": lines, "contains": text},
-        })
-    FORMATS[fmt](rows, text)
+    FORMATS[fmt](rows(found, text), text)
     if found.more:
         click.echo(f"stopped at {max_hits} hits (--max)", err=True)
     elif fmt == "text":

@@ -173,6 +173,12 @@ class Guard:
         self._stream = stream
         self._neutralise = Neutraliser()
 
+    @property
+    def stream(self) -> TextIO:
+        """The stream guarded: for a protocol that writes data made safe already, line by line
+        (compiler/serve/mcp.py: JSON-RPC, each line through ``json_safe``)."""
+        return self._stream
+
     def write(self, text: str) -> int:
         if not isinstance(text, str):  # click asks whether a stream is binary by writing b""
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")

@@ -27,6 +27,11 @@ class Listing(NamedTuple):
     def evidence(self, symbol: Symbol) -> str:
         return f"{self.path}::{symbol.name}"
 
+    def rows(self) -> list[dict[str, str]]:
+        """Each symbol as `symbols --format json` (and the agent server's find_evidence) gives it."""
+        return [{"evidence": self.evidence(s), "path": self.path, "symbol": s.name, "lines": f"{s.first}-{s.last}"}
+                for s in self.symbols]
+
 
 def repository_root(root: str | None, near: str) -> str:
     """The root the commands that look into a repository cite from: ``root`` (--root), else the

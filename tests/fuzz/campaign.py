@@ -116,6 +116,7 @@ import select
 import shlex
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -212,6 +213,8 @@ class Audit:
         return a, r
 
     def _describe(self, event: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        if event == "socket.__new__" and len(args) > 2:  # (socket, family, type, proto)
+            return (event, f"family={args[1]} type={args[2]}", "", True)
         if event == "open":
             path, mode, flags = [*args, None, None, None][:3]
             if isinstance(path, int):
@@ -1696,10 +1699,39 @@ def _drive_init(d: Drive) -> None:
           recheck=init)
 
 
+def _drive_mcp(d: Drive) -> None:
+    # the agent server, given a client's session on stdin (mcp_session): the mutant checked by path
+    # and as text, fixed (written nowhere) and asked for its next items; JSON-RPC lines out
+    if not d.chance(0.2):
+        return
+    d.add("mcp", ["mcp", "--root", "."], stdout="jsonl", mcp=True)
+
+
+def mcp_session(plan: str, data: bytes) -> bytes:
+    """A client's side of an MCP session on the plan ``plan`` of the working folder, whose bytes
+    are ``data`` (as tests/support.py's mcp_session writes one): initialize, then the calls."""
+    text = data.decode("utf-8", "replace")  # a client sends text: bytes that are not UTF-8, replaced
+    calls = [("check_plan", {"path": plan}), ("check_plan", {"text": text}), ("fix_plan", {"path": plan}),
+             ("next_items", {"path": plan})]
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                 "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             *({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+               for n, (name, arguments) in enumerate(calls, 2))]
+    return "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+
+
+def run_stdin(run: dict[str, Any], spec: dict[str, Any]) -> bytes:
+    """What a run reads on stdin: the mutant (check -), an MCP session on it (mcp), or nothing."""
+    if run.get("mcp"):
+        return mcp_session(posixpath.basename(spec["plan_rel"]), spec["data"])
+    return spec["data"] if run.get("stdin") else b""
+
+
 DRIVERS: dict[str, Any] = {
     "approve": _drive_approve, "check": _drive_check, "ci": _drive_ci, "compile": _drive_compile,
     "convert": _drive_convert, "diff": _drive_diff, "explain": _drive_explain, "fix": _drive_fix,
-    "graph": _drive_graph, "init": _drive_init, "next": _drive_next, "render": _drive_render,
+    "graph": _drive_graph, "init": _drive_init, "mcp": _drive_mcp, "next": _drive_next, "render": _drive_render,
     "schema": _drive_schema, "symbols": _drive_symbols, "verify": _drive_verify, "where": _drive_where,
 }
 
@@ -2063,8 +2095,7 @@ def _run_inprocess(cli_main: Any, fastyaml: Any, original_parse: Any, no_fast: A
     out_buf, err_buf = io.BytesIO(), io.BytesIO()
     stdout = io.TextIOWrapper(out_buf, encoding="utf-8", errors="surrogateescape", newline="\n", write_through=True)
     stderr = io.TextIOWrapper(err_buf, encoding="utf-8", errors="backslashreplace", newline="\n", write_through=True)
-    stdin = io.TextIOWrapper(io.BytesIO(spec["data"] if run.get("stdin") else b""), encoding="utf-8",
-                             errors="surrogateescape")
+    stdin = io.TextIOWrapper(io.BytesIO(run_stdin(run, spec)), encoding="utf-8", errors="surrogateescape")
     saved = sys.stdout, sys.stderr, sys.stdin
     fastyaml.parse = no_fast if run["path"] == "ref" else original_parse
     fault.seek(0)
@@ -2305,9 +2336,8 @@ def run_fresh(spec: dict[str, Any], base: str, timeout: float,
         cmd = [sys.executable, str(Path(__file__).resolve()), "--child", run["path"], audit_file, "--", *argv]
         t0 = time.perf_counter()
         with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe, tempfile.TemporaryFile() as fi:
-            if run.get("stdin"):
-                fi.write(spec["data"])
-                fi.seek(0)
+            fi.write(run_stdin(run, spec))
+            fi.seek(0)
             p = subprocess.Popen(cmd, cwd=ws["cwd"], stdin=fi, stdout=fo, stderr=fe, env=env, start_new_session=True)
             hang = False
             rusage = None
@@ -2658,6 +2688,8 @@ def analyse(spec: dict[str, Any], results: list[dict[str, Any] | None], status: 
             if event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
                          "os.forkpty", "pty.spawn", "os.kill", "os.killpg"):
                 kind = "exec"
+            elif event == "socket.__new__" and a.startswith(f"family={socket.AF_UNIX} "):
+                continue  # a local socket pair, no network: the event loop's wake-up (asyncio, under mcp's SDK)
             elif event.startswith(("socket.", "urllib", "http.", "webbrowser")):
                 kind = "network"
             elif event == "os.chdir":
@@ -3022,6 +3054,14 @@ def judge_output(kind: str, data: bytes, cmd: str, where: str, res: dict[str, An
             add("github-format", f"github-format:{cmd}:line-not-a-{kind}", repr(_norm(bad[0][:200], res)))
         return out
     gh_lines(t)
+    if kind == "jsonl":  # mcp: a JSON-RPC message a line, each line ending at \n
+        for line in t.split("\n")[:-1]:
+            try:
+                json.loads(line, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+            except ValueError as exc:
+                add("jsonl-invalid", f"jsonl-invalid:{cmd}", repr(exc)[:200])
+                break
+        return out
     if kind in ("json", "sarif"):
         if valid or data.strip():
             try:
@@ -3747,6 +3787,9 @@ def write_repro(folder: Path, spec: dict[str, Any], b: dict[str, Any]) -> None:
         exe = f"{py} -c {shlex.quote(REF_BOOTSTRAP)}" if run.get("path") == "ref" else str(evp)
         argv = " ".join(shell(a, name) for a in run["argv"])
         stdin = f" < {shlex.quote(plan)}" if run.get("stdin") else ""
+        if run.get("mcp"):  # the client's session, kept beside the runs' files
+            made[f"{name}.session"] = run_stdin(run, spec)
+            stdin = f' < "$HERE/files/{name}.session"'
         lines.append(f'{exe} {argv}{stdin}; echo "exit $? ({name})"')
         for f in [*run.get("make", {}), *run.get("cleanup", [])]:
             lines.append(f"rm -f {shlex.quote(f)}")
