@@ -78,9 +78,17 @@ def command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, unsafe: bool,
         show_diagnostics(remaining)
     if not outcome.changes:
         err(f"{plan}: nothing to fix")
+    if outcome.unapplied:
+        guesses = sum(1 for f in outcome.unapplied if f.applicability == "unsafe")
+        why = [f"{guesses} guess{'' if guesses == 1 else 'es'} (fix --unsafe-fixes applies them)"] if guesses else []
+        if len(outcome.unapplied) > guesses:
+            why.append(f"{len(outcome.unapplied) - guesses} shown only (display-only)")
+        err(f"{plan}: {'would fix' if dry_run else 'fixed'} {len(outcome.changes)}; left"
+            f" {len(outcome.unapplied)} fix{'' if len(outcome.unapplied) == 1 else 'es'}: {', '.join(why)}")
     errors = sum(1 for d in remaining if d.severity == "error")
     if errors:
-        err(f"{plan}: {plural(errors, 'problem')} left that fix cannot repair")
+        err(f"{plan}: {plural(errors, 'problem')} left that fix cannot repair" if not outcome.unapplied else
+            f"{plan}: {plural(errors, 'problem')} left")
         return EXIT_BLOCKED
     return EXIT_READY
 
