@@ -113,15 +113,14 @@ def evidence_fix(ctx: CheckContext, item: Item, j: int, ev: Evidence, finding: F
     found, repo = finding.moved_to, ctx.repo
     line_count = repo.facts(path).line_count
     head = f"{said}{clip(path)}:"
-    if ev.end > ev.start:
-        history = ctx.history() if ctx.history is not None else None
-        carried = _carried(history, repo, path, ev.start, ev.end, line_count)
-        if history is not None and carried is not None and carried[0] <= found <= carried[1]:
-            start, end = carried  # exact: the same lines, moved whole
-            return Fix(message=f"{head}{span(start, end)} ({quoted(ev.contains or '')} moved: the cited lines,"
-                       " carried through the file's change since the plan's commit"
-                       f" {(history.commit or '')[:12]})", applicability="safe",
-                       changes=(((*at, key), lines_value(entry[key], key, start, end)),))
+    # A range: carried through the plan's history when there is one (git runs only here).
+    history = ctx.history() if ctx.history is not None and ev.end > ev.start else None
+    carried = _carried(history, repo, path, ev.start, ev.end, line_count)
+    if history is not None and carried is not None and carried[0] <= found <= carried[1]:
+        start, end = carried  # exact: the same lines, moved whole
+        return Fix(message=f"{head}{span(start, end)} ({quoted(ev.contains or '')} moved: the cited lines,"
+                   f" carried through the file's change since the plan's commit {(history.commit or '')[:12]})",
+                   applicability="safe", changes=(((*at, key), lines_value(entry[key], key, start, end)),))
     moved = moved_range(ev.start, ev.end, found, line_count)
     if moved is None:
         return None
@@ -130,8 +129,9 @@ def evidence_fix(ctx: CheckContext, item: Item, j: int, ev: Evidence, finding: F
     if ev.end == ev.start:  # one line: where the text is, nothing to guess
         return Fix(message=f"{head}{start} ({quoted(ev.contains or '')} moved)", applicability="safe",
                    changes=(((*at, key), value),))
-    history = ctx.history() if ctx.history is not None else None
-    why = NO_HISTORY if history is None or history.commit is None else "the cited lines changed since the plan's commit"
+    why = (NO_HISTORY if history is None or history.commit is None else
+           "the cited lines changed since the plan's commit" if carried is None else
+           "the text was not in the cited lines at the plan's commit either")
     return Fix(message=f"{head}{span(start, end)} ({quoted(ev.contains or '')} moved to line {found}; the smallest"
                f" shift that covers it, a guess: {why})", applicability="unsafe", changes=(((*at, key), value),))
 

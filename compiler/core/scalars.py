@@ -57,17 +57,18 @@ def scalar_text(quote: str, value: Any) -> str:
 
 
 # A plain scalar that reads back as itself in a block sequence (``- VALUE``) and, with ``flow``, in
-# a flow mapping: a letter, ``_``, ``/`` or ``$`` first (no indicator, no number, date or ``.inf``),
-# no ": " or " #", no ":" last, no space at either end, nothing YAML escapes, and not a word YAML
-# reads as no text (``yes``, ``null``).
+# a flow mapping: a letter, ``_``, ``/``, ``$`` or a ``.`` not before a digit first (no indicator,
+# no number, date or ``.inf``), no ": " or " #", no ":" last, no space at either end, nothing YAML
+# escapes, and not a word YAML reads as no text (``yes``, ``null``).
 _FLOW = frozenset(",[]{}")
+_FIRST = re.compile(r"[^\W\d]|[_/$]|[.](?![0-9_.]|$)")
 
 
 def yaml_scalar(value: str, flow: bool = False) -> str:
     """``value`` as a YAML scalar that reads back as itself: plain when that is sure (spaces
     allowed: ``docs/guide.md::Int and Float Ranges``), else quoted. What `symbols` and `where`
     print, so that a line pasted into a plan's evidence list is the entry it was."""
-    if (value and (value[0].isalpha() or value[0] in "_/$") and value == value.strip() and ": " not in value
+    if (value and _FIRST.match(value) and value == value.strip() and ": " not in value
             and " #" not in value and "\t" not in value and not value.endswith(":")
             and _ESCAPED.search(value) is None and not _NOT_TEXT.fullmatch(value)
             and not (flow and _FLOW.intersection(value))):
