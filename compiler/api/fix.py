@@ -77,7 +77,7 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
     notes: list[str] = []
     applied: list[Fix] = []
     rounds: list[list[tuple[tuple[object, ...], object]]] = []  # each round's changes, for dry-run's positions
-    result = compile_document(doc, path, root=root)
+    result = compile_document(doc, path, root=root, fixes=True)
     for _ in range(MAX_ROUNDS):
         wanted = [d.fix for d in result.diagnostics if d.fix is not None and d.fix.edits and applies(d.fix, unsafe)]
         requested, extra_left = _requested(result, text, to_symbols, pin and not wanted)
@@ -89,7 +89,7 @@ def fix_document(doc: Document, text: str, path: str, *, root: str | None = None
         applied += chosen
         rounds.append([change for f in chosen for change in f.changes])
         # The text is the fixes' now, not the committed file's: no history carries its ranges.
-        result = compile_document(doc, path, root=root, history=False)
+        result = compile_document(doc, path, root=root, fixes=True, history=False)
     else:  # the rounds ran out: what is left is said of the plan as they left it
         requested, extra_left = _requested(result, text, to_symbols, False)
     unapplied = [d.fix for d in result.diagnostics if d.fix is not None and d.fix.edits and not applies(d.fix, unsafe)]
@@ -156,8 +156,10 @@ def _non_overlapping(text: str, fixes: list[Fix]) -> list[Fix]:
     """The fixes to apply in one round: in order, each whose edits overlap none taken before (the
     rest wait for the next round, made again from the text this one leaves); a fix whose edits are
     those of one taken already is the same repair, made once."""
+    import bisect
+
     starts = line_starts(text)
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []  # the spans taken so far, which never overlap, in order
     seen: set[tuple[object, ...]] = set()
     out = []
     for fix in fixes:
@@ -165,10 +167,13 @@ def _non_overlapping(text: str, fixes: list[Fix]) -> list[Fix]:
             continue
         spans = [(offset(starts, text, e.start_line, e.start_column), offset(starts, text, e.end_line, e.end_column))
                  for e in fix.edits]
-        if overlaps(spans, taken):
+        # Disjoint and in order: a span overlaps one of them only if it overlaps one beside its place.
+        if any(overlaps([span], taken[max(0, at - 1):at + 1]) for span in spans
+               for at in (bisect.bisect_left(taken, span),)):
             continue
         seen.add(fix.edits)
-        taken += spans
+        for span in spans:
+            bisect.insort(taken, span)
         out.append(fix)
     return out
 

@@ -166,15 +166,18 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
                      verify_evidence: bool = True, order: bool = True,
                      max_spread: float | None = None, deadline: Deadline | None = None,
                      previous: str | None = None, limits: Limits = DEFAULT_LIMITS,
-                     history: bool = True) -> CompileResult:
+                     fixes: bool = False, history: bool = True) -> CompileResult:
     """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
     ``order`` (the default; `check` has no use for it), group a ready plan into waves.
     ``max_spread`` (EP112) is the caller's (an option), else the repository's setting.
     ``previous``: the path of the evidence-plan.json this compile replaces (it need not exist):
     the result's ``revision`` is counted from it, and the revision budget checked (EP403, EP404).
-    Each diagnostic's fix has its text edits (compiler/load/spans.py). ``history``: a fix may
-    carry a moved range through the plan's commit (compiler/repo/history.py), when the plan's
-    file is what that commit has and is what ``doc`` was read from."""
+    With ``fixes``, each diagnostic's fix gets its text edits (compiler/load/spans.py), what `check
+    --format json`, SARIF and `fix` show or apply: the text is read once more for them, which
+    nothing else needs (without, a fix has only its changes, and no report shows it). With
+    ``history`` too, a fix may carry a moved range through the plan's commit (git runs then,
+    compiler/repo/history.py), when the plan's file is what that commit has and what ``doc`` was
+    read from."""
     from compiler.checks import registry
     from compiler.checks.context import CheckContext
 
@@ -228,7 +231,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread,
         revision=revision.number if revision is not None else None,
         repeats=revision.repeats if revision is not None else None,
-        history=_history(path, doc.text, repo_root) if history and path != STDIN else None)
+        history=_history(path, doc.text, repo_root) if fixes and history and path != STDIN else None)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
     owners: dict[int, tuple[str, ...]] = {}
     owners_incomplete: frozenset[int] = frozenset()
@@ -270,7 +273,7 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
             pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
             diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
     ordered_diagnostics = sort_diagnostics(diagnostics)
-    if any(d.fix is not None for d in ordered_diagnostics):
+    if fixes and any(d.fix is not None for d in ordered_diagnostics):
         from compiler.load.spans import with_edits
 
         ordered_diagnostics = with_edits(doc.text, doc.format, doc.name, ordered_diagnostics)
@@ -332,9 +335,9 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
                  stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True,
                  max_spread: float | None = None, deadline: Deadline | None = None,
-                 previous: str | None = None) -> CompileResult:
+                 previous: str | None = None, fixes: bool = False) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin); ``previous``
-    as for ``compile_document``.
+    and ``fixes`` as for ``compile_document``.
 
     Evidence is checked against the repository root (see ``find_root``) unless
     ``verify_evidence`` is False. Raises ``compiler.core.diagnostics.PlanInputError`` when the file
@@ -342,4 +345,4 @@ def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = 
     """
     doc = load(path, stdin=stdin, limits=limits)
     return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order,
-                            max_spread=max_spread, deadline=deadline, previous=previous, limits=limits)
+                            max_spread=max_spread, deadline=deadline, previous=previous, limits=limits, fixes=fixes)

@@ -405,6 +405,7 @@ REPORTERS: dict[str, Callable[[Sequence[Diagnostic], Style, Context], str]] = {
     "sarif": _sarif,
 }
 FORMATS = ("auto", *REPORTERS)
+SHOWS_FIXES = frozenset(("json", "sarif"))  # the formats that carry each diagnostic's fix: `check` makes their edits
 
 
 NO_CONTEXT = Context()
