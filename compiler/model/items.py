@@ -147,7 +147,10 @@ def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: Colle
         if f.kind == "paths" and f.name in data and f.name not in broken:
             for j, text in enumerate(getattr(model, f.name)):
                 if (why := globs.problem(text)) is not None:
-                    col.add("EP018", f"{label}: {why}", item_id, (*base, f.name, j))
+                    meant = globs.repaired(text)
+                    col.add("EP018", f"{label}: {why}", item_id, (*base, f.name, j), fix=None if meant is None else Fix(
+                        message=f"{label}: {quoted(text)} -> {quoted(meant)}", applicability="safe",
+                        changes=(((*base, f.name, j), meant),)))
                     broken.append(f.name)
     if "id" in broken:
         return None  # nothing to name the item by: its problems are reported, and it is checked no further

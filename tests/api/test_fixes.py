@@ -54,6 +54,7 @@ CASES: dict[str, list[Case]] = {
              [(6, 39, 6, 42, "days")]),
     ],
     "EP014": [Case(item("a", evidence="[app.py#L11-L12]"), "a", 4, "safe", [(4, 16, 4, 30, "app.py:11-12")])],
+    "EP018": [Case(item("a", "paths: ['./src\\out.py']"), "a", 6, "safe", [(6, 13, 6, 27, "'src/out.py'")])],
     "EP105": [Case(item("a", evidence="[app.py:1, app.py:2, app.py:1]"), "a", 4, "safe", [(4, 34, 4, 44, "")])],
     "EP109": [Case(item("a", evidence="['sub\\b.py']"), "a", 4, "safe", [(4, 16, 4, 26, "'sub/b.py'")])],
     "EP201": [Case(item("a", evidence="[ap.py:11]"), "a", 4, "unsafe", [(4, 16, 4, 24, "app.py:11")])],
