@@ -234,6 +234,10 @@ def test_a_range_whose_text_moved_is_carried_through_git_history_exactly(write: 
     _git(big.parent, "commit", "-qm", "plan")
     lines = big.read_text(encoding="utf-8").splitlines(keepends=True)
     big.write_text("".join(lines[:100] + [f"new line {n}\n" for n in range(17)] + lines[100:]), encoding="utf-8")
+    # check shows the same fix, safe (git runs for it only in the formats that show fixes)
+    (shown,) = json.loads(run("check", "--format", "json", str(plan)).stdout)
+    assert shown["fix"]["applicability"] == "safe"
+    assert [e["new_text"] for e in shown["fix"]["edits"]] == ["692-700"]
     result = run("fix", str(plan))
     assert result.exit_code == 0, result.output
     assert "lines: 692-700, contains: raise DuplicateEmail" in plan.read_text(encoding="utf-8")
