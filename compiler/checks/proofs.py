@@ -91,12 +91,20 @@ def _report(ctx: CheckContext, code: str, found: list[tuple[Item, list[_Missing]
                              location=ctx.loc(item, "proof"), fix=_swapped(ctx, item, problem))
 
 
+# What a shell reads as more than a word's letters: a guess that holds one would change how the
+# proof is split or expanded (a file of the repository may be named anything).
+_SHELL_SIGNIFICANT = frozenset(" \t\n'\"\\$`;&|<>()*?!#~{}")
+
+
 def _swapped(ctx: CheckContext, item: Item, problem: _Missing) -> Fix | None:
     """The fix of a did-you-mean: the proof with the word guessed in place of the word it runs,
-    when the proof is one text that holds that word once; a guess."""
+    when the proof is one text that holds that word once and the guess is a plain word to the
+    shell; a guess."""
     if problem.swap is None:
         return None
     old, new = problem.swap
+    if _SHELL_SIGNIFICANT.intersection(new) - _SHELL_SIGNIFICANT.intersection(old):
+        return None
     at = ctx.path(item, "proof")
     proof = ctx.raw(at)
     if not isinstance(proof, str) or proof.count(old) != 1:

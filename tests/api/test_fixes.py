@@ -173,3 +173,14 @@ def test_the_evidence_plan_json_carries_no_fix(repo: Callable[[str, str], Path],
     assert run("compile", str(plan), "-o", str(tmp_path / "out")).exit_code == 1
     issues = json.loads((tmp_path / "out" / "evidence-plan.json").read_text(encoding="utf-8"))["issues"]
     assert [i["code"] for i in issues] == ["EP014"] and "fix" not in issues[0]
+
+
+def test_a_guessed_script_that_the_shell_would_split_is_no_fix(repo: Callable[[str, str], Path],
+                                                                write: Callable[..., Path]) -> None:
+    """A file of the repository may be named anything: a guess with a space or a `;` would change
+    what the proof runs, not only which file: the did-you-mean is said, no fix is offered."""
+    write("scripts/run me.sh", "#!/bin/sh\n")
+    plan = repo("items:\n" + item("a", proof="./scripts/run_me.sh"), "plan.yaml")
+    (found,) = [d for d in _report(plan) if d["code"] == "EP209"]
+    assert "did you mean scripts/run me.sh?" in found["message"]
+    assert "fix" not in found
