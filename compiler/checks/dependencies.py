@@ -14,7 +14,6 @@ from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core.diagnostics import Diagnostic, Fix, Note
 from compiler.core.display import clip
 from compiler.core.display import names as shown_names
-from compiler.core.edits import REMOVE
 from compiler.model.values import Item
 
 if TYPE_CHECKING:
@@ -81,6 +80,8 @@ def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     longer = list(compress(lists, map(ge, map(len, lists), repeat(2))))
     if list(map(len, longer)) == list(map(len, map(frozenset, longer))):
         return  # no list of two or more repeats a dependency, found without a Python step per item
+    from compiler.core.edits import REMOVE  # here: a plan that repeats nothing needs none
+
     for item in ctx.plan.items:
         for j in repeated(item.depends_on):
             yield Diagnostic("EP304", f"{item.id} lists dependency {item.depends_on[j]} twice", item=item.id,
@@ -264,7 +265,10 @@ def redundant_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP306 (warning): a dependency already implied through another (a -> c when a -> b -> c),
     at that entry of depends_on, with a note at the dependency that implies it. Over the live
     items: a path through a dropped item implies nothing, since the dropped item has left."""
-    for r in redundant(live(ctx.plan.items)):
+    found = redundant(live(ctx.plan.items))
+    if found:
+        from compiler.core.edits import REMOVE  # here: a plan with nothing redundant needs none
+    for r in found:
         item, dep, via = r.item, clip(r.dep), clip(r.via)
         ident = clip(item.id)
         chain = f"{ident} -> {via} -> {dep}" if r.direct else f"{ident} -> {via} -> ... -> {dep}"

@@ -216,8 +216,6 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     text. Skipped with --no-verify-evidence."""
     if ctx.repo is None:
         return
-    from compiler.checks.repairs import evidence_fix, shifted_pins
-
     cited = 0  # evidence entries that name a repository path
     near = False  # a missing path had a near miss in the repository: the root is right
     out: list[Diagnostic] = []
@@ -236,6 +234,7 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             hint = ctx.root_hint if finding.code == "EP201" else finding.hint
             if repeats is None:
                 repeats = set(repeated(item.evidence)) if len(set(item.evidence)) < len(item.evidence) else set()
+            from compiler.checks.repairs import evidence_fix  # here: evidence that holds needs no fix
             diagnostic = Diagnostic(finding.code, finding.message, item=item.id,
                                     location=ctx.loc(item, "evidence", j, *present[:1]), hint=hint,
                                     fix=None if j in repeats else evidence_fix(ctx, item, j, ev, finding))
@@ -243,6 +242,8 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
                 pinned.append((diagnostic, item, j, ev, finding))
             out.append(diagnostic)
     if any(finding.pinned_at for *_, finding in pinned):
+        from compiler.checks.repairs import shifted_pins
+
         shifted = shifted_pins(ctx, pinned)
         at = {id(d): n for n, d in enumerate(out)}
         for n, fix in shifted.items():

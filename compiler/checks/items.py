@@ -11,7 +11,6 @@ from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core import ids
 from compiler.core.diagnostics import Diagnostic, Fix, Note
 from compiler.core.display import clip, quoted
-from compiler.core.edits import REMOVE
 from compiler.core.paths import leaves_root
 from compiler.model.references import parse_reference
 from compiler.model.values import Evidence, Item
@@ -163,6 +162,8 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         if len(item.evidence) < 2 or len(set(item.evidence)) == len(item.evidence):
             continue  # nothing repeated: decided at C speed, for almost every item
+        from compiler.core.edits import REMOVE  # here: a plan that repeats nothing needs none
+
         for j in repeated(item.evidence):
             ref = clip(item.evidence[j].ref())
             yield Diagnostic("EP105", f"{clip(item.id)} cites {ref} twice", item=item.id,

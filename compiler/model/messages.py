@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from compiler.core.diagnostics import Diagnostic, Fix, Location, closest
 from compiler.core.display import clip, kind_of, quoted
-from compiler.core.edits import SOURCE_TEXT, Rename
-from compiler.core.scalars import yaml_value
 from compiler.load.document import Document
 from compiler.load.sourcemap import Path
 from compiler.model import fields
@@ -120,6 +118,9 @@ class Collector:
                 hint = _hint(kind, loc, value, named, declared)
                 fix = None
                 if hint is not None and hint.meant is not None:
+                    from compiler.core.edits import SOURCE_TEXT
+                    from compiler.core.scalars import yaml_value
+
                     shown = "its text, in quotes" if hint.meant is SOURCE_TEXT else clip(yaml_value(hint.meant))
                     fix = Fix(message=f"{label}: {_field_name(loc)} -> {shown}", applicability=hint.applicability,
                               changes=(((*base, *loc), hint.meant),))
@@ -132,6 +133,8 @@ def _hint(kind: str, loc: tuple[Any, ...], value: Any, named: bool, declared: tu
     if kind == "string_type" and isinstance(value, (bool, int, float)):
         # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and booleans:
         # never turned into text silently, but the fix is one pair of quotes: the same characters.
+        from compiler.core.edits import SOURCE_TEXT
+
         return Hint("put it in quotes to keep it as text", SOURCE_TEXT)
     if named and kind == "bool_type":
         word = value.strip().lower()
@@ -195,6 +198,8 @@ def renamed(label: str, mapping: Any, path: Path, meant: str | None,
     taken |= {f.name for f in declared if f.alias == meant}
     if taken.intersection(mapping):
         return None
+    from compiler.core.edits import Rename  # on first use: a plan without an unknown key needs none
+
     return Fix(message=f"{label}: {quoted(str(path[-1]))} -> {meant}", applicability="unsafe",
                changes=((path, Rename(meant)),))
 
