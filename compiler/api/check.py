@@ -29,10 +29,13 @@ class Checked(NamedTuple):
 
 
 def check_plans(arguments: Sequence[str], *, root: str | None = None, verify_evidence: bool = True,
-                strict: bool = False, limits: Limits | None = None, max_spread: float | None = None) -> Checked:
+                strict: bool = False, limits: Limits | None = None, max_spread: float | None = None,
+                fixes: bool = False) -> Checked:
     """Check each plan the arguments name (compiler/repo/discover.py expands folders). A plan is
     blocked by an error, or with ``strict`` (or the repository's ``strict`` setting) by a warning;
-    one that cannot be read is unreadable, and the others are still checked."""
+    one that cannot be read is unreadable, and the others are still checked. With ``fixes``, each
+    diagnostic's fix has its text edits, as `check --format json` shows them (compiler/compile/
+    pipeline.py: ``compile_document``)."""
     from compiler.compile.pipeline import compile_plan
     from compiler.load.limits import DEFAULT_LIMITS
     from compiler.repo.discover import expand
@@ -47,7 +50,7 @@ def check_plans(arguments: Sequence[str], *, root: str | None = None, verify_evi
     for plan in found.files:
         try:
             result = compile_plan(plan, root=root, verify_evidence=verify_evidence, limits=limits or DEFAULT_LIMITS,
-                                  order=False, max_spread=max_spread)
+                                  order=False, max_spread=max_spread, fixes=fixes)
         except PlanInputError as error:
             diagnostics.append(error.diagnostic)
             unreadable += 1

@@ -150,6 +150,9 @@ def page(code: str, shown: Sequence[Example] = ()) -> str:
         lines.append(f"- **Emitted by:** the rule {owner.where}")
     else:
         lines.append(f"- **Emitted by:** {owner.where}, {owner.stage}")
+    if entry.fix:
+        lines.append(f"- **Fix:** {entry.fix} (`check --format json` shows it; `evidence-plan fix` applies it:"
+                     " [Repairs](../reference/fix.md))")
     if entry.reason:
         lines.append(f"- **Reason:** `{entry.reason}`, the plan-execute loop's word for it: a compiled"
                      f" evidence-plan.json this blocks says `\"reason\": \"{entry.reason}\"` beside its status")

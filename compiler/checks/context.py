@@ -12,6 +12,7 @@ from compiler.model.fields import MAX_SPREAD
 if TYPE_CHECKING:
     from compiler.load.document import Document
     from compiler.model.values import Item, Plan
+    from compiler.repo.history import History
     from compiler.repo.repository import Repository
 
 
@@ -28,6 +29,10 @@ class CheckContext(NamedTuple):
     repeats: int | None = None
     # The graph phase's dependency graph (networkx), when ordering the waves built one.
     graph: Any = None
+    # The cited files as the plan's commit has them (compiler/repo/history.py), for a fix that
+    # carries a moved range exactly: made on the first call (git runs only then), None when the
+    # plan has no history to use (standard input, or a text that is not the committed file's).
+    history: Callable[[], History | None] | None = None
 
     def loc(self, item: Item, *rest: Any, key: bool = False) -> Location:
         if item.evidence_at and len(rest) > 1 and rest[0] == "evidence":
@@ -40,6 +45,23 @@ class CheckContext(NamedTuple):
         smap = self.doc.source_map
         pos = smap.key(path) if key else smap.value(path)
         return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
+
+    def path(self, item: Item, *rest: Any) -> tuple[Any, ...]:
+        """The path in the document of the item, or of a part of it (an evidence entry by its
+        index among the item's evidence): what a fix changes."""
+        if item.evidence_at and len(rest) > 1 and rest[0] == "evidence":
+            rest = ("evidence", item.evidence_index(rest[1]), *rest[2:])
+        return (*self.plan.items_path, item.position, *rest)
+
+    def raw(self, path: tuple[Any, ...]) -> Any:
+        """The parsed value at ``path`` (as the file gives it), or None."""
+        data = self.doc.data
+        for part in path:
+            try:
+                data = data[part]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return data
 
 
 Check = Callable[[CheckContext], Iterable[Diagnostic]]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from compiler.analysis.graph import acyclic, build_graph, find_cycles
 from compiler.analysis.progress import live
 from compiler.checks.context import CheckContext, Rule, repeated
-from compiler.core.diagnostics import Diagnostic, Note
+from compiler.core.diagnostics import Diagnostic, Fix, Note
 from compiler.core.display import clip
 from compiler.core.display import names as shown_names
 from compiler.model.values import Item
@@ -48,11 +48,16 @@ def unknown_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
             hint = " (did you mean " + ", ".join(f"{g} for {d}" for d, g in guesses.items()) + "?)"
         else:
             hint = ""
+        changes = tuple((ctx.path(item, item.depends_key, j), guesses[d]) for j, d in unknown if d in guesses)
+        fix = Fix(message=f"{clip(item.id)}: depends on " + ", ".join(
+            f"{clip(guesses[d])}, not {clip(d)}" for d in names if d in guesses) + " (the closest ids: a guess)",
+            applicability="unsafe", changes=changes) if changes else None
         yield Diagnostic(
             "EP301",
             f"{clip(item.id)} depends on unknown items: {shown_names(names)}{hint}",
             item=item.id,
             location=ctx.loc(item, item.depends_key, unknown[0][0]),
+            fix=fix,
         )
 
 
@@ -75,10 +80,14 @@ def duplicate_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     longer = list(compress(lists, map(ge, map(len, lists), repeat(2))))
     if list(map(len, longer)) == list(map(len, map(frozenset, longer))):
         return  # no list of two or more repeats a dependency, found without a Python step per item
+    from compiler.core.edits import REMOVE  # here: a plan that repeats nothing needs none
+
     for item in ctx.plan.items:
         for j in repeated(item.depends_on):
             yield Diagnostic("EP304", f"{item.id} lists dependency {item.depends_on[j]} twice", item=item.id,
-                             location=ctx.loc(item, item.depends_key, j))
+                             location=ctx.loc(item, item.depends_key, j),
+                             fix=Fix(message=f"{clip(item.id)}: removed repeated dependency {clip(item.depends_on[j])}",
+                                     applicability="safe", changes=((ctx.path(item, item.depends_key, j), REMOVE),)))
 
 
 class Redundant(NamedTuple):
@@ -256,7 +265,10 @@ def redundant_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
     """EP306 (warning): a dependency already implied through another (a -> c when a -> b -> c),
     at that entry of depends_on, with a note at the dependency that implies it. Over the live
     items: a path through a dropped item implies nothing, since the dropped item has left."""
-    for r in redundant(live(ctx.plan.items)):
+    found = redundant(live(ctx.plan.items))
+    if found:
+        from compiler.core.edits import REMOVE  # here: a plan with nothing redundant needs none
+    for r in found:
         item, dep, via = r.item, clip(r.dep), clip(r.via)
         ident = clip(item.id)
         chain = f"{ident} -> {via} -> {dep}" if r.direct else f"{ident} -> {via} -> ... -> {dep}"
@@ -264,7 +276,9 @@ def redundant_dependencies(ctx: CheckContext) -> Iterator[Diagnostic]:
                          item=item.id, location=ctx.loc(item, item.depends_key, r.at),
                          notes=(Note(f"{ident} depends on {via}", ctx.loc(item, item.depends_key,
                                                                     item.depends_on.index(r.via))),),
-                         hint="remove it (evidence-plan fix does): the order stays the same")
+                         hint="remove it (evidence-plan fix does): the order stays the same",
+                         fix=Fix(message=f"{ident}: removed dependency {dep}, implied through {via}",
+                                 applicability="safe", changes=((ctx.path(item, item.depends_key, r.at), REMOVE),)))
 
 
 def cycles(ctx: CheckContext) -> Iterator[Diagnostic]:

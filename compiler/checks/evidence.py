@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from compiler.checks.context import CheckContext, Rule
+from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core.diagnostics import Diagnostic, Location
 from compiler.core.display import clip, quoted
 from compiler.model.values import Evidence, Item
@@ -27,6 +27,7 @@ class Finding(NamedTuple):
     moved_lines: tuple[int, int] | None = None  # pinned lines found at exactly one other place (for `fix`)
     pinned_at: tuple[int, ...] = ()  # the first lines of the places pinned lines are found at, when several
     hint: str | None = None
+    meant: str | None = None  # the path (EP201) or symbol (EP206) a did-you-mean guesses, when it is one name
 
 
 def _lines_text(n: int) -> str:
@@ -89,7 +90,7 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
         guess = repo.suggest(ev.path)
         hint = f" (did you mean {guess}?)" if guess else ""
         return Finding("EP201", f"{label} cites {ref}, but {path} does not exist{hint}", ("path",),
-                       suggested=guess is not None)
+                       suggested=guess is not None, meant=guess)
     if facts.kind in ("special", "unreadable"):
         return Finding("EP207", f"{label} cites {ref}, but {path} cannot be read: {facts.problem}", ("path",))
     if facts.kind == "folder":
@@ -121,7 +122,9 @@ def verify(ev: Evidence, repo: Repository, label: str) -> Finding | None:
         if found is None:
             guess = repo.defined_elsewhere(ev.path, ev.symbol) or repo.suggest_symbol(ev.path, ev.symbol)
             hint = f" (did you mean {guess}?)" if guess else ""
-            return Finding("EP206", f"{label} cites {ref}, but {path} defines no {clip(ev.symbol)}{hint}", ("symbol",))
+            one = guess if guess is not None and " or " not in guess else None  # several: no fix to guess
+            return Finding("EP206", f"{label} cites {ref}, but {path} defines no {clip(ev.symbol)}{hint}", ("symbol",),
+                           meant=one)
         start, end = found
     if ev.pin is not None and start is not None and end is not None:
         drift = _pin_drift(ev, repo, label, start, end)
@@ -216,7 +219,9 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     cited = 0  # evidence entries that name a repository path
     near = False  # a missing path had a near miss in the repository: the root is right
     out: list[Diagnostic] = []
+    pinned: list[tuple[Diagnostic, Item, int, Evidence, Finding]] = []  # EP211's, whose fixes are judged together
     for item in ctx.plan.items:
+        repeats: set[int] | None = None  # a repeated entry is removed by EP105's fix, not repaired
         for j, ev in enumerate(item.evidence):
             cited += ev.path is not None
             finding = verify(ev, ctx.repo, item.id)
@@ -227,8 +232,22 @@ def repository_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
             entry = (*ctx.plan.items_path, item.position, "evidence", item.evidence_index(j))
             present = [f for f in finding.fields if ctx.doc.source_map.has((*entry, f))]
             hint = ctx.root_hint if finding.code == "EP201" else finding.hint
-            out.append(Diagnostic(finding.code, finding.message, item=item.id,
-                                  location=ctx.loc(item, "evidence", j, *present[:1]), hint=hint))
+            if repeats is None:
+                repeats = set(repeated(item.evidence)) if len(set(item.evidence)) < len(item.evidence) else set()
+            from compiler.checks.repairs import evidence_fix  # here: evidence that holds needs no fix
+            diagnostic = Diagnostic(finding.code, finding.message, item=item.id,
+                                    location=ctx.loc(item, "evidence", j, *present[:1]), hint=hint,
+                                    fix=None if j in repeats else evidence_fix(ctx, item, j, ev, finding))
+            if finding.code == "EP211" and j not in repeats:
+                pinned.append((diagnostic, item, j, ev, finding))
+            out.append(diagnostic)
+    if any(finding.pinned_at for *_, finding in pinned):
+        from compiler.checks.repairs import shifted_pins
+
+        shifted = shifted_pins(ctx, pinned)
+        at = {id(d): n for n, d in enumerate(out)}
+        for n, fix in shifted.items():
+            out[at[id(pinned[n][0])]] = pinned[n][0]._replace(fix=fix)
     missing = [n for n, d in enumerate(out) if d.code == "EP201"]
     if cited > 1 and len(missing) == cited and not near and ctx.root_hint is None:
         # Not one cited path exists: the root is wrong far more often than every path is. Said once.

@@ -9,9 +9,11 @@ from operator import attrgetter, ge
 from compiler.analysis.shell import any_may_split, may_split, split_commands
 from compiler.checks.context import CheckContext, Rule, repeated
 from compiler.core import ids
-from compiler.core.diagnostics import Diagnostic, Note
+from compiler.core.diagnostics import Diagnostic, Fix, Note
 from compiler.core.display import clip, quoted
 from compiler.core.paths import leaves_root
+from compiler.model.references import parse_reference
+from compiler.model.values import Evidence, Item
 
 # The quick looks over every item at once: C functions mapped over the items.
 _EVIDENCE, _PROOF, _CHANGE, _PROOF_PARTS, _PATH = (attrgetter("evidence"), attrgetter("proof"), attrgetter("change"),
@@ -136,9 +138,23 @@ def backslash_paths(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         for j, ev in enumerate(item.evidence):
             if ev.path is not None and "\\" in ev.path and not leaves_root(ev.path):  # else EP204 says it
-                meant = ev._replace(path=ev.path.replace("\\", "/")).ref()
+                meant = ev._replace(path=ev.path.replace("\\", "/"))
                 yield Diagnostic("EP109", f"{clip(item.id)} cites {clip(ev.ref())} with \\ in its path: write"
-                                 f" {clip(meant)}", item=item.id, location=ctx.loc(item, "evidence", j, "path"))
+                                 f" {clip(meant.ref())}", item=item.id, location=ctx.loc(item, "evidence", j, "path"),
+                                 fix=_slashed(ctx, item, j, ev, meant))
+
+
+def _slashed(ctx: CheckContext, item: Item, j: int, ev: Evidence, meant: Evidence) -> Fix | None:
+    """EP109's fix: the path written with ``/``, the same file (it was found), so safe."""
+    at = ctx.path(item, "evidence", j)
+    entry = ctx.raw(at)
+    message = f"{clip(item.id)}: {clip(ev.ref())} -> {clip(meant.ref())}"
+    if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+        return Fix(message=message, applicability="safe",
+                   changes=(((*at, "path"), entry["path"].replace("\\", "/")),))
+    if isinstance(entry, str) and parse_reference(meant.ref()) == (meant, None):
+        return Fix(message=message, applicability="safe", changes=((at, meant.ref()),))
+    return None
 
 
 def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -146,9 +162,14 @@ def duplicate_evidence(ctx: CheckContext) -> Iterator[Diagnostic]:
     for item in ctx.plan.items:
         if len(item.evidence) < 2 or len(set(item.evidence)) == len(item.evidence):
             continue  # nothing repeated: decided at C speed, for almost every item
+        from compiler.core.edits import REMOVE  # here: a plan that repeats nothing needs none
+
         for j in repeated(item.evidence):
-            yield Diagnostic("EP105", f"{clip(item.id)} cites {clip(item.evidence[j].ref())} twice", item=item.id,
-                             location=ctx.loc(item, "evidence", j))
+            ref = clip(item.evidence[j].ref())
+            yield Diagnostic("EP105", f"{clip(item.id)} cites {ref} twice", item=item.id,
+                             location=ctx.loc(item, "evidence", j),
+                             fix=Fix(message=f"{clip(item.id)}: removed repeated evidence {ref}", applicability="safe",
+                                     changes=((ctx.path(item, "evidence", j), REMOVE),)))
 
 
 def compound_proof(ctx: CheckContext) -> Iterator[Diagnostic]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from compiler.checks.context import CheckContext, Rule
-from compiler.core.diagnostics import Diagnostic
+from compiler.core.diagnostics import Diagnostic, Fix
 from compiler.core.display import clip
 from compiler.core.paths import leaves_root
 from compiler.model.values import Item
@@ -31,6 +31,9 @@ class _Missing(NamedTuple):
 
     text: str
     path: str | None
+    # The guess of a did-you-mean, as (the text replaced, its replacement): within the proof's word
+    # once ``_missing_test`` or ``proof_scripts`` has made it so (the word, the word meant).
+    swap: tuple[str, str] | None = None
 
 
 def _typo(path: str, guess: str | None) -> str | None:
@@ -50,7 +53,19 @@ def _typo(path: str, guess: str | None) -> str | None:
 
 def _not_there(shown: str, path: str, guess: str | None) -> _Missing:
     hint = _typo(path, guess)
-    return _Missing(f"{shown} does not exist" + (f" (did you mean {hint}?)" if hint else "") + _PLAN_IT, path)
+    return _Missing(f"{shown} does not exist" + (f" (did you mean {hint}?)" if hint else "") + _PLAN_IT, path,
+                    (path, hint) if hint else None)
+
+
+def _in_word(word: str, missing: _Missing) -> _Missing:
+    """``missing`` with its guess made a swap of the whole word: its last occurrence of the text
+    replaced (a test's name comes last: ``tests/x.py::Case::test_a``); none when the word does
+    not hold that text."""
+    if missing.swap is None:
+        return missing
+    old, new = missing.swap
+    at = word.rfind(old)
+    return missing._replace(swap=(word, word[:at] + new + word[at + len(old):]) if at >= 0 else None)
 
 
 def _planned(ctx: CheckContext, found: list[tuple[Item, list[_Missing]]]) -> set[tuple[str, str]]:
@@ -73,7 +88,29 @@ def _report(ctx: CheckContext, code: str, found: list[tuple[Item, list[_Missing]
             if problem.path is not None and (item.id, problem.path) in excused:
                 continue
             yield Diagnostic(code, f"{clip(item.id)} proof runs {problem.text}", item=item.id,
-                             location=ctx.loc(item, "proof"))
+                             location=ctx.loc(item, "proof"), fix=_swapped(ctx, item, problem))
+
+
+# What a shell reads as more than a word's letters: a guess that holds one would change how the
+# proof is split or expanded (a file of the repository may be named anything).
+_SHELL_SIGNIFICANT = frozenset(" \t\n'\"\\$`;&|<>()*?!#~{}")
+
+
+def _swapped(ctx: CheckContext, item: Item, problem: _Missing) -> Fix | None:
+    """The fix of a did-you-mean: the proof with the word guessed in place of the word it runs,
+    when the proof is one text that holds that word once and the guess is a plain word to the
+    shell; a guess."""
+    if problem.swap is None:
+        return None
+    old, new = problem.swap
+    if _SHELL_SIGNIFICANT.intersection(new) - _SHELL_SIGNIFICANT.intersection(old):
+        return None
+    at = ctx.path(item, "proof")
+    proof = ctx.raw(at)
+    if not isinstance(proof, str) or proof.count(old) != 1:
+        return None
+    return Fix(message=f"{clip(item.id)}: proof runs {clip(new)}, not {clip(old)} (a guess)", applicability="unsafe",
+               changes=((at, proof.replace(old, new)),))
 
 
 def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
@@ -97,8 +134,8 @@ def proof_scripts(ctx: CheckContext) -> Iterator[Diagnostic]:
                 continue  # outside the repository: not ours to judge
             path = script.removeprefix("./")
             if repo.facts(path).kind == "missing":
-                out.append(_not_there(f"{clip(script)}, but {clip(path)}", posixpath.normpath(path),
-                                      repo.suggest(path)))
+                out.append(_in_word(script, _not_there(f"{clip(script)}, but {clip(path)}", posixpath.normpath(path),
+                                                       repo.suggest(path))))
         return out
 
     found: list[tuple[Item, list[_Missing]]] = []
@@ -179,13 +216,15 @@ def _missing_name(tests: Resolver, path: str, names: tuple[str, ...], sep: str,
         listed = ", ".join(ids[:10]) + (", ..." if len(ids) > 10 else "")
         return _Missing(f"{clip(path)} gives {clip(sep.join(names))} no parameter id {clip(parameter)}"
                         + (f" (did you mean {clip(close[0])}?)" if close else "") + f"; its ids are {clip(listed)}",
-                        path)
+                        path, (f"[{parameter}]", f"[{close[0]}]") if close else None)
     maybe, meant = _elsewhere(tests, path, names)
     if maybe:
         return None
     guess = meant or repo.suggest_symbol(path, dotted)
     hint = f" (did you mean {guess.replace('.', sep)}?)" if guess else ""
-    return _Missing(f"{clip(path)} defines no {clip(sep.join(names))}{hint}", path)
+    one = guess is not None and " or " not in guess  # several names: no fix to guess
+    return _Missing(f"{clip(path)} defines no {clip(sep.join(names))}{hint}", path,
+                    (sep.join(names), guess.replace(".", sep)) if guess is not None and one else None)
 
 
 def _missing_module(parts: tuple[str, ...], tests: Resolver) -> _Missing | None:
@@ -233,7 +272,7 @@ def proof_tests(ctx: CheckContext) -> Iterator[Diagnostic]:
         problems = judged.get(item.proof)
         if problems is None:
             problems = judged[item.proof] = [
-                _Missing(f"{clip(target.word)}, but {missing.text}", missing.path)
+                _in_word(target.word, missing._replace(text=f"{clip(target.word)}, but {missing.text}"))
                 for target in targets_of(item.proof) if (missing := _missing_test(target, tests)) is not None]
         if problems:
             found.append((item, problems))

@@ -47,10 +47,10 @@ def command(plans: tuple[str, ...], fmt: str, strict: bool, root: str | None, no
     from compiler.api.check import check_plans
     from compiler.report import reporters
 
-    checked = check_plans(plans, root=root, verify_evidence=not no_verify, strict=strict, limits=limits,
-                          max_spread=whole(max_spread))
-    ordered = checked.diagnostics
     fmt = reporters.resolve_format(fmt, dict(os.environ))
+    checked = check_plans(plans, root=root, verify_evidence=not no_verify, strict=strict, limits=limits,
+                          max_spread=whole(max_spread), fixes=fmt in reporters.SHOWS_FIXES)
+    ordered = checked.diagnostics
     cwd = reporters.working_folder()
     context = reporters.Context(list(checked.reports), cwd, reporters.base_folder(os.environ, cwd))
     echo_report(reporters.report(fmt, ordered, style, context))

@@ -20,24 +20,27 @@ if TYPE_CHECKING:
 @click.option("--to-symbols", is_flag=True,
               help="Also rewrite line evidence that covers exactly one definition as path::Name.")
 @click.option("--unsafe-fixes", "unsafe", is_flag=True,
-              help="Also make the repairs that are guesses (a range moved without history); each says so.")
+              help="Also apply the unsafe fixes, the guesses (a did-you-mean, a range moved without history); each"
+                   " says so.")
 @click.option("--root", metavar="DIR", default=None, help="Repository root for evidence paths (as for compile).")
 @limit_options
 def command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, unsafe: bool, root: str | None,
             limits: Limits) -> int:
     """Repair PLAN in place where the repair is mechanical, and report the rest.
 
-    Moves an evidence entry's line or lines to where its pinned lines (exactly) or its `contains`
-    text (found exactly once) now are, and removes repeated depends_on and evidence entries. A range
-    of several lines whose `contains` text moved is carried through the cited file's change since
-    the plan's commit, as git blame carries lines, when the plan is in git and unchanged since: the
-    same lines, moved whole. Without that history, the smallest shift that covers the text is a
-    guess: listed as not fixed, made only with --unsafe-fixes. With --pin, adds a pin (a hash of the
-    cited lines) to every entry that cites lines or a symbol and holds, so that a later change under
-    it is reported (EP211). Comments, key order, quoting and layout of a YAML plan are kept byte for
-    byte; a JSON plan is rewritten one key per line. Never changes what the plan means; never runs
-    anything. Exit 0 when the plan is ready afterwards, 1 when problems remain (listed), 2 input
-    error.
+    Applies the fixes the diagnostics carry, the same edits that check --format json and sarif
+    show: the safe ones (another notation of the same lines, a repeat removed, an entry moved to
+    where its pinned lines or its `contains` text, found once, now are), and with --unsafe-fixes
+    the guesses too (a did-you-mean; a range shifted without history); display-only ones never. A
+    range of several lines whose `contains` text moved is carried through the cited file's change
+    since the plan's commit, as git blame carries lines, when the plan is in git and unchanged
+    since: the same lines, moved whole, and safe. Fixes are applied in rounds, checking again
+    between them, and the summary says how many were left and why. With --pin, adds a pin (a hash
+    of the cited lines) to every entry that cites lines or a symbol and holds, so that a later
+    change under it is reported (EP211). Comments, key order, quoting and layout are kept byte for
+    byte, YAML and JSON alike; the edited file must read back as intended, or nothing is written.
+    Never runs anything. Exit 0 when the plan is ready afterwards, 1 when problems remain
+    (listed), 2 input error.
 
     With --to-symbols, evidence whose lines are exactly those of one definition (a decorated
     function from its first decorator; a method as Class.method), as check finds it, becomes
@@ -78,9 +81,17 @@ def command(plan: str, dry_run: bool, pin: bool, to_symbols: bool, unsafe: bool,
         show_diagnostics(remaining)
     if not outcome.changes:
         err(f"{plan}: nothing to fix")
+    if outcome.unapplied:
+        guesses = sum(1 for f in outcome.unapplied if f.applicability == "unsafe")
+        why = [f"{guesses} guess{'' if guesses == 1 else 'es'} (fix --unsafe-fixes applies them)"] if guesses else []
+        if len(outcome.unapplied) > guesses:
+            why.append(f"{len(outcome.unapplied) - guesses} shown only (display-only)")
+        err(f"{plan}: {'would fix' if dry_run else 'fixed'} {len(outcome.changes)}; left"
+            f" {len(outcome.unapplied)} fix{'' if len(outcome.unapplied) == 1 else 'es'}: {', '.join(why)}")
     errors = sum(1 for d in remaining if d.severity == "error")
     if errors:
-        err(f"{plan}: {plural(errors, 'problem')} left that fix cannot repair")
+        err(f"{plan}: {plural(errors, 'problem')} left that fix cannot repair" if not outcome.unapplied else
+            f"{plan}: {plural(errors, 'problem')} left")
         return EXIT_BLOCKED
     return EXIT_READY
 

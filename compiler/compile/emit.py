@@ -41,6 +41,7 @@ def build_output(result: CompileResult, out_dir: str | os.PathLike[str] = ".") -
 
     def relocate(d: Diagnostic) -> dict[str, Any]:
         out = d.to_dict()
+        out.pop("fix", None)  # fixes are check's (--format json, sarif) and fix's: edits of the plan file
         for loc in [out["location"], *(n["location"] for n in out.get("related", []))]:
             if loc is not None and loc["file"] == result.document.name:
                 loc["file"] = source

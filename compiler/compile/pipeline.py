@@ -19,10 +19,13 @@ from compiler.model.validate import build_plan
 from compiler.model.values import Plan
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from compiler.analysis.complexity import Complexity
     from compiler.analysis.forecast import Deadline
     from compiler.checks.context import CheckContext
     from compiler.compile.history import Revision
+    from compiler.repo.history import History
 
 
 class CompileResult:
@@ -162,12 +165,19 @@ def find_root(path: str, plan_root: str | None, root: str | None, where: Locatio
 def compile_document(doc: Document, path: str, *, root: str | None = None,
                      verify_evidence: bool = True, order: bool = True,
                      max_spread: float | None = None, deadline: Deadline | None = None,
-                     previous: str | None = None, limits: Limits = DEFAULT_LIMITS) -> CompileResult:
+                     previous: str | None = None, limits: Limits = DEFAULT_LIMITS,
+                     fixes: bool = False, history: bool = True) -> CompileResult:
     """Validate, check (against the repository unless ``verify_evidence`` is off) and, when
     ``order`` (the default; `check` has no use for it), group a ready plan into waves.
     ``max_spread`` (EP112) is the caller's (an option), else the repository's setting.
     ``previous``: the path of the evidence-plan.json this compile replaces (it need not exist):
-    the result's ``revision`` is counted from it, and the revision budget checked (EP403, EP404)."""
+    the result's ``revision`` is counted from it, and the revision budget checked (EP403, EP404).
+    With ``fixes``, each diagnostic's fix gets its text edits (compiler/load/spans.py), what `check
+    --format json`, SARIF and `fix` show or apply: the text is read once more for them, which
+    nothing else needs (without, a fix has only its changes, and no report shows it). With
+    ``history`` too, a fix may carry a moved range through the plan's commit (git runs then,
+    compiler/repo/history.py), when the plan's file is what that commit has and what ``doc`` was
+    read from."""
     from compiler.checks import registry
     from compiler.checks.context import CheckContext
 
@@ -220,7 +230,8 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         f"standard input is in no repository: evidence was looked for under the working folder"
         f" ({clip(repo_root)}); give --root" if guessed else None), max_spread=max_spread,
         revision=revision.number if revision is not None else None,
-        repeats=revision.repeats if revision is not None else None)
+        repeats=revision.repeats if revision is not None else None,
+        history=_history(path, doc.text, repo_root) if fixes and history and path != STDIN else None)
     resolved: dict[tuple[int, int], tuple[int, int, str]] = {}
     owners: dict[int, tuple[str, ...]] = {}
     owners_incomplete: frozenset[int] = frozenset()
@@ -261,11 +272,40 @@ def compile_document(doc: Document, path: str, *, root: str | None = None,
         if (warning := above_max_tier(complexity, settings)) is not None:
             pos = doc.source_map.key(plan.items_path) if plan.items_path else doc.source_map.value(())
             diagnostics.append(warning._replace(location=Location(doc.name, *pos) if pos else Location(doc.name)))
-    return CompileResult(path=path, document=doc, plan=plan, diagnostics=sort_diagnostics(diagnostics),
+    ordered_diagnostics = sort_diagnostics(diagnostics)
+    if fixes and any(d.fix is not None for d in ordered_diagnostics):
+        from compiler.load.spans import with_edits
+
+        ordered_diagnostics = with_edits(doc.text, doc.format, doc.name, ordered_diagnostics)
+    return CompileResult(path=path, document=doc, plan=plan, diagnostics=ordered_diagnostics,
                          waves=ordered, critical_path=longest, root=repo_root, evidence_verified=verify_evidence,
                          resolved=resolved, settings=settings, complexity=complexity, max_spread=max_spread,
                          schedule=planned, forecast=forecast, owners=owners, revision=revision,
                          owners_incomplete=owners_incomplete)
+
+
+def _history(path: str, text: str, root: str) -> Callable[[], History | None]:
+    """The plan's history for its fixes, found on the first call and kept: the cited files as the
+    plan's commit has them, when the file at ``path`` is what that commit has and reads as
+    ``text`` (a plan edited since, or a text `fix` made, has none)."""
+    import functools
+
+    @functools.cache
+    def find() -> History | None:
+        from compiler.load.read import decode
+        from compiler.repo.history import History, plan_commit
+
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+            if decode(raw, path) != text:
+                return None
+        except (OSError, PlanInputError):
+            return None
+        commit = plan_commit(path, raw)
+        return History(lambda: commit, root) if commit is not None else None
+
+    return find
 
 
 def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
@@ -295,9 +335,9 @@ def _order(ctx: CheckContext, diagnostics: list[Diagnostic]) -> tuple[tuple[tupl
 def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = True,
                  stdin: Any = None, limits: Limits = DEFAULT_LIMITS, order: bool = True,
                  max_spread: float | None = None, deadline: Deadline | None = None,
-                 previous: str | None = None) -> CompileResult:
+                 previous: str | None = None, fixes: bool = False) -> CompileResult:
     """Compile the plan file at ``path`` (``-`` reads ``stdin``, default sys.stdin); ``previous``
-    as for ``compile_document``.
+    and ``fixes`` as for ``compile_document``.
 
     Evidence is checked against the repository root (see ``find_root``) unless
     ``verify_evidence`` is False. Raises ``compiler.core.diagnostics.PlanInputError`` when the file
@@ -305,4 +345,4 @@ def compile_plan(path: str, *, root: str | None = None, verify_evidence: bool = 
     """
     doc = load(path, stdin=stdin, limits=limits)
     return compile_document(doc, path, root=root, verify_evidence=verify_evidence, order=order,
-                            max_spread=max_spread, deadline=deadline, previous=previous, limits=limits)
+                            max_spread=max_spread, deadline=deadline, previous=previous, limits=limits, fixes=fixes)

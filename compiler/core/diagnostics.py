@@ -8,9 +8,17 @@ plan, run by pre-commit on every commit, defined a dozen of them (a tenth of its
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from compiler.core.codes import CODES, Severity
+
+# How far a fix may be trusted (ruff's words): ``safe`` keeps the plan's meaning exactly (another
+# notation of the same reference, a repeat removed, lines that moved whole); ``unsafe`` is
+# probably right but a guess (a did-you-mean, a range shifted without history), applied only by
+# `fix --unsafe-fixes`; ``display-only`` is shown, never applied (an edit that would change every
+# use of a YAML alias at once).
+Applicability = Literal["safe", "unsafe", "display-only"]
+APPLICABILITIES: tuple[Applicability, ...] = ("safe", "unsafe", "display-only")
 
 
 class Location(NamedTuple):
@@ -45,6 +53,42 @@ class Note(NamedTuple):
         }
 
 
+class TextEdit(NamedTuple):
+    """Replace the text of ``file`` from ``start`` up to, not including, ``end`` with ``new_text``
+    (``start == end``: an insertion). Lines and columns are 1-based, as a Location's; a column
+    counts Unicode code points (Python's ``str`` indexes, what SARIF calls ``unicodeCodePoints``),
+    and lines end at ``\\n`` (a ``\\r`` before it is the line's last character). Applied by
+    compiler/core/edits.py ``apply_text_edits``."""
+
+    file: str
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    new_text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "start": {"line": self.start_line, "column": self.start_column},
+                "end": {"line": self.end_line, "column": self.end_column}, "new_text": self.new_text}
+
+
+class Fix(NamedTuple):
+    """A diagnostic's repair: what it does, how far it may be trusted, and its exact text edits,
+    the ones `fix` applies. A rule gives ``changes``, the same repair as edits of the parsed data
+    (``(path, new value)``, compiler/core/edits.py); compiler/load/spans.py makes the text edits of
+    them once a compile is done (a fix without edits is not made yet, and not shown), and `fix`
+    holds the file it writes to them: read back, it must give exactly the changed data."""
+
+    message: str
+    applicability: Applicability
+    edits: tuple[TextEdit, ...] = ()
+    changes: tuple[tuple[tuple[Any, ...], Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "applicability": self.applicability,
+                "edits": [e.to_dict() for e in self.edits]}
+
+
 class Diagnostic(NamedTuple):
     code: str
     message: str
@@ -53,6 +97,7 @@ class Diagnostic(NamedTuple):
     notes: tuple[Note, ...] = ()
     hint: str | None = None  # how to fix it, when that is not obvious from the message
     excerpt: str | None = None  # the source line, for input errors (shown with a caret)
+    fix: Fix | None = None  # the mechanical repair, when there is one (its code is ``fixable``)
 
     @property
     def severity(self) -> Severity:
@@ -83,6 +128,8 @@ class Diagnostic(NamedTuple):
             out["hint"] = self.hint
         if self.excerpt is not None:
             out["excerpt"] = self.excerpt
+        if self.fix is not None and self.fix.edits:
+            out["fix"] = self.fix.to_dict()
         return out
 
 

@@ -118,6 +118,20 @@ def problem(text: str) -> str | None:
     return None
 
 
+def repaired(text: str) -> str | None:
+    """The path that ``problem``'s message spells out, when there is one (EP018's fix): a
+    backslash written ``/``, and ``.``, ``..`` and empty segments taken out as a path is
+    normalised (``./src\\a//b/../c.py`` is ``src/a/c.py``); None when that leaves the root, or is
+    no path of the grammar either (a character class, a control character)."""
+    import posixpath
+
+    fixed = text.replace("\\", "/")
+    normal = posixpath.normpath(fixed) + ("/" if fixed.endswith("/") and fixed.strip("/") else "")
+    if normal in (".", "./", "..", "../") or normal.startswith(("../", "/")) or normal == text:
+        return None
+    return normal if problem(normal) is None else None
+
+
 def parse(text: str) -> Glob:
     """A path of the grammar (``problem(text)`` is None) as segments."""
     folder = text.endswith("/")

@@ -14,11 +14,12 @@ from __future__ import annotations
 from typing import Any, cast
 
 from compiler.core import globs
-from compiler.core.display import clip, kind_of
+from compiler.core.diagnostics import Fix
+from compiler.core.display import clip, kind_of, quoted
 from compiler.load.sourcemap import Path
 from compiler.model import fields
 from compiler.model.messages import Collector
-from compiler.model.references import EvidenceFields, parse_object, parse_reference
+from compiler.model.references import EvidenceFields, other_notation, parse_object, parse_reference
 from compiler.model.values import Evidence, Item
 
 _ITEM_KEYS = fields.names(fields.ITEM_FIELDS)
@@ -86,6 +87,16 @@ def validate_item(raw: Any, index: int, base: Path, col: Collector) -> Item | No
 _ITEM_NAMES = frozenset(f.name for f in fields.ITEM_FIELDS)
 
 
+def _notation_fix(label: str, entry: str, path: Path) -> Fix | None:
+    """EP014's fix for another tool's line notation (``src/x.py#L73-L239``): the reference it
+    means (``src/x.py:73-239``), the same lines, so safe; none when that does not read either."""
+    other = other_notation(entry.strip())
+    if other is None or parse_reference(other[1])[1] is not None:
+        return None
+    return Fix(message=f"{label}: {quoted(entry)} -> {quoted(other[1])}", applicability="safe",
+               changes=((path, other[1]),))
+
+
 def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: Collector, label: str,
             item_id: str | None, dep_key: str = "depends_on", parts: int = 1,
             broken: list[str] | None = None) -> Item | None:
@@ -103,7 +114,7 @@ def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: Colle
         if isinstance(entry, str):
             ev, problem = parse_reference(entry)
             if problem:
-                col.add("EP014", f"{label}: {problem}", item_id, epath)
+                col.add("EP014", f"{label}: {problem}", item_id, epath, fix=_notation_fix(label, entry, epath))
                 bad = True
             elif ev is not None:
                 evidence.append(ev)
@@ -136,7 +147,10 @@ def _finish(model: Any, data: dict[str, Any], index: int, base: Path, col: Colle
         if f.kind == "paths" and f.name in data and f.name not in broken:
             for j, text in enumerate(getattr(model, f.name)):
                 if (why := globs.problem(text)) is not None:
-                    col.add("EP018", f"{label}: {why}", item_id, (*base, f.name, j))
+                    meant = globs.repaired(text)
+                    col.add("EP018", f"{label}: {why}", item_id, (*base, f.name, j), fix=None if meant is None else Fix(
+                        message=f"{label}: {quoted(text)} -> {quoted(meant)}", applicability="safe",
+                        changes=(((*base, f.name, j), meant),)))
                     broken.append(f.name)
     if "id" in broken:
         return None  # nothing to name the item by: its problems are reported, and it is checked no further

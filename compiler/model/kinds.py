@@ -13,7 +13,8 @@ does with a value of that kind, side by side.
   pydantic ``Field`` keywords it adds.
 - ``grammars``: the grammars (``GRAMMARS``, below) that a field of the kind may name with
   ``schema={"x-grammar": NAME}``.
-- ``hint``: the fix for a wrong value people often write (one string where a list is meant).
+- ``hint``: the fix for a wrong value people often write (one string where a list is meant): what
+  the message says, and the value meant, which `fix` writes (``Hint``).
 
 A part that a kind has not is None, and ``absent`` says why; a test fails naming the kind and the
 part when a part is None without a reason (tests/test_fields.py). Registry of the kinds:
@@ -30,6 +31,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
 
 from compiler.core import globs, ids, pins
+from compiler.core.diagnostics import Applicability
 from compiler.core.display import clip
 from compiler.model import fields, references
 from compiler.model.fields import Kind
@@ -39,11 +41,20 @@ from compiler.model.fields import Kind
 Made = Mapping[str, Any]
 
 
+class Hint(NamedTuple):
+    """The fix for a wrong value: what the message says (``write [a]``), the value meant, and how
+    sure that is (compiler/core/diagnostics.py ``Applicability``)."""
+
+    text: str
+    meant: Any
+    applicability: Applicability = "safe"
+
+
 class KindSpec(NamedTuple):
     plain: Callable[[Any], bool] | None
     input: Callable[[fields.Field, Made], Any]
     output: Callable[[fields.Field, Made], tuple[Any, dict[str, Any]]] | None
-    hint: Callable[[Any], str | None] | None
+    hint: Callable[[Any], Hint | None] | None
     grammars: tuple[str, ...] = ()
     described: bool = True
     remade: Callable[[Any], Any] | None = None
@@ -115,13 +126,21 @@ def _plain_budget(value: Any) -> bool:
 # --- the hints --------------------------------------------------------------------------------------
 
 
-def _a_list(value: Any) -> str | None:
-    return f"a list, even of one: write [{clip(value, 60)}]" if isinstance(value, str) else None
+def _a_list(value: Any) -> Hint | None:
+    """Text where a list is meant: the list of it (``a`` is ``[a]``); text with commas is read as
+    the list it spells (``a, b`` is ``[a, b]``), a guess."""
+    if not isinstance(value, str):
+        return None
+    text = f"a list, even of one: write [{clip(value, 60)}]"
+    parts = [part.strip() for part in value.split(",")]
+    if len(parts) > 1 and all(parts):
+        return Hint(text, parts, "unsafe")
+    return Hint(text, [value])
 
 
-def _a_range(value: Any) -> str | None:
+def _a_range(value: Any) -> Hint | None:
     if isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value):
-        return f"a range is text: write lines: {value[0]}-{value[1]}"
+        return Hint(f"a range is text: write lines: {value[0]}-{value[1]}", f"{value[0]}-{value[1]}")
     return None
 
 
@@ -255,7 +274,7 @@ def spec(kind: Kind) -> KindSpec:
     return KIND_SPECS[kind]
 
 
-def hint_for(key: Any, value: Any, declared: tuple[fields.Field, ...]) -> str | None:
+def hint_for(key: Any, value: Any, declared: tuple[fields.Field, ...]) -> Hint | None:
     """The fix for a wrong ``value`` of the field named ``key`` (its name or alias), by its kind."""
     for field in declared:
         if key == field.name or (field.alias is not None and key == field.alias):

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from compiler.core.diagnostics import Diagnostic, Location, did_you_mean
-from compiler.core.display import kind_of, quoted
+from compiler.core.diagnostics import Diagnostic, Fix, Location, closest
+from compiler.core.display import clip, kind_of, quoted
 from compiler.load.document import Document
 from compiler.load.sourcemap import Path
 from compiler.model import fields
-from compiler.model.kinds import hint_for
+from compiler.model.kinds import Hint, hint_for
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -86,8 +86,8 @@ class Collector:
         return Location(self.doc.name, *pos) if pos else Location(self.doc.name)
 
     def add(self, code: str, message: str, item: str | None, path: Path, *, key: bool = False,
-            hint: str | None = None) -> None:
-        self.out.append(Diagnostic(code, message, item=item, location=self.loc(path, key=key), hint=hint))
+            hint: str | None = None, fix: Fix | None = None) -> None:
+        self.out.append(Diagnostic(code, message, item=item, location=self.loc(path, key=key), hint=hint, fix=fix))
 
     def pydantic(self, err: ValidationError, raw: Any, base: Path, label: str, item: str | None,
                  declared: tuple[fields.Field, ...], rename: dict[str, str] | None = None) -> None:
@@ -97,15 +97,15 @@ class Collector:
             if rename and loc and loc[0] in rename:
                 loc = (rename[loc[0]], *loc[1:])
             kind = e["type"]
-            if kind == "extra_forbidden" and len(loc) > 1:  # inside an object field (an estimate)
+            if kind == "extra_forbidden":
                 name = str(loc[-1])
-                hint = did_you_mean(name, _PARTS_OF.get(str(loc[0]), ()))
-                self.add("EP010", f"{label} {_field_name(loc[:-1])} has unknown field {quoted(name)}{hint}", item,
-                         (*base, *loc), key=True)
-            elif kind == "extra_forbidden":
-                name = str(loc[-1])
-                hint = suggest_field(name, declared)
-                self.add("EP010", f"{label} has unknown field {quoted(name)}{hint}", item, (*base, *loc), key=True)
+                # Inside an object field (an estimate): its parts; else the declared fields.
+                inside = len(loc) > 1
+                meant = (closest(name, _PARTS_OF.get(str(loc[0]), ())) if inside else meant_field(name, declared))
+                where = f"{label} {_field_name(loc[:-1])}" if inside else label
+                self.add("EP010", f"{where} has unknown field {quoted(name)}"
+                         + (f" (did you mean {meant}?)" if meant else ""), item, (*base, *loc), key=True,
+                         fix=renamed(where, value_at(raw, loc[:-1]), (*base, *loc), meant, () if inside else declared))
             elif kind == "missing" and loc == ("id",):
                 self.add("EP012", f"{label} has no id", item, base)
             elif kind == "missing":
@@ -115,37 +115,93 @@ class Collector:
                 # A word that is not one of a choice's is named: "not 'gate'", not "not text".
                 named = kind in ("literal_error", "bool_type") and isinstance(value, str)
                 actual = quoted(value) if named else kind_of(value)
-                # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and
-                # booleans: never turned into text silently, but the fix is one pair of quotes.
-                quote = kind == "string_type" and isinstance(value, (bool, int, float))
-                fix = ("put it in quotes to keep it as text" if quote else
-                       "write true or false, without quotes" if named and kind == "bool_type" else
-                       hint_for(loc[-1] if loc else None, value, declared))
-                if kind == "literal_error" and len(loc) == 1:  # a choice's wrong word: the one meant
-                    fix = choice_hint(fields.by_name(declared).get(str(loc[0])), value) or fix
+                hint = _hint(kind, loc, value, named, declared)
+                fix = None
+                if hint is not None and hint.meant is not None:
+                    from compiler.core.edits import SOURCE_TEXT
+                    from compiler.core.scalars import yaml_value
+
+                    shown = "its text, in quotes" if hint.meant is SOURCE_TEXT else clip(yaml_value(hint.meant))
+                    fix = Fix(message=f"{label}: {_field_name(loc)} -> {shown}", applicability=hint.applicability,
+                              changes=(((*base, *loc), hint.meant),))
                 self.add("EP011", f"{label}: {_field_name(loc)} must be {expected}, not {actual}", item,
-                         (*base, *loc), hint=fix)
+                         (*base, *loc), hint=hint.text if hint is not None else None, fix=fix)
 
 
-def choice_hint(field: fields.Field | None, value: Any) -> str | None:
+def _hint(kind: str, loc: tuple[Any, ...], value: Any, named: bool, declared: tuple[fields.Field, ...]) -> Hint | None:
+    """What to write instead of a wrong value, and the value meant where it can be said."""
+    if kind == "string_type" and isinstance(value, (bool, int, float)):
+        # YAML reads 12, 1e3, true (and, under %YAML 1.1, yes/no/on/off) as numbers and booleans:
+        # never turned into text silently, but the fix is one pair of quotes: the same characters.
+        from compiler.core.edits import SOURCE_TEXT
+
+        return Hint("put it in quotes to keep it as text", SOURCE_TEXT)
+    if named and kind == "bool_type":
+        word = value.strip().lower()
+        meant = _BOOLEAN_WORDS.get(word)
+        return Hint("write true or false, without quotes", meant,
+                    "safe" if word in ("true", "false") else "unsafe")
+    if kind == "literal_error" and len(loc) == 1:  # a choice's wrong word: the one meant
+        found = choice_hint(fields.by_name(declared).get(str(loc[0])), value)
+        if found is not None:
+            return found
+    if kind == "literal_error" and len(loc) == 2 and str(loc[-1]) in _PART_CHOICES:  # an estimate's unit
+        found = _meant_word(value, _PART_CHOICES[str(loc[-1])], ())
+        if found is not None:
+            return found
+    return hint_for(loc[-1] if loc else None, value, declared)
+
+
+# YAML 1.1's words for true and false, which a YAML 1.2 reader reads as text: what they meant.
+_BOOLEAN_WORDS = {"true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
+                  "y": True, "n": False}
+# The parts of an object field that are a choice (an estimate's unit and confidence).
+_PART_CHOICES = {"unit": tuple(fields.UNIT_HOURS), "confidence": fields.CONFIDENCES}
+
+
+def choice_hint(field: fields.Field | None, value: Any) -> Hint | None:
     """The value meant by a wrong value of a choice field: the word writers use for it
     (``finished``: done), the same in another case (``Done``), or the closest spelling."""
-    if field is None or not field.choices or type(value) is not str:
+    if field is None or not field.choices:
+        return None
+    return _meant_word(value, field.choices, field.meant)
+
+
+def _meant_word(value: Any, choices: tuple[str, ...], meant_words: tuple[tuple[str, str], ...]) -> Hint | None:
+    """``did you mean W?`` for a wrong word of a choice: safe when it is W in another case or
+    with spaces around it, a guess otherwise."""
+    if type(value) is not str:
         return None
     word = value.strip().lower()
-    meant = dict(field.meant).get(word) or (word if word in field.choices else None)
+    meant = dict(meant_words).get(word) or (word if word in choices else None)
     if meant is None:
-        from compiler.core.diagnostics import closest
+        meant = closest(word, choices)
+    if meant is None:
+        return None
+    return Hint(f"did you mean {meant}?", meant, "safe" if word == meant else "unsafe")
 
-        meant = closest(word, field.choices)
-    return f"did you mean {meant}?" if meant else None
+
+def meant_field(key: str, declared: tuple[fields.Field, ...]) -> str | None:
+    """The field an unknown key means: the field it is a common synonym of, else the closest
+    spelling, else None."""
+    return fields.synonym(key, declared) or closest(key, fields.names(declared))
 
 
-def suggest_field(key: str, declared: tuple[fields.Field, ...]) -> str:
-    """' (did you mean X?)' for an unknown key: the field it is a common synonym of, else the
-    closest spelling."""
-    meant = fields.synonym(key, declared)
-    return f" (did you mean {meant}?)" if meant else did_you_mean(key, fields.names(declared))
+def renamed(label: str, mapping: Any, path: Path, meant: str | None,
+            declared: tuple[fields.Field, ...] = ()) -> Fix | None:
+    """EP010's fix: the unknown key at ``path`` renamed to the field ``meant`` (its value kept), a
+    guess; none when ``mapping`` (the one holding the key) gives that field already, or its alias."""
+    if meant is None or not isinstance(mapping, dict):
+        return None
+    field = fields.by_name(declared).get(meant)
+    taken = {meant, *((field.alias,) if field is not None and field.alias else ())}
+    taken |= {f.name for f in declared if f.alias == meant}
+    if taken.intersection(mapping):
+        return None
+    from compiler.core.edits import Rename  # on first use: a plan without an unknown key needs none
+
+    return Fix(message=f"{label}: {quoted(str(path[-1]))} -> {meant}", applicability="unsafe",
+               changes=((path, Rename(meant)),))
 
 
 def _unions_joined(errors: list[Any], raw: Any) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from compiler.core.display import clip, quoted
 from compiler.load.sourcemap import Path
 from compiler.model import fields
 from compiler.model.kinds import KIND_SPECS
-from compiler.model.messages import Collector, suggest_field
+from compiler.model.messages import Collector, meant_field, renamed
 from compiler.model.references import parse_object, parse_reference
 from compiler.model.values import Evidence, Item
 
@@ -107,8 +107,9 @@ def plain_item_with_unknown_keys(raw: Any, index: int, base: Path, col: Collecto
         return None
     label = clip(item.id)
     for key in unknown:
-        col.add("EP010", f"{label} has unknown field {quoted(key)}{suggest_field(key, fields.ITEM_FIELDS)}", item.id,
-                (*base, key), key=True)
+        meant = meant_field(key, fields.ITEM_FIELDS)
+        col.add("EP010", f"{label} has unknown field {quoted(key)}" + (f" (did you mean {meant}?)" if meant else ""),
+                item.id, (*base, key), key=True, fix=renamed(label, raw, (*base, key), meant, fields.ITEM_FIELDS))
     return item._replace(broken=tuple(unknown))
 
 

@@ -116,15 +116,10 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
         if not path or not symbol:
             return None, f"evidence {quoted(text)} needs both a path and a symbol (path::symbol)"
         return Evidence(path=path, symbol=symbol), None
-    for notation, name in _OTHER_NOTATIONS:
-        other = notation.match(text)
-        if other is not None:
-            path, begin, finish = other.groups()
-            if name == "LINE:COLUMN":  # a column is not part of a reference: the line is
-                meant = f"{path}:{int(begin)}"
-            else:
-                meant = f"{path}:{int(begin)}" + (f"-{int(finish)}" if finish is not None and finish != begin else "")
-            return None, f"evidence {quoted(text)} is written as {name}: write {quoted(meant)}"
+    other = other_notation(text)
+    if other is not None:
+        name, meant = other
+        return None, f"evidence {quoted(text)} is written as {name}: write {quoted(meant)}"
     m = _LINE_SUFFIX.search(text)
     if m is None:
         return Evidence(path=text), None
@@ -139,6 +134,20 @@ def parse_reference(text: str) -> tuple[Evidence | None, str | None]:
     if problem:
         return None, f"evidence {quoted(text)}: {problem}"
     return Evidence(path=path, start=start, end=end), None
+
+
+def other_notation(text: str) -> tuple[str, str] | None:
+    """(the notation's name, the reference it means) for a line notation of another tool
+    (``src/x.py#L73-L239`` means ``src/x.py:73-239``), or None. What EP014 says, and what `fix`
+    writes in its place: the same lines, so its fix is safe. ``text`` is stripped already."""
+    for notation, name in _OTHER_NOTATIONS:
+        other = notation.match(text)
+        if other is not None:
+            path, begin, finish = other.groups()
+            if name == "LINE:COLUMN":  # a column is not part of a reference: the line is
+                return name, f"{path}:{int(begin)}"
+            return name, f"{path}:{int(begin)}" + (f"-{int(finish)}" if finish is not None and finish != begin else "")
+    return None
 
 
 def repository_reference(text: object) -> Evidence | None:

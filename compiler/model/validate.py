@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from compiler.core.diagnostics import did_you_mean
+from compiler.core.diagnostics import closest
 from compiler.core.display import kind_of, quoted
 from compiler.load.document import Document, plan_shape
 from compiler.model import fields
 from compiler.model.items import item_label, strip_compiled, validate_item
 from compiler.model.kinds import CLAIM_UNIT, KIND_SPECS, plain_parts
-from compiler.model.messages import Collector, suggest_field
+from compiler.model.messages import Collector, meant_field, renamed
 from compiler.model.plain import plain_item, plain_item_with_unknown_keys
 from compiler.model.values import PLAN_ATTRIBUTES, Item, Plan
 
@@ -42,8 +42,10 @@ def build_plan(doc: Document) -> Plan:
     allowed = _COMPILED_KEYS if compiled else _PLAN_KEYS
     for key in meta:
         if key not in allowed:
-            hint = suggest_field(key, fields.PLAN_FIELDS) if not compiled else did_you_mean(key, allowed)
-            col.add("EP010", f"unknown plan field {quoted(key)}{hint}", None, (key,), key=True)
+            meant = meant_field(key, fields.PLAN_FIELDS) if not compiled else closest(key, allowed)
+            fix = None if compiled else renamed("plan", meta, (key,), meant, fields.PLAN_FIELDS)
+            col.add("EP010", f"unknown plan field {quoted(key)}" + (f" (did you mean {meant}?)" if meant else ""), None,
+                    (key,), key=True, fix=fix)
     text_meta: dict[str, str | None] = {}
     for key in _PLAN_TEXT:
         value = meta.get(key)

@@ -26,7 +26,7 @@ def _git(cwd: str, *args: str) -> bytes | None:
     """git's standard output, or None when it fails or cannot run."""
     try:
         proc = subprocess.run(command(*args), cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT,
-                              stdin=subprocess.DEVNULL, env=environment(), check=False)
+                              input=b"", env=environment(), check=False)  # an empty pipe: nothing to read
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout if proc.returncode == 0 else None

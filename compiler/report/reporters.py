@@ -21,7 +21,7 @@ from typing import Any, Literal, NamedTuple
 
 from compiler.core.cilog import Commands, command, json_safe
 from compiler.core.codes import CODES
-from compiler.core.diagnostics import Diagnostic
+from compiler.core.diagnostics import Diagnostic, Fix
 from compiler.core.display import UNSAFE, clip, escape, escape_surrogates
 
 Style = Callable[[str, str], str]  # (text, severity) -> text, maybe coloured
@@ -275,6 +275,26 @@ def _sarif_location(loc: Any, cwd: str, base: str) -> dict[str, Any]:
     return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
 
 
+def _sarif_fix(fix: Fix, cwd: str, base: str) -> dict[str, Any]:
+    """A SARIF ``fix``: its description, one ``artifactChange`` per file (the plan's) with a
+    ``replacement`` per edit (``deletedRegion``, empty for an insertion, and ``insertedContent``),
+    and its applicability in the fix's ``properties`` (SARIF has no word for it). Regions count
+    columns as the run's ``columnKind`` says: Unicode code points, as the edits do."""
+    changes: dict[str, list[dict[str, Any]]] = {}
+    for edit in fix.edits:
+        changes.setdefault(edit.file, []).append({
+            "deletedRegion": {"startLine": edit.start_line, "startColumn": edit.start_column,
+                              "endLine": edit.end_line, "endColumn": edit.end_column},
+            "insertedContent": {"text": edit.new_text}})
+    return {
+        "description": {"text": fix.message},
+        "artifactChanges": [{"artifactLocation": dict(STDIN_ARTIFACT) if file == STDIN_NAME
+                             else artifact_location(file, cwd, base), "replacements": replacements}
+                            for file, replacements in changes.items()],
+        "properties": {"applicability": fix.applicability},
+    }
+
+
 def project_urls() -> dict[str, str]:
     """The project's URLs as pyproject.toml's ``[project.urls]`` declares them (the installed
     package's metadata), by label in lower case: ``homepage`` is the SARIF driver's
@@ -340,6 +360,8 @@ def sarif(diagnostics: Sequence[Diagnostic], version: str, *, cwd: str = ".", ba
         ]
         if related:
             result["relatedLocations"] = related
+        if d.fix is not None and d.fix.edits:
+            result["fixes"] = [_sarif_fix(d.fix, cwd, base)]
         results.append(result)
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -383,6 +405,7 @@ REPORTERS: dict[str, Callable[[Sequence[Diagnostic], Style, Context], str]] = {
     "sarif": _sarif,
 }
 FORMATS = ("auto", *REPORTERS)
+SHOWS_FIXES = frozenset(("json", "sarif"))  # the formats that carry each diagnostic's fix: `check` makes their edits
 
 
 NO_CONTEXT = Context()

@@ -176,11 +176,11 @@ def test_fix_plan_answers_what_fix_writes_and_writes_only_when_told(sloppy: Work
     assert plan.read_text(encoding="utf-8") == SLOPPY_PLAN  # not written
     assert fixed["text"] == (Path(sloppy.root) / "copy.yaml").read_text(encoding="utf-8")
     assert (fixed["changed"], fixed["written"], fixed["errors"], fixed["warnings"]) == (True, False, 3, 0)
-    assert fixed["applied"] == [
-        "docs: removed dependency contract, implied through implementation",
+    assert fixed["applied"] == [  # in fix's rounds: EP306 once the repeated dependency is gone
         "contract: removed repeated evidence tests/test_accounts.py:4",
         "contract: app/accounts.py:5 -> app/accounts.py:11 ('def create_account' moved)",
-        "implementation: removed repeated dependency contract"]
+        "implementation: removed repeated dependency contract",
+        "docs: removed dependency contract, implied through implementation"]
     assert [d["code"] for d in fixed["diagnostics"]] == ["EP201", "EP102", "EP301"]  # located in the fixed text
     assert apply_edits(SLOPPY_PLAN, fixed["edits"]) == fixed["text"]
     assert fixed["edits"][0] == {"start": {"line": 7, "column": 1}, "end": {"line": 8, "column": 1}, "new_text": ""}

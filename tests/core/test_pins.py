@@ -364,7 +364,7 @@ def test_lines_found_twice_stay_when_the_files_other_pins_disagree(write: Callab
 def test_a_pin_is_written_plain_only_when_it_reads_back_as_text(pin: str, written: str) -> None:
     from ruamel.yaml import YAML
 
-    from compiler.api.edit import _scalar_text
+    from compiler.core.scalars import scalar_text as _scalar_text
 
     assert _scalar_text("", pin) == written
     assert YAML(typ="safe", pure=True).load(f"{{pin: {written}}}") == {"pin": pin}
