@@ -46,7 +46,8 @@ def test_init_cites_a_real_repositorys_test_and_readme_and_check_finds_it_ready(
     assert result.stdout == SNIPPETS
     test = "tests/test_black.py::test_fmt_off_reindent_reports_black_not_the_user"
     assert result.stderr.splitlines() == [
-        f"wrote plan.yaml: a starter plan of 2 items, citing {test}, README.md::Excerpts of black 26.10.1",
+        f"wrote plan.yaml: a starter plan of 2 items, citing {test}, src/black/mode.py::TargetVersion,"
+        " README.md::Excerpts of black 26.10.1",
         "  next: edit its changes, then evidence-plan check plan.yaml",
         PASTE]
     assert (black / "plan.yaml").read_text(encoding="utf-8") == HEAD + f"""\
@@ -58,8 +59,9 @@ items:
       - {test}
     proof: python -m pytest {test}
   - id: change
-    change: Make the change the test states
+    change: Make the change the test states, in TargetVersion
     evidence:
+      - src/black/mode.py::TargetVersion
       - README.md::Excerpts of black 26.10.1
     depends_on: [test]
     proof: python -m pytest tests/test_black.py
