@@ -170,10 +170,8 @@ def item_parts(result: CompileResult, items: Sequence[Item], hasher: Hasher) -> 
     return out
 
 
-def key(parts: Mapping[str, str], after: Mapping[str, str]) -> str:
-    """The cache key of an item: its parts and its dependencies' keys (``after ID``)."""
-    whole = dict(parts)
-    whole.update((f"after {dep}", k) for dep, k in after.items())
+def key(whole: Mapping[str, str]) -> str:
+    """The cache key of an item, from its parts with its dependencies' keys (``with_after``)."""
     return hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from typing import TYPE_CHECKING, Any
 
 from compiler.api.compile import RECEIPTS as RECEIPTS  # named where compile looks for it
@@ -49,11 +48,10 @@ def revision(folder: str, plan: Plan) -> int | None:
 
 
 def _git(root: str, *args: str) -> str | None:
-    try:
-        done = subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+    from compiler.repo.history import git_output
+
+    said = git_output(root, *args)
+    return None if said is None else said.decode("utf-8", "replace")
 
 
 def git_state(root: str) -> tuple[str | None, bool | None]:
@@ -129,16 +127,12 @@ def resumable(path: str, digest: str) -> dict[str, dict[str, Any]]:
 
 def cache_entries(before: dict[str, dict[str, Any]], receipts: list[Receipt]) -> dict[str, dict[str, Any]]:
     """The cache the receipts carry: ``before``'s entries, each replaced by this run's result of the
-    item where its proof ran (or was found up to date), in id order."""
+    item where its proof ran, in id order (a cached item's entry stands, with the time it passed)."""
     out = dict(before)
     for r in receipts:
-        if r.cache_key is None or r.parts is None:
-            continue
-        if r.attempts:
+        if r.cache_key is not None and r.parts is not None and r.attempts:
             out[r.step.id] = {"key": r.cache_key, "result": r.result, "started": r.attempts[0].started,
                               "parts": r.parts}
-        elif r.step.id in before and before[r.step.id].get("key") == r.cache_key:
-            continue  # cached: its entry stands, with the time it passed
     return {ident: out[ident] for ident in sorted(out)}
 
 

@@ -276,8 +276,8 @@ def run_steps(steps: Sequence[Step], root: str, *, jobs: int, timeout: float, ke
             return None, None, None, "its inputs are past the cache's bound, so it always runs"
         after = {dep: (receipts[dep].cache_key or receipts[dep].result) if dep in receipts
                  else f"settled {result_of(dep)}" for dep in step.depends_on}  # settled: another run's receipt
-        k = key(parts, after)
         whole = with_after(parts, after)
+        k = key(whole)
         before = cache.before.get(step.id)
         same = before is not None and before.get("key") == k
         if same and before is not None and before.get("result") in (PASSED, FLAKY):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from compiler.api.verify import MAX_RETRIES
 from compiler.commands._options import evidence_options, limit_options, revision_option
 from compiler.core.exits import EXIT_BLOCKED, EXIT_INPUT, EXIT_READY, INTERRUPTED
 
@@ -193,8 +194,9 @@ FORMATS: dict[str, Callable[[Receipt], None] | None] = {"text": _print_text, "js
               help="Proofs run at once within a wave (default: the number of CPUs).")
 @click.option("--timeout", metavar="SECONDS", type=click.FloatRange(min=0, min_open=True, max=86_400), default=600,
               show_default=True, help="How long one proof may run; then its process group is ended.")
-@click.option("--retries", metavar="N", type=click.IntRange(min=0, max=3), default=0, show_default=True,
-              help="Run a failing proof again, up to N more times (at most 3); one that then passes is flaky.")
+@click.option("--retries", metavar="N", type=click.IntRange(min=0, max=MAX_RETRIES), default=0, show_default=True,
+              help=f"Run a failing proof again, up to N more times (at most {MAX_RETRIES}); one that then passes is "
+                   "flaky.")
 @click.option("--no-cache", is_flag=True,
               help="Run every proof, also those whose inputs are as they were at their last pass.")
 @click.option("--keep-going", is_flag=True,

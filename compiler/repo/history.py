@@ -22,8 +22,9 @@ MAX_BLOB_BYTES = 4 * 1024 * 1024  # a larger cited file is not compared (difflib
 MAX_LINES = 50_000
 
 
-def _git(cwd: str, *args: str) -> bytes | None:
-    """git's standard output, or None when it fails or cannot run."""
+def git_output(cwd: str, *args: str) -> bytes | None:
+    """git's standard output, run as every local reader runs it (no pager, no transport, nothing
+    to read), or None when it fails or cannot run."""
     try:
         proc = subprocess.run(command(*args), cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT,
                               input=b"", env=environment(), check=False)  # an empty pipe: nothing to read
@@ -37,7 +38,7 @@ def plan_commit(plan_path: str, text: bytes) -> str | None:
     that commit has; None otherwise (changed since, never committed), or outside git. The bytes
     are compared here, not by `git status`, which may run the repository's filters."""
     folder, name = os.path.split(os.path.abspath(plan_path))
-    said = _git(folder, "-c", "log.showSignature=false", "log", "-1", "--format=%H", "--", name)
+    said = git_output(folder, "-c", "log.showSignature=false", "log", "-1", "--format=%H", "--", name)
     commit = said.decode("ascii", "replace").strip() if said else ""
     if not commit:
         return None
@@ -47,10 +48,10 @@ def plan_commit(plan_path: str, text: bytes) -> str | None:
 def _blob(cwd: str, spec: str, most: int) -> bytes | None:
     """The blob ``spec`` names (``REV:./path``), read only when its size is at most ``most``
     bytes (asked first); None when it is larger, not there, or git fails."""
-    size = _git(cwd, "cat-file", "-s", spec)
+    size = git_output(cwd, "cat-file", "-s", spec)
     if size is None or not size.strip().isdigit() or int(size) > most:
         return None
-    return _git(cwd, "cat-file", "blob", spec)
+    return git_output(cwd, "cat-file", "blob", spec)
 
 
 class History:
