@@ -32,11 +32,11 @@ def command(root: str | None) -> int:
 
     from compiler.api.workspace import Refused
     from compiler.repo.listing import repository_root
-    from compiler.serve import mcp_missing
+    from compiler.serve import missing
 
-    missing = mcp_missing()
-    if missing is not None:
-        err(missing)
+    absent = missing("mcp")
+    if absent is not None:
+        err(absent)
         return EXIT_INPUT
     from compiler.serve.mcp import serve
 

@@ -1,29 +1,53 @@
 """Servers that keep running and answer a client over a protocol: `mcp` (compiler/serve/mcp.py),
-for coding agents. Between the commands and the library (compiler/api/): a command starts one, and
-its tools are the library's functions. Their SDKs are optional extras, imported here only, never by
-another command.
+for coding agents, and `lsp` (compiler/serve/lsp.py), for editors. Between the commands and the
+library (compiler/api/): a command starts one, and what it answers is the library's functions.
+Their SDKs are optional extras, imported here only, never by another command.
 """
 
 from __future__ import annotations
 
-# The SDK `evidence-plan mcp` is written against, held to this major version, and how to install
-# it: the package itself, into the environment evidence-plan runs in, or the `mcp` extra
-# (pyproject.toml) with evidence-plan.
-MCP_MAJOR = 2
-MCP_INSTALL = f"pip install 'mcp>={MCP_MAJOR},<{MCP_MAJOR + 1}'"
+from typing import NamedTuple
+
+# The command line collects cyclic garbage 140 times less often than Python does (compiler/cli.py:
+# right for one short compile); a server that runs for hours makes a little at every request, which
+# would pile up for thousands of requests before a collection. While one serves, Python's own
+# thresholds.
+SERVER_GC = (700, 10, 10)
 
 
-def mcp_missing() -> str | None:
-    """Why the MCP SDK cannot serve (not installed, or another major version), or None. Asked
-    of the installed package's metadata: nothing of the SDK is imported."""
+class SDK(NamedTuple):
+    """The package a server is written against, held to one major version, and the extra of
+    evidence-plan (pyproject.toml) that installs it."""
+
+    package: str
+    title: str
+    major: int
+    extra: str
+
+    @property
+    def install(self) -> str:
+        return f"pip install '{self.package}>={self.major},<{self.major + 1}'"
+
+
+SDKS = {
+    "mcp": SDK(package="mcp", title="the MCP SDK", major=2, extra="mcp"),
+    "lsp": SDK(package="pygls", title="pygls", major=2, extra="lsp"),
+}
+
+
+def missing(command: str) -> str | None:
+    """Why the SDK of `evidence-plan COMMAND` cannot serve (not installed, or another major
+    version), or None. Asked of the installed package's metadata: nothing of the SDK is imported."""
     from importlib.metadata import PackageNotFoundError, version
 
+    sdk = SDKS[command]
+    wanted = f"evidence-plan {command} needs {sdk.title} {sdk.major}.x"
+    how = f"{sdk.install} (or install evidence-plan with its extra: evidence-plan[{sdk.extra}])"
     try:
-        found = version("mcp")
+        found = version(sdk.package)
     except PackageNotFoundError:
-        return (f"evidence-plan mcp needs the MCP SDK {MCP_MAJOR}.x, which is not installed: {MCP_INSTALL} (or install"
-                " evidence-plan with its extra: evidence-plan[mcp])")
-    if found.split(".")[0] != str(MCP_MAJOR):
-        return (f"evidence-plan mcp needs the MCP SDK {MCP_MAJOR}.x, and {found} is installed: {MCP_INSTALL} (or"
-                " install evidence-plan with its extra: evidence-plan[mcp])")
+        return f"{wanted}, which is not installed: {how}"
+    if found.split(".")[0] != str(sdk.major):
+        return f"{wanted}, and {found} is installed: {how}"
     return None
+

@@ -48,8 +48,8 @@ from compiler.api.workspace import Refused, Workspace
 from compiler.core.cilog import Guard, json_safe
 from compiler.core.diagnostics import PlanInputError
 from compiler.core.version import __version__
+from compiler.serve import SERVER_GC
 
-SERVER_GC = (700, 10, 10)  # Python's default thresholds of the cyclic garbage collector
 _VALIDATORS = {name: jsonschema.Draft202012Validator(tool.input_schema) for name, tool in TOOLS.items()}
 
 
@@ -272,10 +272,8 @@ def serve(root: str) -> None:
         moved = os.path.realpath(before) != ws.root
         if moved:
             os.chdir(ws.root)
-        # The command line collects cyclic garbage 140 times less often than Python does (compiler/cli.py:
-        # right for one short compile); a server that runs for hours makes a little at every request
-        # (the SDK's tasks and contexts), which would pile up for thousands of requests before a
-        # collection. While it serves, Python's own thresholds.
+        # While it serves, Python's own thresholds of garbage collection (compiler/serve/__init__.py:
+        # SERVER_GC), for the SDK's tasks and contexts made at every request.
         thresholds = gc.get_threshold()
         gc.set_threshold(*SERVER_GC)
         try:

@@ -14,7 +14,7 @@ from support import SLOPPY_PLAN, mcp_replies, mcp_session, run, sloppy_repositor
 
 from compiler.api.agent_tools import TOOLS
 from compiler.api.workspace import Workspace
-from compiler.serve import mcp_missing
+from compiler.serve import missing
 from compiler.serve.mcp import call, tool_list, tool_list_json
 
 TOKEN_BUDGET = 3000  # tokens, at about 4 bytes each, for the whole tool list
@@ -130,7 +130,7 @@ def test_without_the_sdk_the_command_says_what_to_install(monkeypatch: pytest.Mo
         2, "evidence-plan mcp needs the MCP SDK 2.x, which is not installed: pip install 'mcp>=2,<3' (or install"
            " evidence-plan with its extra: evidence-plan[mcp])\n")
     monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.27.0")
-    assert mcp_missing() == ("evidence-plan mcp needs the MCP SDK 2.x, and 1.27.0 is installed: pip install"
+    assert missing("mcp") == ("evidence-plan mcp needs the MCP SDK 2.x, and 1.27.0 is installed: pip install"
                              " 'mcp>=2,<3' (or install evidence-plan with its extra: evidence-plan[mcp])")
 
 
