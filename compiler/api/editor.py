@@ -35,6 +35,16 @@ class Range(NamedTuple):
     end_line: int
     end_column: int
 
+    @classmethod
+    def on(cls, line: int, column: int, end_column: int) -> Range:
+        """A range within one line."""
+        return cls(line=line, column=column, end_line=line, end_column=end_column)
+
+    @classmethod
+    def between(cls, start: tuple[int, int], end: tuple[int, int]) -> Range:
+        """From (line, column) ``start`` to ``end``."""
+        return cls(line=start[0], column=start[1], end_line=end[0], end_column=end[1])
+
     def contains(self, line: int, column: int) -> bool:
         """Whether the place is inside, its end included (a cursor just after a word is on it)."""
         return (self.line, self.column) <= (line, column) <= (self.end_line, self.end_column)
@@ -94,7 +104,8 @@ def analyse(path: str, text: str, *, name: str | None = None, planned: bool | No
     if planned is None:
         planned = is_plan_file(path.replace(os.sep, "/"))
     try:
-        if len(text) > DEFAULT_LIMITS.max_bytes or len(text.encode("utf-8", "surrogatepass")) > DEFAULT_LIMITS.max_bytes:
+        limit = DEFAULT_LIMITS.max_bytes
+        if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
             raise too_large(shown, DEFAULT_LIMITS)
         doc = parse_text(text, shown, detect_format(path, text))
         if not planned and not looks_like_plan(doc.data):
@@ -118,15 +129,15 @@ def token_range(lines: list[str], line: int, column: int) -> Range:
     ``,``, ``]`` or ``}``; trailing blanks left out. A place that starts none (a list's ``[``, a
     ``-``) gives the rest of its line. Single-line: a block scalar's first line."""
     if not 0 <= line < len(lines):
-        return Range(line, column, line, column)
+        return Range.on(line, column, column)
     text = lines[line].rstrip("\r")
     column = min(column, len(text))
     if column == len(text):
-        return Range(line, column, line, column)
+        return Range.on(line, column, column)
     first = text[column]
     if first in "\"'":
         end = _closing_quote(text, column)
-        return Range(line, column, line, end)
+        return Range.on(line, column, end)
     flow = _in_flow(text, column)
     end = column
     while end < len(text):
@@ -140,7 +151,7 @@ def token_range(lines: list[str], line: int, column: int) -> Range:
         end += 1
     while end > column and text[end - 1] in " \t":
         end -= 1
-    return Range(line, column, line, end)
+    return Range.on(line, column, end)
 
 
 def _closing_quote(text: str, start: int) -> int:
@@ -186,21 +197,21 @@ def diagnostic_range(analysis: Analysis, diagnostic: Diagnostic) -> Range:
     loc = diagnostic.location
     lines = analysis.lines
     if loc is None or loc.line is None or not 1 <= loc.line <= len(lines):
-        return Range(0, 0, 0, len(lines[0].rstrip("\r")) if lines else 0)
+        return Range.on(0, 0, len(lines[0].rstrip("\r")) if lines else 0)
     line = loc.line - 1
     text = lines[line].rstrip("\r")
     if loc.column is None:
         start = len(text) - len(text.lstrip())
-        return Range(line, start, line, len(text))
+        return Range.on(line, start, len(text))
     found = token_range(lines, line, loc.column - 1)
     if found.end_column == found.column:  # at the end of a line: the character before it
-        return Range(line, max(0, found.column - 1), line, found.column)
+        return Range.on(line, max(0, found.column - 1), found.column)
     return found
 
 
 def edit_range(edit: Any) -> Range:
     """A fix's text edit (compiler/core/diagnostics.py ``TextEdit``: 1-based) as a range here."""
-    return Range(edit.start_line - 1, edit.start_column - 1, edit.end_line - 1, edit.end_column - 1)
+    return Range.between((edit.start_line - 1, edit.start_column - 1), (edit.end_line - 1, edit.end_column - 1))
 
 
 # --- places ---------------------------------------------------------------------------------------
@@ -227,10 +238,12 @@ def nodes(analysis: Analysis) -> list[Node]:
     for path, (line, column) in values.items():
         value = _value_at(doc.data, path)
         if not isinstance(value, dict | list):
-            found.append(Node(path, token_range(analysis.lines, line - 1, column - 1), False, value))
+            found.append(Node(path=path, range=token_range(analysis.lines, line - 1, column - 1), key=False,
+                              value=value))
     for path, (line, column) in keys.items():
         if path:
-            found.append(Node(path, token_range(analysis.lines, line - 1, column - 1), True, path[-1]))
+            found.append(Node(path=path, range=token_range(analysis.lines, line - 1, column - 1), key=True,
+                              value=path[-1]))
     found.sort(key=lambda node: (node.range.line, node.range.column))
     analysis._nodes = found
     return found
@@ -246,10 +259,7 @@ def node_at(analysis: Analysis, line: int, column: int) -> Node | None:
     """The scalar or key under the place (its end counts: the cursor just after a word), or None."""
     found = nodes(analysis)
     at = bisect.bisect_right(found, (line, column), key=lambda node: (node.range.line, node.range.column))
-    for node in reversed(found[max(0, at - 2):at]):
-        if node.range.contains(line, column):
-            return node
-    return None
+    return next((node for node in reversed(found[max(0, at - 2):at]) if node.range.contains(line, column)), None)
 
 
 def item_path(analysis: Analysis, index: int) -> Path:
@@ -262,6 +272,39 @@ def item_index(analysis: Analysis, path: Path) -> int | None:
     """The index of the item a path lies in, or None (a plan field)."""
     assert analysis.result is not None
     base = analysis.result.plan.items_path
-    if len(path) > len(base) and tuple(path[:len(base)]) == tuple(base) and isinstance(path[len(base)], int):
-        return path[len(base)]
-    return None
+    index = path[len(base)] if len(path) > len(base) and tuple(path[:len(base)]) == tuple(base) else None
+    return index if isinstance(index, int) else None
+
+
+def fixed_text(analysis: Analysis) -> str | None:
+    """The text `evidence-plan fix` would write for this one (its safe fixes, in rounds), or None
+    when it would write nothing or could not apply them."""
+    from compiler.api.fix import FixError, fix_document
+    from compiler.load.document import parse_text
+
+    if analysis.result is None:
+        return None
+    try:
+        doc = parse_text(analysis.text, analysis.name, analysis.document.format)
+        fixed = fix_document(doc, analysis.text, analysis.path, dry_run=True).fixed
+    except (FixError, PlanInputError):
+        return None
+    return None if fixed == analysis.text else fixed
+
+
+def one_edit(before: str, after: str) -> tuple[Range, str]:
+    """The one replacement that makes ``after`` of ``before``: what lies between their common
+    beginning and their common end (so that an editor keeps its cursor and folds elsewhere)."""
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[len(before) - 1 - end] == after[len(after) - 1 - end]:
+        end += 1
+
+    def place(offset: int) -> tuple[int, int]:
+        line = before.count("\n", 0, offset)
+        return line, offset - (before.rfind("\n", 0, offset) + 1)
+
+    return Range.between(place(start), place(len(before) - end)), after[start:len(after) - end]

@@ -6,5 +6,5 @@ enumerates it (through the group)."""
 from __future__ import annotations
 
 COMMANDS = {name: f"compiler.commands.{name}:command" for name in (
-    "approve", "check", "ci", "compile", "convert", "diff", "explain", "fix", "graph", "init", "mcp", "next",
+    "approve", "check", "ci", "compile", "convert", "diff", "explain", "fix", "graph", "init", "lsp", "mcp", "next",
     "render", "schema", "symbols", "verify", "where")}

@@ -1,0 +1,255 @@
+"""`evidence-plan lsp`: plans in the editor, over the Language Server Protocol (stdio), on pygls 2.x
+and its lsprotocol types. The only module that imports them; what it answers is compiler/api/editor.py
+and the modules beside it (no protocol there), turned into the protocol's types here.
+
+- Each open plan is checked as `check` checks its file, from the text in the editor: on open at
+  once, after an edit once the typing pauses (``DEBOUNCE``), on save, and when a file it cites
+  (or any file under its root, which may now be cited or not) is saved or changes on disk.
+- Questions about places (hover, definition, references, completion, rename, the outline) are
+  answered from the newest analysis that could be read: a half-typed plan keeps the last good one.
+- Code actions are the diagnostics' own fixes, with their applicability: safe ones preferred,
+  unsafe ones said to be guesses, display-only ones shown disabled; "fix all" is exactly what
+  `evidence-plan fix` would write.
+- Every column crosses the boundary through compiler/serve/positions.py, in the position encoding
+  agreed at initialize (UTF-16 unless the client offers another).
+
+Nothing here runs a proof; nothing is read outside a plan's repository root (the library's rules,
+the same as `check`'s); a bad message, a bad plan or a bug in a handler never stops the server (a
+bug's traceback goes to stderr, the log every client keeps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import gc
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from compiler.api.editor import Analysis, analyse
+from compiler.core.version import __version__
+from compiler.serve import SERVER_GC
+from compiler.serve.lsp_answers import code_actions
+from compiler.serve.lsp_wire import FIX_ALL, NAME, lsp_diagnostic
+from compiler.serve.positions import ENCODINGS, Encoding
+
+DEBOUNCE = 0.075  # seconds without an edit before a changed plan is checked again
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class Open:
+    """An open plan: the newest analysis of its text, and the newest that could be read."""
+
+    __slots__ = ("good", "latest", "pending", "planned", "version")
+
+    def __init__(self) -> None:
+        self.latest: Analysis | None = None
+        self.good: Analysis | None = None
+        self.version: int | None = None  # the document version the latest analysis is of
+        self.pending: asyncio.TimerHandle | None = None
+        self.planned: bool | None = None  # a file not named as a plan, once it read as one, stays one
+
+
+class PlanServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.plans: dict[str, Open] = {}
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A message that could not be read or answered: said in the client's log, never a pop-up."""
+        _log(f"{type(error).__name__}: {error}")
+
+    @property
+    def encoding(self) -> Encoding:
+        chosen = str(self.workspace.position_encoding or "utf-16")
+        return next((known for known in ENCODINGS if known == chosen), "utf-16")
+
+
+def _log(message: str) -> None:
+    print(f"evidence-plan lsp: {message}", file=sys.stderr, flush=True)
+
+
+def _guarded(fallback: Any) -> Callable[[_F], _F]:
+    """A handler that cannot stop the server: a bug answers ``fallback`` and its traceback goes to stderr."""
+    def wrap(handler: _F) -> _F:
+        @functools.wraps(handler)  # pygls reads the handler's signature (does it take the server?)
+        def guarded(*args: Any) -> Any:
+            try:
+                return handler(*args)
+            except RequestFailed:
+                raise
+            except Exception:  # noqa: BLE001 - the server's one place for bugs: said, and it keeps serving
+                _log(f"{handler.__name__} failed (a bug):\n{traceback.format_exc()}")
+                return fallback
+        return guarded  # type: ignore[return-value]
+    return wrap
+
+
+class RequestFailed(Exception):
+    """A request the server will not carry out (the protocol's RequestFailed, -32803), in a sentence."""
+
+
+def publish(server: PlanServer, uri: str, analysis: Analysis | None, version: int | None) -> None:
+    found = [] if analysis is None else [lsp_diagnostic(analysis, d, server.encoding, uri)
+                                         for d in analysis.diagnostics]
+    server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=found,
+                                                                            version=version))
+
+
+@_guarded(None)
+def check(server: PlanServer, uri: str) -> None:
+    """Check the open plan's text now, and publish what was found."""
+    state = server.plans.get(uri)
+    if state is None:
+        return
+    state.pending = None
+    path = to_fs_path(uri)
+    if path is None:
+        return
+    document = server.workspace.get_text_document(uri)
+    analysis = analyse(path, document.source, name=_name(path), planned=state.planned)
+    if analysis is not None and analysis.readable and state.planned is None:
+        state.planned = True
+    state.latest, state.version = analysis, document.version
+    if analysis is not None and analysis.readable:
+        state.good = analysis
+    publish(server, uri, analysis, document.version)
+
+
+def _name(path: str) -> str:
+    """How messages name a plan: relative to the working folder when under it (as `check` run
+    there names it), else its absolute path."""
+    here = os.getcwd()
+    relative = os.path.relpath(path, here)
+    return path if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
+
+
+def _current(ls: PlanServer, uri: str) -> tuple[Analysis, int | None] | None:
+    """The newest analysis of the open plan, when it could be read and is of the text the
+    editor holds now (edits made of another text would land in the wrong places), and the version."""
+    state = ls.plans.get(uri)
+    if state is None or state.latest is None or not state.latest.readable:
+        return None
+    document = ls.workspace.get_text_document(uri)
+    if document.source != state.latest.text:
+        return None
+    return state.latest, document.version
+
+
+def schedule(server: PlanServer, uri: str, delay: float) -> None:
+    state = server.plans.setdefault(uri, Open())
+    if state.pending is not None:
+        state.pending.cancel()
+    state.pending = asyncio.get_running_loop().call_later(delay, check, server, uri)
+
+
+def cited_by(analysis: Analysis | None, path: str) -> bool:
+    """Whether a plan's check may change when the file at ``path`` (absolute) does: it lies under the
+    plan's root (a file there may be cited, or be a test a proof names, or have become one)."""
+    if analysis is None or analysis.result is None or os.path.abspath(path) == analysis.path:
+        return False
+    root = analysis.result.root
+    return os.path.commonpath([root, os.path.abspath(path)]) == root
+
+
+def files_changed(server: PlanServer, paths: Sequence[str]) -> None:
+    """Check again every open plan whose check a change of these files may change."""
+    for uri, state in server.plans.items():
+        if any(cited_by(state.good, path) for path in paths):
+            check(server, uri)
+
+
+# --- the server -----------------------------------------------------------------------------------
+
+
+def make_server() -> PlanServer:
+    """The server, with every feature registered."""
+    server = PlanServer()
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: PlanServer, params: types.InitializedParams) -> None:
+        watch = ls.client_capabilities.workspace
+        dynamic = watch is not None and watch.did_change_watched_files is not None and bool(
+            watch.did_change_watched_files.dynamic_registration)
+        if dynamic:  # files changed on disk (a checkout, another editor) check the plans under them again
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
+            ls.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+                id=f"{NAME}-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)]))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @_guarded(None)
+    def did_open(ls: PlanServer, params: types.DidOpenTextDocumentParams) -> None:
+        if to_fs_path(params.text_document.uri) is None:
+            return
+        ls.plans.setdefault(params.text_document.uri, Open())
+        check(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @_guarded(None)
+    def did_change(ls: PlanServer, params: types.DidChangeTextDocumentParams) -> None:
+        if params.text_document.uri in ls.plans:
+            schedule(ls, params.text_document.uri, DEBOUNCE)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @_guarded(None)
+    def did_save(ls: PlanServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri in ls.plans:
+            check(ls, uri)
+        path = to_fs_path(uri)
+        if path is not None:
+            files_changed(ls, [path])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @_guarded(None)
+    def did_close(ls: PlanServer, params: types.DidCloseTextDocumentParams) -> None:
+        state = ls.plans.pop(params.text_document.uri, None)
+        if state is not None:
+            if state.pending is not None:
+                state.pending.cancel()
+            publish(ls, params.text_document.uri, None, None)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @_guarded(None)
+    def did_change_files(ls: PlanServer, params: types.DidChangeWatchedFilesParams) -> None:
+        paths = [path for change in params.changes if (path := to_fs_path(change.uri)) is not None]
+        open_uris = set(ls.plans)
+        files_changed(ls, [p for p in paths if from_fs_path(p) not in open_uris])
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
+    @_guarded([])
+    def code_action(ls: PlanServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        current = _current(ls, params.text_document.uri)
+        return [] if current is None else code_actions(*current, ls.encoding, params)
+
+    return server
+
+
+def serve() -> None:
+    """Serve over stdio until the client exits. While it serves, ``sys.stdout`` is stderr (a
+    stray print cannot reach the protocol) and Python's own garbage-collector thresholds apply."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="evidence-plan lsp: %(name)s: %(message)s")
+    from compiler.core.cilog import Guard
+
+    server = make_server()
+    out, thresholds = sys.stdout, gc.get_threshold()
+    stdout = (out.stream if isinstance(out, Guard) else out).buffer  # the protocol's framing: bytes, not a log's lines
+    stdin = sys.stdin.buffer
+    sys.stdout = sys.stderr
+    gc.set_threshold(*SERVER_GC)
+    try:
+        server.start_io(stdin, stdout)
+    finally:
+        sys.stdout = out
+        gc.set_threshold(*thresholds)

@@ -1,0 +1,214 @@
+"""`evidence-plan lsp` driven by a real Language Server Protocol client over stdio: pytest-lsp's
+``LanguageClient`` (pygls's own client), which starts ``python -m compiler lsp`` and speaks to it as
+an editor does, with the capabilities VS Code declares, and checks every answer against them.
+
+Positions on the wire are UTF-16 code units (the protocol's default): the helpers here count them
+independently of compiler/serve/positions.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from support import REPO, run, sloppy_repository
+
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio]  # each test starts a server process
+
+SERVER = [sys.executable, "-m", "compiler", "lsp"]
+WAIT = 20.0  # seconds a test waits for a notification before it fails (a loaded machine is slow, never this slow)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": str(REPO)}))
+async def client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
+    registered = lsp_client.registered = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:  # VS Code's capabilities say it accepts them
+        registered.extend(params.registrations)
+
+    params = types.InitializeParams(capabilities=client_capabilities("visual-studio-code"),
+                                    root_uri=tmp_path.as_uri(),
+                                    workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="repo")])
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+# --- helpers: what an editor does with the answers --------------------------------------------------
+
+
+def utf16_offset(text: str, position: types.Position) -> int:
+    """The offset in ``text`` (code points) of a protocol position (line, UTF-16 units)."""
+    lines = text.split("\n")
+    start = sum(len(line) + 1 for line in lines[:position.line])
+    units = 0
+    for index, char in enumerate(lines[position.line] if position.line < len(lines) else ""):
+        if units >= position.character:
+            return start + index
+        units += 2 if ord(char) > 0xFFFF else 1
+    return start + len(lines[position.line]) if position.line < len(lines) else len(text)
+
+
+def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """The text with the edits made, as an editor makes them (all at once, from the last one back)."""
+    spans = sorted(((utf16_offset(text, e.range.start), utf16_offset(text, e.range.end), e.new_text) for e in edits),
+                   reverse=True)
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def position_of(text: str, needle: str, after: int = 0) -> types.Position:
+    """The protocol position (UTF-16) of the first ``needle`` in ``text``, ``after`` characters into it."""
+    offset = text.index(needle) + after
+    line = text.count("\n", 0, offset)
+    column_text = text[text.rfind("\n", 0, offset) + 1:offset]
+    return types.Position(line=line, character=sum(2 if ord(c) > 0xFFFF else 1 for c in column_text))
+
+
+async def opened(client: LanguageClient, path: Path, text: str | None = None) -> list[types.Diagnostic]:
+    """Open a plan as an editor does, and the diagnostics the server publishes for it."""
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="yaml", version=1, text=path.read_text(encoding="utf-8") if text is None else text)))
+    return await published(client, uri)
+
+
+async def published(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    while True:
+        await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), WAIT)
+        if uri in client.diagnostics:
+            return list(client.diagnostics.pop(uri))
+
+
+def changed(client: LanguageClient, path: Path, version: int, edits: list[tuple[types.Range, str]]) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version),
+        content_changes=[types.TextDocumentContentChangePartial(range=r, text=t) for r, t in edits]))
+
+
+def check_json(plan: Path) -> list[dict[str, Any]]:
+    """What `evidence-plan check --format json` says of the file."""
+    listed: list[dict[str, Any]] = json.loads(run("check", "--format", "json", str(plan)).stdout)
+    return listed
+
+
+def as_rows(found: list[types.Diagnostic]) -> list[tuple[str, int, int, str]]:
+    return sorted((str(d.code), d.range.start.line + 1, d.range.start.character + 1,
+                   d.message.split("\nhint: ")[0].rsplit(" [", 1)[0]) for d in found)
+
+
+# --- diagnostics --------------------------------------------------------------------------------------
+
+
+async def test_an_open_plan_gets_the_diagnostics_check_gives(client: LanguageClient, tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    found = await opened(client, plan)
+    expected = check_json(plan)
+    assert as_rows(found) == sorted((d["code"], d["location"]["line"], d["location"]["column"], d["message"])
+                                    for d in expected)
+    by_code = {str(d.code): d for d in found}
+    typo = by_code["EP301"]
+    assert typo.severity == types.DiagnosticSeverity.Error
+    assert typo.source == "evidence-plan"
+    assert typo.message.endswith("[unknown-dependency]")
+    assert typo.code_description is not None
+    assert typo.code_description.href == (REPO / "docs" / "codes" / "EP301.md").as_uri()
+    assert typo.range == types.Range(start=types.Position(line=23, character=17),
+                                     end=types.Position(line=23, character=30))
+    severities = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
+    assert sorted((str(d.code), d.severity) for d in found) == sorted((d["code"], severities[d["severity"]])
+                                                                     for d in expected)
+    assert {d["severity"] for d in expected} == {"error", "warning"}
+
+
+async def test_an_edit_is_checked_again_from_the_editor_text_not_the_file(client: LanguageClient,
+                                                                          tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    await opened(client, plan)
+    at = position_of(text, "implementaton")
+    changed(client, plan, 2, [(types.Range(start=at, end=types.Position(line=at.line, character=at.character + 13)),
+                               "implementation")])
+    found = await published(client, plan.as_uri())
+    assert "EP301" not in {str(d.code) for d in found}
+    assert plan.read_text(encoding="utf-8") == text  # the file on disk is untouched, and was not what was checked
+
+
+async def test_columns_are_utf16_units_on_the_wire(client: LanguageClient, tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    text = plan.read_text(encoding="utf-8").replace("change: Release it", "change: Release it 🚀🚀")
+    text = text.replace("depends_on: [implementaton]", "depends_on: [implementaton]  # 🚀")
+    text = text.replace("  - id: release", "  - id: rélease🚀")
+    plan.write_text(text, encoding="utf-8")
+    found = await opened(client, plan)
+    dep = next(d for d in found if str(d.code) == "EP301")
+    assert dep.range.start == position_of(text, "implementaton")
+    assert dep.range.end == position_of(text, "implementaton", after=13)
+
+
+# --- code actions -------------------------------------------------------------------------------------
+
+
+async def test_code_actions_are_the_fixes_and_fix_all_writes_what_fix_writes(client: LanguageClient,
+                                                                              tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    found = await opened(client, plan)
+    everything = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(text.split("\n")),
+                                                                                           character=0))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=plan.as_uri()), range=everything,
+        context=types.CodeActionContext(diagnostics=found)))
+    assert actions is not None
+    quick = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix]
+    fixes = {d["code"]: d["fix"] for d in check_json(plan) if "fix" in d}
+    assert sorted(str(a.diagnostics[0].code) for a in quick if a.diagnostics) == sorted(fixes)
+    for action in quick:
+        fix = fixes[str(action.diagnostics[0].code)]
+        assert action.is_preferred is (True if fix["applicability"] == "safe" else None) or (
+            fix["applicability"] != "safe" and not action.is_preferred)
+    fix_all = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "source.fixAll.evidence-plan"]
+    assert len(fix_all) == 1 and fix_all[0].edit is not None and fix_all[0].edit.document_changes
+    edit = fix_all[0].edit.document_changes[0]
+    assert isinstance(edit, types.TextDocumentEdit) and edit.text_document.version == 1
+    in_editor = apply_edits(text, list(edit.edits))  # type: ignore[arg-type]
+    copy = tmp_path / "copy"
+    shutil.copytree(tmp_path, copy, ignore=shutil.ignore_patterns("copy", ".git"))
+    assert run("fix", str(copy / "plan.yaml")).exit_code in (0, 1)
+    assert in_editor == (copy / "plan.yaml").read_text(encoding="utf-8") != text
+
+
+# --- bad input ----------------------------------------------------------------------------------------
+
+
+async def test_garbage_does_not_stop_the_server(client: LanguageClient, tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    # not a plan: a half-typed one, then binary-looking text, then a huge line
+    for n, text in enumerate(["items:\n  - id: [\n", "\x00\x01\ufffd: : :\n", "items: " + "[" * 5000 + "\n"], 1):
+        if n == 1:
+            found = await opened(client, plan, text)
+        else:
+            changed(client, plan, n, [(types.Range(start=types.Position(line=0, character=0),
+                                                   end=types.Position(line=99, character=0)), text)])
+            found = await published(client, plan.as_uri())
+        assert found and all(d.severity == types.DiagnosticSeverity.Error for d in found)
+    # positions nowhere near the text, and a document never opened
+    for uri, line in ((plan.as_uri(), 10_000), ((tmp_path / "nope.plan.yaml").as_uri(), 0)):
+        await client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=line, character=99),
+                              end=types.Position(line=line, character=999)),
+            context=types.CodeActionContext(diagnostics=[])))
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=9999, character=0))
+    changed(client, plan, 9, [(whole, (tmp_path / "plan.yaml").read_text(encoding="utf-8"))])
+    assert await published(client, plan.as_uri())  # still checking
