@@ -63,6 +63,9 @@ RECIPES: dict[str, list[tuple[str, list[str]]]] = {
     # The agent server, given its client's session on stdin (_mcp_session): the plan checked, fixed
     # (written nowhere) and asked for its next items, as a path and as a text.
     "mcp": [("mcp", ["mcp", "--root", "."])],
+    # The editor server, given an editor's session on stdin (_lsp_session): the plan opened (checked
+    # and published) and every question of an editor asked of its first lines.
+    "lsp": [("lsp", ["lsp"])],
 }
 
 
@@ -86,8 +89,18 @@ def _mcp_session(folder: Path, plan: str) -> io.TextIOWrapper:
     return io.TextIOWrapper(io.BytesIO(mcp_session(calls).encode("utf-8")), encoding="utf-8")
 
 
+def _lsp_session(folder: Path, plan: str) -> io.TextIOWrapper:
+    from support import lsp_questions, lsp_session
+
+    path = folder.resolve() / plan
+    asked = lsp_questions(path, path.read_bytes().decode("utf-8", "replace"), lines=30)
+    return io.TextIOWrapper(io.BytesIO(lsp_session(folder.resolve(), [path], asked)), encoding="utf-8")
+
+
 def _run(folder: Path, argv: list[str], stdin: io.TextIOWrapper | None = None) -> dict[str, object]:
-    out, err = io.StringIO(), io.StringIO()
+    # the editor server writes framed bytes: its standard output has a buffer
+    out: io.TextIOBase = io.TextIOWrapper(io.BytesIO(), encoding="utf-8") if argv[0] == "lsp" else io.StringIO()
+    err = io.StringIO()
     before = {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
     cwd = os.getcwd()
     os.chdir(folder)
@@ -102,8 +115,8 @@ def _run(folder: Path, argv: list[str], stdin: io.TextIOWrapper | None = None) -
         os.chdir(cwd)
     written = {str(p.relative_to(folder)): _digest(p.read_bytes()) for p in sorted(folder.rglob("*"))
                if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
-    stdout = out.getvalue()
-    if argv[0] == "mcp":  # its evidence is always checked, and a hint may name the root: the folder of this run
+    stdout = out.buffer.getvalue().decode("utf-8") if isinstance(out, io.TextIOWrapper) else out.getvalue()
+    if argv[0] in ("mcp", "lsp"):  # its evidence is always checked, and a hint may name the root: the folder of this run
         stdout = stdout.replace(os.path.realpath(folder), "$FOLDER")
     return {"exit": code, "stdout": _digest(stdout.encode("utf-8", "surrogateescape")),
             "stderr": _digest(err.getvalue().encode("utf-8", "surrogateescape")), "written": written}
@@ -117,7 +130,8 @@ def _plan_runs(name: str, folder: Path, plan: str, extra: list[str]) -> Iterator
             argv: list[str] = []
             for word in command:
                 argv += extra if word == "{extra}" else [plan] if word == "{plan}" else [word]
-            yield f"{name} {label}", _run(folder, argv, _mcp_session(folder, plan) if argv[0] == "mcp" else None)
+            session = {"mcp": _mcp_session, "lsp": _lsp_session}.get(argv[0])
+            yield f"{name} {label}", _run(folder, argv, session(folder, plan) if session is not None else None)
 
 
 def _inputs(scratch: Path) -> Iterator[tuple[str, Path, str, list[str]]]:

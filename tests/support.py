@@ -471,3 +471,68 @@ def mcp_replies(stdout: str) -> dict[Any, dict[str, Any]]:
         if "id" in message and "method" not in message:
             replies[message["id"]] = message
     return replies
+
+
+# --- the editor server's protocol ----------------------------------------------------------------
+
+
+def lsp_session(root: Path, plans: Sequence[Path] | dict[Path, str],
+                requests: Sequence[tuple[str, dict[str, Any]]] = ()) -> bytes:
+    """A client's side of a Language Server Protocol session over stdio, framed as the protocol
+    frames it (``Content-Length``): initialize (id 1), initialized, each plan opened (with its text
+    as read, or as given), then each
+    request (ids 2, 3, ...), then shutdown. No ``exit``: the end of input ends the server (pygls
+    closes standard output on ``exit``, which an in-process run must keep)."""
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}}]
+    texts = plans if isinstance(plans, dict) else {p: p.read_bytes().decode("utf-8", errors="replace") for p in plans}
+    for plan, text in texts.items():
+        messages.append({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": plan.as_uri(), "languageId": "yaml", "version": 1, "text": text}}})
+    for ident, (method, params) in enumerate(requests, 2):
+        messages.append({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+    messages.append({"jsonrpc": "2.0", "id": len(requests) + 2, "method": "shutdown"})
+    out = b""
+    for message in messages:
+        body = json.dumps(message).encode("utf-8")
+        out += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return out
+
+
+def lsp_messages(stdout: bytes | str) -> list[dict[str, Any]]:
+    """The server's messages, unframed (each body one JSON-RPC message)."""
+    data = stdout.encode("utf-8") if isinstance(stdout, str) else stdout
+    found = []
+    while data:
+        header, _, rest = data.partition(b"\r\n\r\n")
+        fields = dict(line.split(b": ", 1) for line in header.split(b"\r\n"))
+        length = int(fields[b"Content-Length"])
+        found.append(json.loads(rest[:length]))
+        data = rest[length:]
+    return found
+
+
+LSP_PLACE_METHODS = ("textDocument/hover", "textDocument/definition", "textDocument/references",
+                     "textDocument/completion", "textDocument/prepareRename")
+
+
+def lsp_questions(plan: Path, text: str, lines: int = 60) -> list[tuple[str, dict[str, Any]]]:
+    """What an editor asks of an open plan: its outline, its code actions, and each question about
+    a place at the start, the indentation, the middle and the end of each of its first ``lines``
+    lines; a rename of what the first id line holds to a name that is a CI command."""
+    document = {"uri": plan.as_uri()}
+    asked: list[tuple[str, dict[str, Any]]] = [
+        ("textDocument/documentSymbol", {"textDocument": document}),
+        ("textDocument/codeAction", {"textDocument": document, "context": {"diagnostics": []}, "range": {
+            "start": {"line": 0, "character": 0}, "end": {"line": text.count("\n") + 1, "character": 0}}})]
+    for n, line in enumerate(text.split("\n")[:lines]):
+        for column in sorted({0, len(line) - len(line.lstrip()), len(line) // 2, len(line)}):
+            at = {"textDocument": document, "position": {"line": n, "character": column}}
+            asked += [(method, {**at, "context": {"includeDeclaration": True}} if method.endswith("references") else at)
+                      for method in LSP_PLACE_METHODS]
+        if "id:" in line and not any(method == "textDocument/rename" for method, _ in asked):
+            asked.append(("textDocument/rename", {"textDocument": document, "newName": "::error::renamed ##[error]x",
+                                                  "position": {"line": n, "character": line.index("id:") + 4}}))
+    return asked

@@ -32,7 +32,7 @@ import runner_commands as rc
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import docs_page, git_repo, mcp_session
+from support import docs_page, git_repo, lsp_messages, lsp_questions, lsp_session, mcp_session
 
 from compiler.cli import cli, main
 
@@ -285,6 +285,8 @@ RECIPES: dict[str, Recipe] = {
     "ci": lambda ws, o: [["ci", *o, "github", "-o", "-", ws.rel(p)] for p in ws.plans],
     # A client's session on stdin (mcp_stdin): every tool on every plan, as its path and as its text.
     "mcp": lambda ws, o: [["mcp", "--root", ".", *o]],
+    # An editor's session on stdin (lsp_stdin): every plan opened, and every question asked of it.
+    "lsp": lambda ws, o: [["lsp", *o]],
 }
 # Options that the recipes give themselves (every other option's choices and flags are runs).
 GIVEN = {"approve": {"by"}, "compile": {"output_dir"}, "render": {"output"}, "graph": {"output"}, "init": {"output"},
@@ -331,6 +333,14 @@ def mcp_stdin(ws: Workspace) -> io.TextIOWrapper:
     return io.TextIOWrapper(io.BytesIO(mcp_session(calls).encode("utf-8")), encoding="utf-8")
 
 
+def lsp_stdin(ws: Workspace) -> io.TextIOWrapper:
+    """What an editor sends the server (`lsp`): every plan opened (so checked and published), and
+    every question of lsp_questions asked of each."""
+    asked = [question for plan in ws.plans
+             for question in lsp_questions(plan, plan.read_bytes().decode("utf-8", "replace"), lines=40)]
+    return io.TextIOWrapper(io.BytesIO(lsp_session(ws.root, ws.plans, asked)), encoding="utf-8")
+
+
 def runs(ws: Workspace) -> Iterator[list[str]]:
     for name, command in _commands().items():
         for options in variants(name, command):
@@ -353,6 +363,8 @@ def _is_data(argv: list[str], text: str) -> bool:
     guard already safe (the agent server's does not pass it: it writes its lines safe)."""
     if argv[0] == "mcp":
         return all(json.loads(line) for line in text.split("\n")[:-1])  # a line ends at \n only, as JSON-RPC's
+    if argv[0] == "lsp":
+        return bool(lsp_messages(text))  # framed messages, each body JSON
     if argv[0] == "convert" and "--to" in argv and argv[argv.index("--to") + 1] in ("yaml", "json"):
         return True
     try:
@@ -411,6 +423,8 @@ def run_all(ws: Workspace, capsys: pytest.CaptureFixture[str], monkeypatch: pyte
         shutil.rmtree(out_dir, ignore_errors=True)
         if argv[0] == "mcp":
             monkeypatch.setattr(sys, "stdin", mcp_stdin(ws))
+        elif argv[0] == "lsp":
+            monkeypatch.setattr(sys, "stdin", lsp_stdin(ws))
         code = main(argv)
         out, err = capsys.readouterr()
         files = {str(p.relative_to(ws.root)): p.read_text(encoding="utf-8", errors="replace")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import mcp_replies, mcp_session
+from support import lsp_messages, lsp_questions, lsp_session, mcp_replies, mcp_session
 from work import calls_in, count
 from work import command as counted_command
 
@@ -335,6 +335,9 @@ RECIPES: dict[str, list[list[str]]] = {
     # The agent server, its client's session on stdin (mcp_stdin): the file checked, fixed and asked
     # for its next items by path and by text; every request answered.
     "mcp": [["mcp", "--root", "."]],
+    # The editor server, an editor's session on stdin (lsp_stdin): the file opened (checked and
+    # published) and every question asked of its first lines; every request answered.
+    "lsp": [["lsp"]],
 }
 COMMANDS = [argv for name in sorted(RECIPES) for argv in RECIPES[name]]
 
@@ -347,6 +350,12 @@ def mcp_stdin(plan: Path) -> io.TextIOWrapper:
         ("check_plan", {"path": plan.name}), ("check_plan", {"text": text}), ("fix_plan", {"path": plan.name}),
         ("next_items", {"path": plan.name}))]
     return io.TextIOWrapper(io.BytesIO(mcp_session(calls).encode("utf-8")), encoding="utf-8")
+
+
+def lsp_stdin(plan: Path) -> tuple[io.TextIOWrapper, int]:
+    """An editor's session with the editor server (`lsp`) on one plan, and how many requests it makes."""
+    asked = lsp_questions(plan, plan.read_bytes().decode("utf-8", "replace"), lines=8)
+    return io.TextIOWrapper(io.BytesIO(lsp_session(plan.parent, [plan], asked)), encoding="utf-8"), len(asked) + 2
 
 
 def test_every_command_has_a_recipe() -> None:
@@ -373,15 +382,22 @@ def test_every_command_survives_the_corpus(entry: Entry, capsys: pytest.CaptureF
         if "{file}" in command:
             argv = [c.replace("{file}", entry.file) for c in command]
             argv[1:1] = entry.args
-        elif command[0] in ("schema", "explain", "init", "mcp"):  # no plan argument (mcp: its client gives it)
+        elif command[0] in ("schema", "explain", "init", "mcp", "lsp"):  # no plan argument (servers: the client's)
             argv = command
         else:
             argv = [*command, *entry.args, entry.file]
+        requests = 0
         if argv[0] == "mcp":
             monkeypatch.setattr(sys, "stdin", mcp_stdin(plan))
-        code, out, err, calls = run(capsys, *argv, counted=entry.exit != 2)
+        elif argv[0] == "lsp":
+            session, requests = lsp_stdin(plan)
+            monkeypatch.setattr(sys, "stdin", session)
+        code, out, err, calls = run(capsys, *argv, counted=entry.exit != 2 and argv[0] != "lsp")
         if argv[0] == "mcp":
             assert sorted(mcp_replies(out)) == list(range(1, 6)), (code, out[-2000:], err[-2000:])
+        elif argv[0] == "lsp":
+            answered = sorted(m["id"] for m in lsp_messages(out) if "id" in m and "method" not in m)
+            assert answered == list(range(1, requests + 1)), (code, out[-2000:], err[-2000:])
         if entry.exit == 2 and code != 2:  # it accepts what check refuses: its own work, counted
             shutil.copyfile(entry.path, plan)
             code, out, err, calls = run(capsys, *argv)

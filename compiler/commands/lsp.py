@@ -28,8 +28,9 @@ def command(stdio: bool) -> int:
     \b
     Examples:
       evidence-plan lsp
-      nvim: vim.lsp.start({ name = "evidence-plan", cmd = { "evidence-plan", "lsp" } })
+      evidence-plan lsp --stdio    # as editors that always pass --stdio start it
     """
+    from compiler.api.workspace import Refused
     from compiler.serve import missing
 
     absent = missing("lsp")
@@ -38,5 +39,9 @@ def command(stdio: bool) -> int:
         return EXIT_INPUT
     from compiler.serve.lsp import serve
 
-    serve()
+    try:
+        serve()
+    except Refused as refused:
+        err(f"evidence-plan lsp: {refused}")
+        return EXIT_INPUT
     return EXIT_READY

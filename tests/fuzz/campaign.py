@@ -1707,6 +1707,30 @@ def _drive_mcp(d: Drive) -> None:
     d.add("mcp", ["mcp", "--root", "."], stdout="jsonl", mcp=True)
 
 
+def _drive_lsp(d: Drive) -> None:
+    # the editor server, given an editor's session on stdin (lsp_session): the mutant opened (so
+    # checked) and every question of an editor asked of its first lines; framed JSON-RPC out
+    if not d.chance(0.2):
+        return
+    d.add("lsp", ["lsp"], stdout="lsp", lsp=True)
+
+
+LSP_ROOT = Path("/nonexistent-fuzz-root")  # where the session says the plan is: see lsp_session
+
+
+def lsp_session(plan: str, data: bytes) -> bytes:
+    """An editor's side of an LSP session on the plan ``plan``, whose bytes are ``data``
+    (tests/support.py's lsp_session and lsp_questions write it). The session is written before the
+    run's folder exists, and a document's URI is absolute: the plan is said to lie in LSP_ROOT,
+    where nothing is, so its text (sent in the session) is read and checked, every question asked,
+    and no evidence read (the root is not a folder: EP006)."""
+    from support import lsp_questions
+    from support import lsp_session as session
+
+    text = data.decode("utf-8", "replace")  # a client sends text: bytes that are not UTF-8, replaced
+    return session(LSP_ROOT, {LSP_ROOT / plan: text}, lsp_questions(LSP_ROOT / plan, text, lines=20))
+
+
 def mcp_session(plan: str, data: bytes) -> bytes:
     """A client's side of an MCP session on the plan ``plan`` of the working folder, whose bytes
     are ``data`` (as tests/support.py's mcp_session writes one): initialize, then the calls."""
@@ -1725,13 +1749,16 @@ def run_stdin(run: dict[str, Any], spec: dict[str, Any]) -> bytes:
     """What a run reads on stdin: the mutant (check -), an MCP session on it (mcp), or nothing."""
     if run.get("mcp"):
         return mcp_session(posixpath.basename(spec["plan_rel"]), spec["data"])
+    if run.get("lsp"):
+        return lsp_session(posixpath.basename(spec["plan_rel"]), spec["data"])
     return spec["data"] if run.get("stdin") else b""
 
 
 DRIVERS: dict[str, Any] = {
     "approve": _drive_approve, "check": _drive_check, "ci": _drive_ci, "compile": _drive_compile,
     "convert": _drive_convert, "diff": _drive_diff, "explain": _drive_explain, "fix": _drive_fix,
-    "graph": _drive_graph, "init": _drive_init, "mcp": _drive_mcp, "next": _drive_next, "render": _drive_render,
+    "graph": _drive_graph, "init": _drive_init, "lsp": _drive_lsp,
+    "mcp": _drive_mcp, "next": _drive_next, "render": _drive_render,
     "schema": _drive_schema, "symbols": _drive_symbols, "verify": _drive_verify, "where": _drive_where,
 }
 
@@ -3054,6 +3081,16 @@ def judge_output(kind: str, data: bytes, cmd: str, where: str, res: dict[str, An
             add("github-format", f"github-format:{cmd}:line-not-a-{kind}", repr(_norm(bad[0][:200], res)))
         return out
     gh_lines(t)
+    if kind == "lsp":  # lsp: framed JSON-RPC messages (Content-Length), each body JSON
+        try:
+            while data:
+                header, _, rest = data.partition(b"\r\n\r\n")
+                length = int(dict(ln.split(b": ", 1) for ln in header.split(b"\r\n"))[b"Content-Length"])
+                json.loads(rest[:length], parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+                data = rest[length:]
+        except (ValueError, KeyError) as exc:
+            add("lsp-invalid", f"lsp-invalid:{cmd}", repr(exc)[:200])
+        return out
     if kind == "jsonl":  # mcp: a JSON-RPC message a line, each line ending at \n
         for line in t.split("\n")[:-1]:
             try:
@@ -3787,7 +3824,7 @@ def write_repro(folder: Path, spec: dict[str, Any], b: dict[str, Any]) -> None:
         exe = f"{py} -c {shlex.quote(REF_BOOTSTRAP)}" if run.get("path") == "ref" else str(evp)
         argv = " ".join(shell(a, name) for a in run["argv"])
         stdin = f" < {shlex.quote(plan)}" if run.get("stdin") else ""
-        if run.get("mcp"):  # the client's session, kept beside the runs' files
+        if run.get("mcp") or run.get("lsp"):  # the client's session, kept beside the runs' files
             made[f"{name}.session"] = run_stdin(run, spec)
             stdin = f' < "$HERE/files/{name}.session"'
         lines.append(f'{exe} {argv}{stdin}; echo "exit $? ({name})"')
