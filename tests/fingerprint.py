@@ -116,7 +116,7 @@ def _run(folder: Path, argv: list[str], stdin: io.TextIOWrapper | None = None) -
     written = {str(p.relative_to(folder)): _digest(p.read_bytes()) for p in sorted(folder.rglob("*"))
                if p.is_file() and before.get(p) != p.stat().st_mtime_ns}
     stdout = out.buffer.getvalue().decode("utf-8") if isinstance(out, io.TextIOWrapper) else out.getvalue()
-    if argv[0] in ("mcp", "lsp"):  # its evidence is always checked, and a hint may name the root: the folder of this run
+    if argv[0] in ("mcp", "lsp"):  # evidence always checked; a hint (an URI) may name the root: the folder of this run
         stdout = stdout.replace(os.path.realpath(folder), "$FOLDER")
     return {"exit": code, "stdout": _digest(stdout.encode("utf-8", "surrogateescape")),
             "stderr": _digest(err.getvalue().encode("utf-8", "surrogateescape")), "written": written}
