@@ -31,17 +31,19 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from compiler.api.editor import Analysis, analyse
 from compiler.core.version import __version__
 from compiler.serve import SERVER_GC
-from compiler.serve.lsp_answers import code_actions
+from compiler.serve import lsp_answers as answers
 from compiler.serve.lsp_wire import FIX_ALL, NAME, lsp_diagnostic
 from compiler.serve.positions import ENCODINGS, Encoding
 
 DEBOUNCE = 0.075  # seconds without an edit before a changed plan is checked again
+TRIGGERS = ("/", ":", "[", ",", '"')  # characters after which an editor asks for completion unprompted
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -94,8 +96,10 @@ def _guarded(fallback: Any) -> Callable[[_F], _F]:
     return wrap
 
 
-class RequestFailed(Exception):
-    """A request the server will not carry out (the protocol's RequestFailed, -32803), in a sentence."""
+class RequestFailed(JsonRpcException):
+    """A request the server will not carry out, in a sentence: the protocol's RequestFailed."""
+
+    CODE = -32803
 
 
 def publish(server: PlanServer, uri: str, analysis: Analysis | None, version: int | None) -> None:
@@ -143,6 +147,12 @@ def _current(ls: PlanServer, uri: str) -> tuple[Analysis, int | None] | None:
     if document.source != state.latest.text:
         return None
     return state.latest, document.version
+
+
+def _good(ls: PlanServer, uri: str) -> Analysis | None:
+    """The newest analysis of the open plan that could be read (a half-typed plan keeps the last)."""
+    state = ls.plans.get(uri)
+    return None if state is None else state.good
 
 
 def schedule(server: PlanServer, uri: str, delay: float) -> None:
@@ -231,7 +241,61 @@ def make_server() -> PlanServer:
     @_guarded([])
     def code_action(ls: PlanServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         current = _current(ls, params.text_document.uri)
-        return [] if current is None else code_actions(*current, ls.encoding, params)
+        return [] if current is None else answers.code_actions(*current, ls.encoding, params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @_guarded(None)
+    def hover(ls: PlanServer, params: types.HoverParams) -> types.Hover | None:
+        good = _good(ls, params.text_document.uri)
+        return None if good is None else answers.hover(good, ls.encoding, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @_guarded(None)
+    def definition(ls: PlanServer, params: types.DefinitionParams) -> list[types.Location] | None:
+        good = _good(ls, params.text_document.uri)
+        return None if good is None else answers.definition(good, ls.encoding, params.text_document.uri,
+                                                             params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @_guarded(None)
+    def references(ls: PlanServer, params: types.ReferenceParams) -> list[types.Location] | None:
+        good = _good(ls, params.text_document.uri)
+        return None if good is None else answers.references(good, ls.encoding, params.text_document.uri, params)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_guarded(None)
+    def outline(ls: PlanServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+        good = _good(ls, params.text_document.uri)
+        return None if good is None else answers.outline(good, ls.encoding)
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @_guarded(None)
+    def prepare_rename(ls: PlanServer, params: types.PrepareRenameParams) -> types.Range | None:
+        current = _current(ls, params.text_document.uri)
+        return None if current is None else answers.prepare_rename(current[0], ls.encoding, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+    @_guarded(None)
+    def rename(ls: PlanServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        from compiler.api.editor_places import RenameRefused
+
+        current = _current(ls, params.text_document.uri)
+        if current is None:
+            raise RequestFailed("the plan does not read as a plan as it is now: rename once it does")
+        try:
+            return answers.rename(*current, ls.encoding, params)
+        except RenameRefused as refused:
+            raise RequestFailed(str(refused)) from None
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=list(TRIGGERS)))
+    @_guarded(None)
+    def completion(ls: PlanServer, params: types.CompletionParams) -> types.CompletionList | None:
+        uri = params.text_document.uri
+        state, path = ls.plans.get(uri), to_fs_path(uri)
+        if state is None or path is None:
+            return None
+        return answers.completion(ls.workspace.get_text_document(uri).source, path, state.good, ls.encoding,
+                                  params.position)
 
     return server
 

@@ -65,3 +65,105 @@ def code_actions(analysis: Analysis, version: int | None, encoding: Encoding,
                 title="Apply every safe fix (as evidence-plan fix)", kind=FIX_ALL,
                 edit=_edit(uri, version, analysis, [one_edit(analysis.text, fixed)], encoding)))
     return actions
+
+
+# --- questions about places: answered from the newest analysis that could be read ------------------
+
+_SYMBOL_KINDS = {"phase": types.SymbolKind.Namespace, "wave": types.SymbolKind.Namespace,
+                 "item": types.SymbolKind.Object}
+_COMPLETION_KINDS = {"id": types.CompletionItemKind.Reference, "file": types.CompletionItemKind.File,
+                     "folder": types.CompletionItemKind.Folder, "symbol": types.CompletionItemKind.Function,
+                     "field": types.CompletionItemKind.Property, "word": types.CompletionItemKind.EnumMember}
+
+
+def hover(analysis: Analysis, encoding: Encoding, position: types.Position) -> types.Hover | None:
+    from compiler.api.editor_hover import hover as hover_at
+
+    found = hover_at(analysis, *library_place(analysis.lines, position, encoding))
+    if found is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=found.markdown),
+                       range=lsp_range(analysis.lines, found.range, encoding))
+
+
+def definition(analysis: Analysis, encoding: Encoding, uri: str, position: types.Position) -> list[types.Location]:
+    """Where the place leads: ranges in other files are whole lines (column 0 in every unit)."""
+    from pygls.uris import from_fs_path
+
+    from compiler.api.editor_places import definition as definition_at
+
+    out = []
+    for target in definition_at(analysis, *library_place(analysis.lines, position, encoding)):
+        here = target.path == analysis.path
+        target_uri = uri if here else from_fs_path(target.path)
+        if target_uri is None:
+            continue
+        at = lsp_range(analysis.lines, target.range, encoding) if here else types.Range(
+            start=types.Position(line=target.range.line, character=0),
+            end=types.Position(line=target.range.end_line, character=0))
+        out.append(types.Location(uri=target_uri, range=at))
+    return out
+
+
+def references(analysis: Analysis, encoding: Encoding, uri: str, params: types.ReferenceParams) -> list[types.Location]:
+    from compiler.api.editor_places import references as references_at
+
+    found = references_at(analysis, *library_place(analysis.lines, params.position, encoding),
+                          params.context.include_declaration)
+    return [types.Location(uri=uri, range=lsp_range(analysis.lines, at, encoding)) for at in found]
+
+
+def prepare_rename(analysis: Analysis, encoding: Encoding, position: types.Position) -> types.Range | None:
+    from compiler.api.editor_places import prepare_rename as prepare_at
+
+    found = prepare_at(analysis, *library_place(analysis.lines, position, encoding))
+    return None if found is None else lsp_range(analysis.lines, found, encoding)
+
+
+def rename(analysis: Analysis, version: int | None, encoding: Encoding,
+           params: types.RenameParams) -> types.WorkspaceEdit | None:
+    """Every place that names the id, renamed; RenameRefused (a sentence) for a new id the plan cannot take."""
+    from compiler.api.editor_places import rename as rename_at
+
+    edits = rename_at(analysis, *library_place(analysis.lines, params.position, encoding), params.new_name)
+    if not edits:
+        return None
+    return _edit(params.text_document.uri, version, analysis, [(e.range, e.new_text) for e in edits], encoding)
+
+
+def outline(analysis: Analysis, encoding: Encoding) -> list[types.DocumentSymbol]:
+    from compiler.api.editor_places import Symbol
+    from compiler.api.editor_places import outline as outline_of
+
+    def symbol(found: Symbol) -> types.DocumentSymbol:
+        return types.DocumentSymbol(
+            name=found.name or "(no id)", detail=found.detail or None, kind=_SYMBOL_KINDS[found.kind],
+            range=lsp_range(analysis.lines, found.range, encoding),
+            selection_range=lsp_range(analysis.lines, found.selection_range, encoding),
+            children=[symbol(child) for child in found.children] or None)
+
+    return [symbol(found) for found in outline_of(analysis)]
+
+
+def completion(text: str, path: str, good: Analysis | None, encoding: Encoding,
+               position: types.Position) -> types.CompletionList:
+    """Completion at a place of the editor's text as it is now (half-typed, most often), with the
+    ids of the newest analysis that could be read; paths and symbols under the plan's root (the
+    analysis's, else the git work tree or folder that holds the plan)."""
+    import os
+
+    from compiler.api.editor_completion import complete
+    from compiler.load.read import detect_format
+    from compiler.repo.listing import repository_root
+
+    root = good.result.root if good is not None and good.result is not None else (
+        repository_root(None, os.path.dirname(path)) if os.path.isdir(os.path.dirname(path)) else None)
+    fmt = detect_format(path, text)
+    lines = text.split("\n")
+    line, column = library_place(lines, position, encoding)
+    found = complete(text, line, column, fmt=fmt, root=root, good=good)
+    return types.CompletionList(is_incomplete=False, items=[types.CompletionItem(
+        label=one.label, kind=_COMPLETION_KINDS[one.kind], detail=one.detail, sort_text=f"{n:05d}",
+        filter_text=one.label,
+        text_edit=types.TextEdit(range=lsp_range(lines, one.range, encoding), new_text=one.new_text))
+        for n, one in enumerate(found)])

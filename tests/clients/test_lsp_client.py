@@ -156,6 +156,27 @@ async def test_columns_are_utf16_units_on_the_wire(client: LanguageClient, tmp_p
     assert dep.range.end == position_of(text, "implementaton", after=13)
 
 
+async def test_a_cited_file_saved_or_changed_on_disk_checks_the_plans_citing_it_again(client: LanguageClient,
+                                                                                      tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    def rows(found: list[types.Diagnostic]) -> set[tuple[str, int]]:
+        return {(str(d.code), d.range.start.line + 1) for d in found}
+
+    before = rows(await opened(client, plan))
+    assert ("EP201", 14) in before  # implementation cites app/acounts.py:12, which does not exist
+    assert [r.method for r in client.registered] == [  # type: ignore[attr-defined]
+        types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    cited = tmp_path / "app" / "acounts.py"
+    cited.write_text("".join(f"line = {n}\n" for n in range(20)), encoding="utf-8")  # made and saved in the editor
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=cited.as_uri())))
+    assert before - rows(await published(client, plan.as_uri())) == {("EP201", 14)}
+    cited.unlink()  # removed on disk: the editor's file watcher says so
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=cited.as_uri(), type=types.FileChangeType.Deleted)]))
+    assert rows(await published(client, plan.as_uri())) == before
+
+
 # --- code actions -------------------------------------------------------------------------------------
 
 
