@@ -5,14 +5,16 @@ in which nothing of the plan or the repository can break out of its place."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from support import git_repo
 
 from compiler.api.editor import Analysis, Range, analyse
-from compiler.api.editor_hover import LANGUAGES, MAX_LINES, hover, language
+from compiler.api.editor_hover import LANGUAGES, MAX_LINES, NOT_SHOWN, hover, language
 from compiler.api.explain import docs_url
 from compiler.core.pins import pin_of
+from compiler.repo.files import Kind
 
 X_PY = '"""X."""\n\n\ndef f():\n    return 1\n\n\nclass K:\n    def m(self):\n        return "`"\n'
 PIN = pin_of("def f():\n    return 1")
@@ -292,3 +294,7 @@ def test_languages_come_from_the_declared_mapping() -> None:
     assert [language(p) for p in ("a/b.py", "x.YAML", "Dockerfile", "src/Makefile", "notes", ".bashrc", "a.b.rs")] == [
         "python", "yaml", "dockerfile", "makefile", "", "", "rust"]
     assert all(name.startswith(".") or name[0].isupper() for name in LANGUAGES)
+
+
+def test_every_kind_of_path_but_a_file_says_why_it_is_not_shown() -> None:
+    assert set(NOT_SHOWN) == set(get_args(Kind)) - {"file"}

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from support import applied, git_repo
+from work import GROWTH_LIMIT, growth
 
-from compiler.api.editor import Analysis, Range, analyse
+from compiler.api.editor import Analysis, Range, analyse, nodes
 from compiler.api.editor_hover import hover
 from compiler.api.editor_places import (
     Edit,
@@ -344,3 +345,27 @@ def test_an_emoji_id_is_found_and_renamed_by_code_points(root: Path) -> None:
     assert edits == [Edit(span(1, 8, 11), "rocket"), Edit(span(5, 62, 65), "rocket")]
     again = analysed(root, edited(text, edits))
     assert again.diagnostics == () and again.result is not None and again.result.waves == (("rocket",), ("b",))
+
+
+@pytest.mark.slow
+def test_the_answers_grow_linearly_with_the_plan(tmp_path: Path) -> None:
+    """Dependents, references and the outline are each one pass over the plan: no step per pair of
+    items (counted calls, tests/work.py; the analyses are made and their nodes walked first)."""
+    plans = {}
+    for n in (20, 200):
+        root = git_repo(tmp_path / str(n), {"app/x.py": X_PY})
+        lines = ["items:"]
+        for i in range(n):
+            lines += [f"  - id: item-{i}", f"    change: change {i}", "    evidence: [app/x.py:4-5]",
+                      f"    depends_on: [{'item-0' if i else ''}]", "    proof: pytest"]
+        plans[n] = analysed(root, "\n".join(lines) + "\n")
+        nodes(plans[n])
+
+    def run(n: int) -> object:
+        plan = plans[n]
+        return (hover(plan, 1, 9), hover(plan, 3, 16), references(plan, 1, 9, True), definition(plan, 9, 18),
+                prepare_rename(plan, 9, 18), outline(plan))
+
+    grew = growth(run, 20)
+    assert all(run(200)[:5]), "every answer is about a place it found"
+    assert grew.ratio < GROWTH_LIMIT, str(grew)
