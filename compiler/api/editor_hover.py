@@ -283,8 +283,8 @@ def diagnostic_text(diagnostic: Diagnostic) -> str:
 
 
 @functools.cache
-def _docs_url(code: str) -> str | None:
+def _docs_url(which: str) -> str | None:
     """The code's page on the documentation site (read from the package's metadata once)."""
     from compiler.api.explain import docs_url
 
-    return docs_url(code)
+    return docs_url(which)
