@@ -153,7 +153,8 @@ def definition(analysis: Analysis, line: int, column: int) -> list[Target]:
     """Where the thing under the place is defined: for an evidence entry, the file it cites and its
     cited lines (a symbol's lines; line 0 for a path alone, or the first line holding its
     ``contains``); for a depends_on entry, the id of the item it names; for an id, itself. Never a
-    file outside the repository root or one it refuses to read; nothing for a URL."""
+    file outside the repository root or one it refuses to read; nothing for a URL, a folder or a
+    binary file."""
     if not analysis.readable:
         return []
     node = node_at(analysis, line, column)
@@ -182,7 +183,7 @@ def evidence_target(analysis: Analysis, item: Item, j: int) -> Target | None:
     repo = Repository(result.root)
     try:
         facts = repo.facts(ev.path)
-        if facts.kind != "file":
+        if facts.kind != "file" or facts.binary:  # a binary file has no lines to go to
             return None
         cited = posixpath.normpath(ev.path.replace("\\", "/"))
         path = os.path.join(result.root, *cited.split("/"))
