@@ -123,11 +123,12 @@ def analyse(path: str, text: str, *, name: str | None = None, planned: bool | No
 _FLOW_END = ",]}"
 
 
-def token_range(lines: list[str], line: int, column: int) -> Range:
+def token_range(lines: list[str], line: int, column: int, flow: bool | None = None) -> Range:
     """The range of the scalar or key that starts at (line, column): a quoted one up to its
     closing quote, a plain one up to ``: ``, `` #``, the end of its line, or in a flow collection
     ``,``, ``]`` or ``}``; trailing blanks left out. A place that starts none (a list's ``[``, a
-    ``-``) gives the rest of its line. Single-line: a block scalar's first line."""
+    ``-``) gives the rest of its line. Single-line: a block scalar's first line. ``flow``: whether
+    the place is in a flow collection (None: when one opens earlier on its line)."""
     if not 0 <= line < len(lines):
         return Range.on(line, column, column)
     text = lines[line].rstrip("\r")
@@ -138,7 +139,8 @@ def token_range(lines: list[str], line: int, column: int) -> Range:
     if first in "\"'":
         end = _closing_quote(text, column)
         return Range.on(line, column, end)
-    flow = _in_flow(text, column)
+    if flow is None:
+        flow = _in_flow(text, column)
     end = column
     while end < len(text):
         char = text[end]
@@ -234,16 +236,25 @@ def nodes(analysis: Analysis) -> list[Node]:
         return analysis._nodes
     doc = analysis.document
     values, keys = doc.source_map.entries()
+    lines = analysis.lines
+    flow = doc.format == "json"
+
+    def in_flow(path: Path) -> bool:  # its collection opened with [ or { (a list over several lines too)
+        at = values.get(path[:-1])
+        if flow or at is None or not 0 < at[0] <= len(lines):
+            return flow
+        return lines[at[0] - 1][at[1] - 1:at[1]] in ("[", "{")
+
     found: list[Node] = []
     for path, (line, column) in values.items():
         value = _value_at(doc.data, path)
         if not isinstance(value, dict | list):
-            found.append(Node(path=path, range=token_range(analysis.lines, line - 1, column - 1), key=False,
-                              value=value))
+            found.append(Node(path=path, range=token_range(lines, line - 1, column - 1, in_flow(path)),
+                              key=False, value=value))
     for path, (line, column) in keys.items():
         if path:
-            found.append(Node(path=path, range=token_range(analysis.lines, line - 1, column - 1), key=True,
-                              value=path[-1]))
+            found.append(Node(path=path, range=token_range(lines, line - 1, column - 1, in_flow(path)),
+                              key=True, value=path[-1]))
     found.sort(key=lambda node: (node.range.line, node.range.column))
     analysis._nodes = found
     return found

@@ -35,7 +35,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from compiler.api.editor import Analysis, analyse
+from compiler.api.editor import Analysis, analyse, nodes
 from compiler.core.version import __version__
 from compiler.serve import SERVER_GC
 from compiler.serve import lsp_answers as answers
@@ -127,6 +127,8 @@ def check(server: PlanServer, uri: str) -> None:
     if analysis is not None and analysis.readable:
         state.good = analysis
     publish(server, uri, analysis, document.version)
+    if analysis is not None and analysis.readable:
+        nodes(analysis)  # the places hover and the rest look up, made now (after publishing), not on the first question
 
 
 def _name(path: str) -> str:

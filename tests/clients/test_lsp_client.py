@@ -233,3 +233,74 @@ async def test_garbage_does_not_stop_the_server(client: LanguageClient, tmp_path
     whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=9999, character=0))
     changed(client, plan, 9, [(whole, (tmp_path / "plan.yaml").read_text(encoding="utf-8"))])
     assert await published(client, plan.as_uri())  # still checking
+
+
+# --- places -------------------------------------------------------------------------------------------
+
+
+def _at(plan: Path, position: types.Position) -> dict[str, Any]:
+    return {"text_document": types.TextDocumentIdentifier(uri=plan.as_uri()), "position": position}
+
+
+async def test_hover_on_evidence_shows_the_cited_lines_and_on_an_id_its_item(client: LanguageClient,
+                                                                           tmp_path: Path) -> None:
+    root = sloppy_repository(tmp_path)
+    plan = root / "plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    await opened(client, plan)
+    found = await client.text_document_hover_async(types.HoverParams(
+        **_at(plan, position_of(text, "tests/test_accounts.py:4"))))
+    assert found is not None and isinstance(found.contents, types.MarkupContent)
+    assert found.contents.kind == types.MarkupKind.Markdown
+    cited = (root / "tests" / "test_accounts.py").read_text(encoding="utf-8").split("\n")[3]
+    assert f"```python\n{cited}\n```" in found.contents.value
+    assert found.range is not None and found.range.start == position_of(text, "tests/test_accounts.py:4")
+    on_id = await client.text_document_hover_async(types.HoverParams(**_at(plan, position_of(text, "id: docs", 5))))
+    assert on_id is not None and isinstance(on_id.contents, types.MarkupContent)
+    assert "Document it" in on_id.contents.value and "implementation" in on_id.contents.value
+
+
+async def test_definition_references_and_rename_of_an_item_id(client: LanguageClient, tmp_path: Path) -> None:
+    root = sloppy_repository(tmp_path)
+    plan = root / "plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    await opened(client, plan)
+    # from a depends_on entry to the item; from evidence to the cited file and line
+    to_item = await client.text_document_definition_async(types.DefinitionParams(
+        **_at(plan, position_of(text, "depends_on: [contract, implementation]", 14))))
+    assert isinstance(to_item, list) and [(d.uri, d.range.start) for d in to_item] == [
+        (plan.as_uri(), position_of(text, "id: contract", 4))]
+    to_file = await client.text_document_definition_async(types.DefinitionParams(
+        **_at(plan, position_of(text, "tests/test_accounts.py:4"))))
+    assert isinstance(to_file, list) and [(d.uri, d.range.start.line) for d in to_file] == [
+        ((root / "tests" / "test_accounts.py").as_uri(), 3)]
+    # every depends_on that names it, and the id itself
+    found = await client.text_document_references_async(types.ReferenceParams(
+        **_at(plan, position_of(text, "id: contract", 4)), context=types.ReferenceContext(include_declaration=True)))
+    assert found is not None
+    assert sorted((r.range.start.line, r.range.start.character) for r in found) == [
+        (2, 8), (14, 17), (14, 27), (19, 17)]
+    # renamed everywhere, in the text the editor holds, and the plan still compiles to the same graph
+    edit = await client.text_document_rename_async(types.RenameParams(
+        **_at(plan, position_of(text, "id: contract", 4)), new_name="spec"))
+    assert edit is not None and edit.document_changes
+    change = edit.document_changes[0]
+    assert isinstance(change, types.TextDocumentEdit)
+    renamed = apply_edits(text, list(change.edits))  # type: ignore[arg-type]
+    assert renamed == text.replace("id: contract", "id: spec").replace("[contract, contract]", "[spec, spec]").replace(
+        "[contract, implementation]", "[spec, implementation]")
+    with pytest.raises(Exception, match="implementation"):  # an id another item has: refused, in a sentence
+        await client.text_document_rename_async(types.RenameParams(
+            **_at(plan, position_of(text, "id: contract", 4)), new_name="implementation"))
+
+
+async def test_the_outline_lists_the_items(client: LanguageClient, tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    await opened(client, plan)
+    found = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=plan.as_uri())))
+    assert found is not None
+    # blocked, so in no waves: the items in their order, each selecting its id
+    assert [(s.name, s.kind, s.selection_range.start.line) for s in found if isinstance(s, types.DocumentSymbol)] == [
+        ("contract", types.SymbolKind.Object, 2), ("implementation", types.SymbolKind.Object, 11),
+        ("docs", types.SymbolKind.Object, 16), ("release", types.SymbolKind.Object, 20)]
