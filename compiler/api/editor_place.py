@@ -50,9 +50,9 @@ def place_at(text: str, line: int, column: int, fmt: str) -> Place | None:
     None where nothing can be typed that the plan format knows (a comment, a closed quote, a
     block scalar, text that is neither)."""
     lines = [part.rstrip("\r") for part in text.split("\n")]
-    if not 0 <= line < len(lines):
+    if not 0 <= line < len(lines) or column < 0:
         return None
-    column = max(0, min(column, len(lines[line])))
+    column = min(column, len(lines[line]))  # past the end of its line: its end
     first = next((part.lstrip() for part in lines if not _blank(part)), "")
     if fmt == "json" or first[:1] in ("{", "["):  # JSON, or YAML written in flow style (as JSON is)
         offset = sum(len(part) + 1 for part in text.split("\n")[:line]) + column
