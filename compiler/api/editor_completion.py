@@ -101,7 +101,7 @@ class _Shape(NamedTuple):
 
 def _shape_at(path: tuple[str, ...]) -> _Shape | None:
     # The root: the plan's mapping, or a list of items (a plan may be its item list).
-    shape: _Shape | None = _Shape(keys=_declared(fields.PLAN_FIELDS), scalar=None,
+    shape: _Shape | None = _Shape(keys=_declared(fields.PLAN_FIELDS),
                                   child=lambda part: _item() if part == ENTRY else _value(fields.PLAN_FIELDS, part))
     for part in path:
         if shape is None or shape.child is None:
@@ -271,7 +271,7 @@ def _value_completion(place: Place, fmt: str, piece: str, kind: Kind, detail: st
     """``piece`` written in place of what is typed from ``offset`` (into the typed text) to the
     cursor, so that the whole value reads back as the text typed before it and ``piece``: escaped
     inside the quotes typed; plain YAML where it stays plain, else the whole value quoted; in
-    JSON, a string. None (no completion) when single quotes cannot hold it."""
+    JSON, a string. Nothing when the single quotes typed cannot hold it."""
     line, cursor = place.line, place.start + len(place.typed)
     tail = Range.on(line, place.start + offset, cursor)
     whole = Range.on(line, place.start, cursor)

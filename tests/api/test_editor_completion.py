@@ -14,7 +14,17 @@ import pytest
 from support import REPO
 
 from compiler.api.editor import Analysis, Range, analyse
-from compiler.api.editor_completion import KINDS, MAX_LISTED, VALUES, Completion, complete
+from compiler.api.editor_completion import (
+    DEPENDS_ON,
+    KINDS,
+    MAX_LISTED,
+    PATH,
+    SYMBOL,
+    VALUES,
+    Completion,
+    complete,
+)
+from compiler.api.editor_place import ID
 from compiler.model import fields
 from compiler.repo.listing import list_symbols
 
@@ -86,6 +96,18 @@ def test_ids_in_a_block_list_leave_out_those_above_and_below(repo: Path) -> None
                           f"    dependencies:\n    - docs\n    - imp{MARK}\n")
     line, column = where(marked)
     assert ask(marked, repo, good_of(repo)) == ids(line, column - 3, column, "contract", "implementation")
+
+
+def test_ids_in_a_plan_that_is_its_item_list(repo: Path) -> None:
+    text = "".join(f"- id: {name}\n  change: {change}\n  evidence: [app]\n  proof: 'true'\n"
+                   for name, change in CHANGES.items())
+    marked = text.replace("- id: docs\n", f"- id: docs\n  depends_on:\n  - {MARK}\n")
+    line, column = where(marked)
+    assert ask(marked, repo, good_of(repo, text)) == ids(line, column, column, "contract", "implementation",
+                                                         "integration")
+    marked = text.replace("- id: docs\n", f"- id: docs\n  sta{MARK}\n")
+    assert [c.label for c in ask(marked, repo)] == [f.name for f in fields.ITEM_FIELDS
+                                                    if f.name not in ("id", "change", "evidence", "proof")]
 
 
 def test_ids_in_json_over_several_lines(repo: Path) -> None:
@@ -338,6 +360,10 @@ def test_the_words_of_choice_fields_and_estimates(repo: Path) -> None:
 def test_every_kind_of_field_says_what_its_value_completes() -> None:
     assert set(VALUES) == set(fields.KINDS)
     assert KINDS == ("id", "file", "folder", "symbol", "field", "word")
+    # The fields completion names are declared so.
+    assert ID == fields.ITEM_FIELDS[0].name
+    assert fields.by_name(fields.ITEM_FIELDS)[DEPENDS_ON].kind == "ids"
+    assert {PATH, SYMBOL} <= set(fields.names(fields.EVIDENCE_FIELDS))
 
 
 # --- columns, and nothing where nothing fits -------------------------------------------------------
