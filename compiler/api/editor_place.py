@@ -177,8 +177,8 @@ def _block_place(lines: list[str], line: int, column: int) -> Place | None:
             for i, dash in enumerate(head.dashes)]
     role: Role
     if head.key is not None:
-        if before.endswith(":"):
-            return None  # the value needs a blank after the colon first
+        if head.value >= len(before) and before.endswith(":"):
+            return None  # right after the key's colon: the value needs a blank first
         here.append(_Frame(name=head.key, line=line, column=head.content, content=head.content))
         at, role = head.value, "value"
     else:
@@ -318,7 +318,7 @@ _JSON_TOKENS = re.compile(r'(?P<dq>"[^"\\\n]*(?:\\.[^"\\\n]*)*(?P<dqc>"?))|(?P<p
 _YAML_TOKENS = re.compile(
     r'(?P<dq>"[^"\\\n]*(?:\\.[^"\\\n]*)*(?P<dqc>"?))|(?P<sq>\'[^\'\n]*(?:\'\'[^\'\n]*)*(?P<sqc>\'?))'
     r'|(?P<pu>[\[\]{},]|:(?=[\s,\[\]{}]|$))|(?P<cm>#.*)'
-    r'|(?P<pl>[^\s,\[\]{}](?:[^,\[\]{}:#\n]|:(?![\s,\[\]{}]|$)|(?<=\S)#)*)',
+    r'|(?P<pl>[^\s,\[\]{}](?:[^,\[\]{}:#\n]|:(?![\s,\[\]{}]|$)|(?<=:):|(?<=\S)#)*)',  # path:: typed so far
     re.MULTILINE)
 
 

@@ -152,7 +152,7 @@ def completion(text: str, path: str, good: Analysis | None, encoding: Encoding,
     analysis's, else the git work tree or folder that holds the plan)."""
     import os
 
-    from compiler.api.editor_completion import complete
+    from compiler.api.editor_completion import Completion, complete
     from compiler.load.read import detect_format
     from compiler.repo.listing import repository_root
 
@@ -162,8 +162,15 @@ def completion(text: str, path: str, good: Analysis | None, encoding: Encoding,
     lines = text.split("\n")
     line, column = library_place(lines, position, encoding)
     found = complete(text, line, column, fmt=fmt, root=root, good=good)
-    return types.CompletionList(is_incomplete=False, items=[types.CompletionItem(
-        label=one.label, kind=_COMPLETION_KINDS[one.kind], detail=one.detail, sort_text=f"{n:05d}",
-        filter_text=one.label,
-        text_edit=types.TextEdit(range=lsp_range(lines, one.range, encoding), new_text=one.new_text))
+
+    def filtered_by(one: Completion) -> str:  # what the editor matches the typed text against, from the range's start
+        at = lines[one.range.line][one.range.column:one.range.column + 1] if one.range.line < len(lines) else ""
+        return one.new_text if at in ("'", '"') else one.label
+
+    # Paths are offered one folder at a time, filtered by what is typed: the editor asks again as it grows.
+    return types.CompletionList(is_incomplete=any(one.kind in ("file", "folder") for one in found), items=[
+        types.CompletionItem(label=one.label, kind=_COMPLETION_KINDS[one.kind], detail=one.detail,
+                             sort_text=f"{n:05d}", filter_text=filtered_by(one),
+                             text_edit=types.TextEdit(range=lsp_range(lines, one.range, encoding),
+                                                      new_text=one.new_text))
         for n, one in enumerate(found)])

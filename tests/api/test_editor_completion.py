@@ -249,6 +249,19 @@ def test_symbols_after_the_path_as_symbols_lists_them(repo: Path) -> None:
                    new_text="Sign-up")]
 
 
+def test_symbols_after_the_path_in_a_flow_list_its_bracket_closed_already(repo: Path) -> None:
+    # an editor closes the bracket as it is opened: "::" is then followed by "]", which YAML would
+    # read as a key's colon; typed so far, it is the reference's
+    marked = PLAN + f"  - id: new\n    evidence: [app/accounts.py::{MARK}]\n"
+    line, column = where(marked)
+    found = ask(marked, repo)
+    assert [c.label for c in found] == [s.name for s in list_symbols(str(repo / "app" / "accounts.py"),
+                                                                    str(repo)).symbols]
+    assert {c.range for c in found} == {Range.on(line, column, column)}
+    # right after a key's colon, nothing yet: the value needs its blank first
+    assert ask(PLAN + f"  - id: new\n    status:{MARK}\n", repo) == []
+
+
 def test_symbols_of_the_object_form_from_its_path(repo: Path) -> None:
     block = PLAN + f"  - id: new\n    evidence:\n      - symbol: norm{MARK}\n        path: app/accounts.py\n"
     flow = PLAN + f"  - id: new\n    evidence:\n      - {{path: app/accounts.py, symbol: {MARK}}}\n"

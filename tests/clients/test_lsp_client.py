@@ -304,3 +304,35 @@ async def test_the_outline_lists_the_items(client: LanguageClient, tmp_path: Pat
     assert [(s.name, s.kind, s.selection_range.start.line) for s in found if isinstance(s, types.DocumentSymbol)] == [
         ("contract", types.SymbolKind.Object, 2), ("implementation", types.SymbolKind.Object, 11),
         ("docs", types.SymbolKind.Object, 16), ("release", types.SymbolKind.Object, 20)]
+
+
+async def test_completion_of_an_id_and_a_symbol_in_half_typed_text(client: LanguageClient, tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    await opened(client, plan)
+    # a new item typed at the end: the text no longer reads as a plan (the ids come from the last that did)
+    typed = text + "  - id: audit\n    depends_on: [rel"
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=99, character=0))
+    changed(client, plan, 2, [(whole, typed)])
+    await published(client, plan.as_uri())
+    end = position_of(typed, "[rel", 4)
+    found = await client.text_document_completion_async(types.CompletionParams(**_at(plan, end)))
+    assert isinstance(found, types.CompletionList)
+    # every id the plan has (the editor filters them by what is typed), the range what is typed
+    assert [(i.label, i.kind) for i in found.items] == [(ident, types.CompletionItemKind.Reference) for ident in
+                                                         ("contract", "implementation", "docs", "release")]
+    edit = found.items[3].text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert apply_edits(typed, [edit]).endswith("depends_on: [release")
+    # a symbol after :: (what `symbols` lists for the file)
+    typed = text.replace("evidence: [README.md]\n    depends_on: [implementaton]",
+                         "evidence: [app/accounts.py::]\n    depends_on: [implementaton]")
+    changed(client, plan, 3, [(whole, typed)])
+    await published(client, plan.as_uri())
+    found = await client.text_document_completion_async(types.CompletionParams(
+        **_at(plan, position_of(typed, "app/accounts.py::", 17))))
+    assert isinstance(found, types.CompletionList)
+    symbols = json.loads(run("symbols", "--format", "json", "--root", str(tmp_path),
+                             str(tmp_path / "app" / "accounts.py")).stdout)
+    assert [i.label for i in found.items] == [row["symbol"] for row in symbols] != []
+    assert {i.kind for i in found.items} == {types.CompletionItemKind.Function}
