@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.core.diagnostics import Diagnostic, PlanInputError
@@ -81,6 +82,9 @@ class Analysis:
         return (self.error,) if self.error is not None else ()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def looks_like_plan(data: Any) -> bool:
     """Whether parsed data has a plan's shape: an item list (``items:``, or the document itself)
     whose entries include a mapping with an ``id``. Decides which files not named as plans
@@ -101,11 +105,13 @@ def analyse(path: str, text: str, *, name: str | None = None, planned: bool | No
     from compiler.repo.discover import is_plan_file
 
     shown = name if name is not None else path
+    if _SURROGATE.search(text):  # a JSON escape of the client's that no UTF-8 text holds
+        text = _SURROGATE.sub("\ufffd", text)  # one code point for one: every column stays
     if planned is None:
         planned = is_plan_file(path.replace(os.sep, "/"))
     try:
         limit = DEFAULT_LIMITS.max_bytes
-        if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
+        if len(text) > limit or len(text.encode("utf-8")) > limit:
             raise too_large(shown, DEFAULT_LIMITS)
         doc = parse_text(text, shown, detect_format(path, text))
         if not planned and not looks_like_plan(doc.data):

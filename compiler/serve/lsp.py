@@ -1,6 +1,7 @@
 """`evidence-plan lsp`: plans in the editor, over the Language Server Protocol (stdio), on pygls 2.x
-and its lsprotocol types. The only module that imports them; what it answers is compiler/api/editor.py
-and the modules beside it (no protocol there), turned into the protocol's types here.
+and its lsprotocol types, which only this module, lsp_wire.py and lsp_answers.py import. What it
+answers is compiler/api/editor.py and the modules beside it (no protocol there), turned into the
+protocol's types: here the open plans, their checks and the registered features.
 
 - Each open plan is checked as `check` checks its file, from the text in the editor: on open at
   once, after an edit once the typing pauses (``DEBOUNCE``), on save, and when a file it cites
@@ -31,11 +32,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification
 from pygls.uris import from_fs_path, to_fs_path
 
 from compiler.api.editor import Analysis, analyse, nodes
+from compiler.core.display import clip
 from compiler.core.version import __version__
 from compiler.serve import SERVER_GC
 from compiler.serve import lsp_answers as answers
@@ -51,19 +55,44 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 class Open:
     """An open plan: the newest analysis of its text, and the newest that could be read."""
 
-    __slots__ = ("good", "latest", "pending", "planned", "version")
+    __slots__ = ("good", "latest", "pending", "planned")
 
     def __init__(self) -> None:
         self.latest: Analysis | None = None
         self.good: Analysis | None = None
-        self.version: int | None = None  # the document version the latest analysis is of
         self.pending: asyncio.TimerHandle | None = None
         self.planned: bool | None = None  # a file not named as a plan, once it read as one, stays one
 
 
+IGNORED = f"$/{NAME}/ignored"  # what a message whose params do not fit its method becomes, once answered
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, but a message whose params do not fit its method is answered as JSON-RPC
+    wants (a request: InvalidParams) or dropped (a notification), said in one line of the log;
+    pygls would answer nothing and log a traceback."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        method = data.get("method") if "jsonrpc" in data and "error" not in data else None
+        kind = self.get_message_type(method) if isinstance(method, str) else None
+        if kind is None or not isinstance(method, str):
+            return super().structure_message(data)
+        try:
+            return self._converter.structure(data, kind)
+        except Exception:  # noqa: BLE001 - cattrs' errors, of any kind: the params do not fit
+            ident = data.get("id")
+            _log(f"{clip(method)}: its params do not fit the method; " + ("answered InvalidParams" if ident is not None
+                                                                       else "dropped"))
+            if isinstance(ident, int | str):
+                self._send_response(ident, error=types.ResponseError(
+                    code=JsonRpcInvalidParams.CODE, message=f"the params do not fit {clip(method)}"))
+            return JsonRPCNotification(method=IGNORED, jsonrpc="2.0", params=None)
+
+
 class PlanServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)
         self.plans: dict[str, Open] = {}
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -123,7 +152,7 @@ def check(server: PlanServer, uri: str) -> None:
     analysis = analyse(path, document.source, name=_name(path), planned=state.planned)
     if analysis is not None and analysis.readable and state.planned is None:
         state.planned = True
-    state.latest, state.version = analysis, document.version
+    state.latest = analysis
     if analysis is not None and analysis.readable:
         state.good = analysis
     publish(server, uri, analysis, document.version)
@@ -186,6 +215,10 @@ def files_changed(server: PlanServer, paths: Sequence[str]) -> None:
 def make_server() -> PlanServer:
     """The server, with every feature registered."""
     server = PlanServer()
+
+    @server.feature(IGNORED)
+    def ignored(ls: PlanServer, params: None) -> None:
+        """A message dropped in reading (``_Protocol``): nothing to do."""
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: PlanServer, params: types.InitializedParams) -> None:
@@ -302,6 +335,15 @@ def make_server() -> PlanServer:
     return server
 
 
+class _OneLine(logging.Formatter):
+    """pygls's log, a line a record: what it could not read is the client's mistake, said by
+    ``report_server_error`` in a sentence, not a traceback that reads as our crash (our own bugs'
+    tracebacks are ``_guarded``'s)."""
+
+    def formatException(self, ei: Any) -> str:
+        return ""
+
+
 class _Framed:
     """Standard output as pygls writes the protocol to it, one framed message a write: each body
     made safe for a CI log that shows it (compiler/core/cilog.py ``json_safe``: the same data, no
@@ -333,7 +375,9 @@ def serve() -> None:
     """Serve over stdio until the client exits; Refused (compiler/api/workspace.py) when standard
     input or output is closed or not a byte stream. While it serves, ``sys.stdout`` is stderr (a
     stray print cannot reach the protocol) and Python's own garbage-collector thresholds apply."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="evidence-plan lsp: %(name)s: %(message)s")
+    said = logging.StreamHandler(sys.stderr)
+    said.setFormatter(_OneLine("evidence-plan lsp: %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[said])
     from compiler.api.workspace import Refused
     from compiler.core.cilog import Guard
 
