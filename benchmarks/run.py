@@ -49,6 +49,11 @@ hostile  `check` of every input of the hostile corpus (tests/hostile/MANIFEST.ts
          verification): the slowest inputs, as ratios over the floor, with the calls each makes
          (the tests hold those calls; tests/work.py) and the time per call, which shows where the
          work hides inside C code that the calls cannot see.
+lsp      `evidence-plan lsp` driven over stdio by pygls's LanguageClient on a 200-item plan
+         (benchmarks/lsp_bench.py): the time from a one-character edit to its diagnostics (median
+         and p90; floor: the debounce plus the same analysis in-process), hover and completion
+         round trips (floor: a request the server answers MethodNotFound; a method not served is
+         said so), and the server's resident memory over 1,000 edits after 100 to warm it up.
 all      startup, scale, verify and where, then the targets.
 
 Every timing is the median of --runs (default 3); a case whose first run takes longer than
@@ -1072,6 +1077,53 @@ def bench_proofs(runs: int, results: dict[str, Any], jobs: int = 2) -> None:
                          "floor": base.seconds, "ratio": ratio, "cached": cached.seconds, "cached_ratio": rerun}
 
 
+# --- lsp ---------------------------------------------------------------------------------------------
+
+
+def bench_lsp(args: argparse.Namespace, results: dict[str, Any]) -> None:
+    """`evidence-plan lsp` as an editor meets it, on small_repository's plan of --lsp-items items:
+    benchmarks/lsp_bench.py (what is timed, and against what)."""
+    import asyncio
+
+    try:
+        import lsp_bench
+
+        from compiler.serve.lsp import DEBOUNCE
+    except ImportError as error:
+        print(f"\nlsp: not run: {error} (pip install 'evidence-plan[lsp]')")
+        results["lsp"] = {"not_run": str(error)}
+        return
+    items, save = args.lsp_items, args.lsp_save
+    print(f"\nlsp: `evidence-plan lsp` over stdio, pygls's LanguageClient; a {items}-item plan, {args.lsp_warmup} edits"
+          f" to warm up, then {args.lsp_edits} timed{' (each saved: checked at once)' if save else ''};"
+          f" {args.lsp_requests} rounds of requests")
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = small_repository(Path(tmp), items)
+        raw = asyncio.run(lsp_bench.session([*COMMAND, "lsp"], REPO, ENV, plan,
+                                            warmup=args.lsp_warmup, edits=args.lsp_edits,
+                                            requests=args.lsp_requests, save=save))
+    got = lsp_bench.summarise(raw, 0.0 if save else DEBOUNCE)
+    got.update(items=items, warmup=args.lsp_warmup, saved=save)
+    print(f"  edit -> diagnostics: median {got['median'] * 1e3:.1f} ms, p90 {got['p90'] * 1e3:.1f} ms over"
+          f" {got['edits']} edits (target median <= {lsp_bench.LATENCY_TARGET * 1e3:.0f} ms); floor: debounce"
+          f" {got['debounce'] * 1e3:.0f} ms + analysis in-process {got['analyse'] * 1e3:.1f} ms:"
+          f" {got['over_floor']:.2f}x;"
+          f" diagnostics published: {', '.join(map(str, got['diagnostics']))}")
+    for method, r in got["requests"].items():
+        if not r["served"]:
+            print(f"  {method}: not served (MethodNotFound)")
+            continue
+        print(f"  {method}: median {r['median'] * 1e3:.1f} ms, p90 {r['p90'] * 1e3:.1f} ms (target median <="
+              f" {lsp_bench.REQUEST_TARGET * 1e3:.0f} ms); floor: a MethodNotFound round trip"
+              f" {got['floor_request'] * 1e3:.2f} ms: {r['over_floor']:.1f}x; the answer: {r['answer']}"
+              f" {'characters' if method.endswith('hover') else 'items'}")
+    print(f"  server memory (VmRSS): {got['rss_before_mb']:.1f} MB after {args.lsp_warmup} edits, "
+          f"{got['rss_after_mb']:.1f} MB after {got['edits']} more: {got['growth_mb']:+.2f} MB"
+          f" (target < {lsp_bench.GROWTH_TARGET_MB} MB); every 100 edits: "
+          + " ".join(f"{mb:.1f}" for _, mb in got["memory"]))
+    results["lsp"] = got
+
+
 # --- hostile -----------------------------------------------------------------------------------------
 
 HOSTILE_CHECK = ["check", "--format", "text", "--no-verify-evidence"]
@@ -1505,6 +1557,21 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                             f"{rss / (1 << 30):.2f} GB ({rss / big['n'] / 1e3:.2f} kB/item; "
                             f"{per_item(big, results.get('floors', {})):.2f} kB beyond start-up)",
                             "< 4 GB", verdict(rss < MEMORY_TARGET)))
+    lsp = results.get("lsp")
+    if lsp and "median" in lsp:
+        import lsp_bench
+
+        out.append((f"lsp: a one-character edit to its diagnostics, {lsp['items']}-item plan (median; p90)",
+                    f"{lsp['median'] * 1e3:.0f} ms; {lsp['p90'] * 1e3:.0f} ms",
+                    f"<= {lsp_bench.LATENCY_TARGET * 1e3:.0f} ms", verdict(lsp["median"] <= lsp_bench.LATENCY_TARGET)))
+        for method, r in lsp["requests"].items():
+            out.append((f"lsp: {method} round trip (median; p90)",
+                        f"{r['median'] * 1e3:.1f} ms; {r['p90'] * 1e3:.1f} ms" if r["served"] else "not served",
+                        f"<= {lsp_bench.REQUEST_TARGET * 1e3:.0f} ms",
+                        verdict(r["median"] <= lsp_bench.REQUEST_TARGET) if r["served"] else "n/a: not served"))
+        out.append((f"lsp: server memory growth over {lsp['edits']:,} edits (after {lsp['warmup']} to warm up)",
+                    f"{lsp['growth_mb']:+.2f} MB", f"< {lsp_bench.GROWTH_TARGET_MB} MB",
+                    verdict(lsp["growth_mb"] < lsp_bench.GROWTH_TARGET_MB)))
     where = results.get("where")
     if where:
         ratio = where["where"] / where["read"]
@@ -1656,8 +1723,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("case", nargs="?", default="verify", choices=["verify", "startup", "scale", "where", "profile",
                                                                       "forecast", "reduction", "diff", "html",
-                                                                      "hostile", "stages", "proofs", "all",
-                                                                      "report"])
+                                                                      "hostile", "stages", "proofs", "lsp",
+                                                                      "all", "report"])
     parser.add_argument("--runs", type=int, default=3, help="runs per timing; the median is kept (default 3)")
     parser.add_argument("--files", type=int, default=10_000, help="verify: files in the repository")
     parser.add_argument("--evidence", type=int, default=20_000, help="verify: evidence entries")
@@ -1693,6 +1760,12 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=20, help="profile: functions shown")
     parser.add_argument("--feature-n", type=int, default=20_000,
                         help="stages: items of the plan that uses every feature")
+    parser.add_argument("--lsp-items", type=int, default=200, help="lsp: items of the plan (default 200)")
+    parser.add_argument("--lsp-warmup", type=int, default=100, help="lsp: edits before memory is first read")
+    parser.add_argument("--lsp-edits", type=int, default=1000, help="lsp: edits timed, and over which memory grows")
+    parser.add_argument("--lsp-requests", type=int, default=50, help="lsp: hover and completion requests timed")
+    parser.add_argument("--lsp-save", action="store_true",
+                        help="lsp: save after each edit (checked at once, without the debounce): the memory test's way")
     args = parser.parse_args()
 
     results: dict[str, Any] = {}
@@ -1732,6 +1805,8 @@ def main() -> int:
         bench_hostile(args.runs, results)
     if args.case in ("proofs", "all"):
         bench_proofs(args.runs, results)
+    if args.case == "lsp":
+        bench_lsp(args, results)
     if args.case == "stages":
         bench_stages(args, results)
     if args.case == "profile":
