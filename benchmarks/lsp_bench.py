@@ -4,9 +4,11 @@ plan of ``items`` items in its own repository (run.py: ``small_repository``).
 
 - **Diagnostics after an edit**: a one-character edit (a letter added to an item's id, which breaks
   every ``depends_on`` naming it; then taken away again) sent as ``didChange``, timed until the
-  ``publishDiagnostics`` of that document version arrives. Each edit waits for the one before to be
-  published, so each is checked alone, after the server's debounce (compiler/serve/lsp.py:
-  ``DEBOUNCE``), which is part of the time an editor waits and so part of the figure. Its floor:
+  ``publishDiagnostics`` of that document version arrives. Each edit is sent ``SPACING`` after the
+  one before was published (beyond the debounce, and the work the server does after publishing:
+  the places hover and the rest look up), so each is checked alone, after the server's debounce
+  (compiler/serve/lsp.py: ``DEBOUNCE``), which is part of the time an editor waits and so part of
+  the figure. Its floor:
   the debounce plus the same analysis (compiler/api/editor.py: ``analyse``) of the same text in
   the benchmark's process, run after every tenth edit while the server idles. With ``save``, each
   edit is also saved (``didSave`` checks at once, without the debounce): the many edits of the
@@ -35,6 +37,7 @@ LATENCY_TARGET = 0.150  # issue 26: diagnostics for a 200-item plan within 150 m
 REQUEST_TARGET = 0.050  # issue 26: hover and completion under 50 ms
 GROWTH_TARGET_MB = 2.0  # "memory steady over 1,000 edits": as tests/clients/test_mcp_client.py's GROWTH_MB
 PING = "evidence-plan/no-such-method"  # the floor of a request: answered MethodNotFound, no work done
+SPACING = 0.1  # seconds from an edit's diagnostics to the next edit: beyond the debounce, as typing pauses
 WAIT = 30.0  # seconds to wait for one answer before the bench gives up (a loaded machine is slow, never this slow)
 
 
@@ -159,7 +162,10 @@ async def session(command: list[str], cwd: Path, env: dict[str, str], plan: Path
             client.text_document_did_save(types.DidSaveTextDocumentParams(
                 text_document=types.TextDocumentIdentifier(uri=doc.uri)))
         found.append(await check_of(doc.version))
-        return time.perf_counter() - start
+        took = time.perf_counter() - start
+        if not save:
+            await asyncio.sleep(SPACING)
+        return took
 
     for n in range(warmup):
         await edit(n)

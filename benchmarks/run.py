@@ -1095,7 +1095,9 @@ def bench_lsp(args: argparse.Namespace, results: dict[str, Any]) -> None:
         return
     items, save = args.lsp_items, args.lsp_save
     print(f"\nlsp: `evidence-plan lsp` over stdio, pygls's LanguageClient; a {items}-item plan, {args.lsp_warmup} edits"
-          f" to warm up, then {args.lsp_edits} timed{' (each saved: checked at once)' if save else ''};"
+          f" to warm up, then {args.lsp_edits} timed"
+          + (" (each saved: checked at once)" if save else f", each {lsp_bench.SPACING * 1e3:.0f} ms after the last"
+             " diagnostics") + ";"
           f" {args.lsp_requests} rounds of requests")
     with tempfile.TemporaryDirectory() as tmp:
         plan = small_repository(Path(tmp), items)
