@@ -159,7 +159,9 @@ def check(server: PlanServer, uri: str) -> None:
     state = server.plans.get(uri)
     if state is None:
         return
-    state.pending = None
+    if state.pending is not None:  # a save or a file's change came before the typing's check: this one is it
+        state.pending.cancel()
+        state.pending = None
     path = to_fs_path(uri)
     if path is None:
         return

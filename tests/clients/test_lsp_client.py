@@ -144,6 +144,19 @@ async def test_an_edit_is_checked_again_from_the_editor_text_not_the_file(client
     assert plan.read_text(encoding="utf-8") == text  # the file on disk is untouched, and was not what was checked
 
 
+async def test_a_save_right_after_an_edit_checks_once(client: LanguageClient, tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    await opened(client, plan)
+    at = position_of(text, "implementaton")
+    changed(client, plan, 2, [(types.Range(start=at, end=at), "x")])
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(
+        uri=plan.as_uri())))  # within the debounce: the save's check is the edit's
+    await published(client, plan.as_uri())
+    await asyncio.sleep(0.5)  # past the debounce: no second check comes
+    assert plan.as_uri() not in client.diagnostics
+
+
 async def test_columns_are_utf16_units_on_the_wire(client: LanguageClient, tmp_path: Path) -> None:
     plan = sloppy_repository(tmp_path) / "plan.yaml"
     text = plan.read_text(encoding="utf-8").replace("change: Release it", "change: Release it 🚀🚀")
