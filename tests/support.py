@@ -536,3 +536,14 @@ def lsp_questions(plan: Path, text: str, lines: int = 60) -> list[tuple[str, dic
             asked.append(("textDocument/rename", {"textDocument": document, "newName": "::error::renamed ##[error]x",
                                                   "position": {"line": n, "character": line.index("id:") + 4}}))
     return asked
+
+
+def analysed(root: Path, text: str, name: str = "plan.yaml") -> Any:
+    """The editor's analysis (compiler/api/editor.py) of ``text`` written as ``root/name``; it must read."""
+    from compiler.api.editor import analyse
+
+    path = root / name
+    path.write_text(text, encoding="utf-8")
+    found = analyse(str(path), text)
+    assert found is not None and found.readable
+    return found

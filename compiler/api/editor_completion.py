@@ -41,6 +41,7 @@ from compiler.core.paths import inside, is_absolute, leaves_root
 from compiler.core.scalars import scalar_text, yaml_scalar
 from compiler.model import fields
 from compiler.repo.discover import SKIPPED_FOLDERS
+from compiler.repo.repository import is_text
 
 if TYPE_CHECKING:
     from compiler.api.editor import Analysis
@@ -340,7 +341,7 @@ def folder_entries(root: str, folder: str, prefix: str) -> list[tuple[str, bool]
                 if not name.startswith(prefix) or (name.startswith(".") and not prefix.startswith(".")):
                     continue
                 folder_entry = _folder(entry, base)
-                if folder_entry is not None and _text(name) and not (folder_entry and name in SKIPPED_FOLDERS):
+                if folder_entry is not None and is_text(name) and not (folder_entry and name in SKIPPED_FOLDERS):
                     found.append((name, folder_entry))
     except OSError:
         return []
@@ -367,14 +368,6 @@ def _folder(entry: os.DirEntry[str], base: str) -> bool | None:
         return True if entry.is_dir(follow_symlinks=False) else False if entry.is_file(follow_symlinks=False) else None
     except OSError:
         return None
-
-
-def _text(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # the surrogates Python gives the raw bytes of such a name
-        return False
-    return True
 
 
 def file_symbols(root: str, path: str) -> list[tuple[str, int, int]]:

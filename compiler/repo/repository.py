@@ -40,7 +40,8 @@ MAX_SUGGEST_ENTRIES = 20_000
 than that is searched in its shallower part only."""
 
 
-def _is_text(name: str) -> bool:
+def is_text(name: str) -> bool:
+    """Whether a file name from the disk is text (UTF-8), not raw bytes Python holds as surrogates."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:  # the surrogates Python gives the raw bytes of such a name
@@ -204,7 +205,7 @@ class Repository(Files):
                 if seen > MAX_SUGGEST_ENTRIES:
                     break
                 for entry in sorted(entries, key=lambda e: e.name):
-                    if not _is_text(entry.name):
+                    if not is_text(entry.name):
                         continue  # a name that is not UTF-8: no plan can cite it, and no output hold it
                     try:
                         is_dir = entry.is_dir()

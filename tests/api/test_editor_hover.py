@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import get_args
 
 import pytest
-from support import git_repo
+from support import analysed, git_repo
 
 from compiler.api.editor import Analysis, Range, analyse
 from compiler.api.editor_hover import LANGUAGES, MAX_LINES, NOT_SHOWN, hover, language
@@ -68,14 +68,6 @@ def repository(tmp_path: Path) -> Path:
     (tmp_path / "outside.txt").write_text("secret\n", encoding="utf-8")
     (root / "link.txt").symlink_to(tmp_path / "outside.txt")
     return root
-
-
-def analysed(root: Path, text: str, name: str = "plan.yaml") -> Analysis:
-    path = root / name
-    path.write_text(text, encoding="utf-8")
-    found = analyse(str(path), text)
-    assert found is not None and found.readable
-    return found
 
 
 def at(text: str, needle: str, n: int = 0, shift: int = 1) -> tuple[int, int]:

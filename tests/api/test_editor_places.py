@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from support import applied, git_repo
+from support import analysed, applied, git_repo
 from work import GROWTH_LIMIT, growth
 
-from compiler.api.editor import Analysis, Range, analyse, nodes
+from compiler.api.editor import Analysis, Range, nodes
 from compiler.api.editor_hover import hover
 from compiler.api.editor_places import (
     Edit,
@@ -63,14 +63,6 @@ ITEMS = [
     {"id": "e", "change": "fifth", "evidence": ["app/x.py:1"], "depends_on": ["b", "d"], "proof": "pytest"},
 ]
 JSON = '{"items": [\n' + ",\n".join(" " + json.dumps(item, ensure_ascii=False) for item in ITEMS) + "\n]}\n"
-
-
-def analysed(root: Path, text: str, name: str = "plan.yaml") -> Analysis:
-    path = root / name
-    path.write_text(text, encoding="utf-8")
-    found = analyse(str(path), text)
-    assert found is not None and found.readable
-    return found
 
 
 @pytest.fixture

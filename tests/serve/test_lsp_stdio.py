@@ -1,7 +1,7 @@
 """`evidence-plan lsp` as a process, fed bytes no client should send: a header that is not one, a
 body that is not JSON, JSON that is not a message, a method it does not know, params of the wrong
 shape, a plan that is not UTF-8. After each, it answers the next request: nothing stops it.
-Without pygls, the command says what to install.
+Without its SDK, either server says what to install.
 """
 
 from __future__ import annotations
@@ -68,17 +68,21 @@ def test_garbage_on_the_wire_is_answered_or_dropped_and_the_server_goes_on(tmp_p
     assert [p["version"] for p in published] == [1, 2]
 
 
-def test_without_pygls_the_command_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("command", "needs", "install", "old"), [
+    ("mcp", "the MCP SDK 2.x", "pip install 'mcp>=2,<3'", "1.27.0"),
+    ("lsp", "pygls 2.x", "pip install 'pygls>=2,<3'", "1.3.1"),
+])
+def test_without_its_sdk_a_server_says_what_to_install(command: str, needs: str, install: str, old: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.metadata
 
     def absent(name: str) -> str:
         raise importlib.metadata.PackageNotFoundError(name)
 
+    how = f"{install} (or install evidence-plan with its extra: evidence-plan[{command}])"
     monkeypatch.setattr(importlib.metadata, "version", absent)
-    result = run("lsp")
-    assert (result.exit_code, result.stderr) == (
-        2, "evidence-plan lsp needs pygls 2.x, which is not installed: pip install 'pygls>=2,<3' (or install"
-           " evidence-plan with its extra: evidence-plan[lsp])\n")
-    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.3.1")
-    assert missing("lsp") == ("evidence-plan lsp needs pygls 2.x, and 1.3.1 is installed: pip install 'pygls>=2,<3'"
-                              " (or install evidence-plan with its extra: evidence-plan[lsp])")
+    result = run(command)
+    assert (result.exit_code, result.stderr) == (2, f"evidence-plan {command} needs {needs}, which is not"
+                                                    f" installed: {how}\n")
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: old)
+    assert missing(command) == f"evidence-plan {command} needs {needs}, and {old} is installed: {how}"

@@ -14,7 +14,6 @@ from support import SLOPPY_PLAN, mcp_replies, mcp_session, run, sloppy_repositor
 
 from compiler.api.agent_tools import TOOLS
 from compiler.api.workspace import Workspace
-from compiler.serve import missing
 from compiler.serve.mcp import call, tool_list, tool_list_json
 
 TOKEN_BUDGET = 3000  # tokens, at about 4 bytes each, for the whole tool list
@@ -116,22 +115,6 @@ def test_a_session_on_stdin_is_answered_whole_even_after_its_input_ends(ws: Work
     assert replies[8]["result"]["structuredContent"]["diagnostics"][0]["item"] == "##[error]x"
     assert replies[9]["result"]["structuredContent"]["errors"] == 3
     assert (Path(ws.root) / "plan.yaml").read_text(encoding="utf-8") == SLOPPY_PLAN
-
-
-def test_without_the_sdk_the_command_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.metadata
-
-    def absent(name: str) -> str:
-        raise importlib.metadata.PackageNotFoundError(name)
-
-    monkeypatch.setattr(importlib.metadata, "version", absent)
-    result = run("mcp")
-    assert (result.exit_code, result.stderr) == (
-        2, "evidence-plan mcp needs the MCP SDK 2.x, which is not installed: pip install 'mcp>=2,<3' (or install"
-           " evidence-plan with its extra: evidence-plan[mcp])\n")
-    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.27.0")
-    assert missing("mcp") == ("evidence-plan mcp needs the MCP SDK 2.x, and 1.27.0 is installed: pip install"
-                             " 'mcp>=2,<3' (or install evidence-plan with its extra: evidence-plan[mcp])")
 
 
 def test_a_root_that_is_not_a_folder_is_an_input_error(tmp_path: Path) -> None:
