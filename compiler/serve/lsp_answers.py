@@ -32,7 +32,8 @@ def code_actions(analysis: Analysis, version: int | None, encoding: Encoding,
     has a safe fix: what `evidence-plan fix` would write. ``analysis``: of the text the editor
     holds, at ``version``."""
     uri = params.text_document.uri
-    only = [str(kind) for kind in params.context.only] if params.context.only else None
+    # a kind the protocol names is an enum member (its str() is its name, not its value); another, a str
+    only = [getattr(kind, "value", kind) for kind in params.context.only] if params.context.only else None
     start = library_place(analysis.lines, params.range.start, encoding)
     end = library_place(analysis.lines, params.range.end, encoding)
     actions: list[types.CodeAction] = []
@@ -55,7 +56,7 @@ def code_actions(analysis: Analysis, version: int | None, encoding: Encoding,
             continue
         safe = fix.applicability == "safe"
         actions.append(types.CodeAction(
-            title=fix.message if safe else f"{fix.message} (a guess: evidence-plan fix --unsafe-fixes)",
+            title=fix.message if safe else f"{fix.message} [unsafe: only fix --unsafe-fixes applies it]",
             kind=types.CodeActionKind.QuickFix, diagnostics=shown, is_preferred=safe,
             edit=_edit(uri, version, analysis, [(edit_range(e), e.new_text) for e in fix.edits], encoding)))
     if any_safe and _wanted(only, FIX_ALL):

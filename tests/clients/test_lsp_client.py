@@ -207,10 +207,12 @@ async def test_code_actions_are_the_fixes_and_fix_all_writes_what_fix_writes(cli
     quick = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix]
     fixes = {d["code"]: d["fix"] for d in check_json(plan) if "fix" in d}
     assert sorted(str(a.diagnostics[0].code) for a in quick if a.diagnostics) == sorted(fixes)
-    for action in quick:
+    for action in quick:  # safe fixes preferred; the others say they are not, in their titles too
         fix = fixes[str(action.diagnostics[0].code)]
-        assert action.is_preferred is (True if fix["applicability"] == "safe" else None) or (
-            fix["applicability"] != "safe" and not action.is_preferred)
+        assert action.is_preferred is (fix["applicability"] == "safe")
+        assert action.title == fix["message"] + ("" if fix["applicability"] == "safe" else
+                                                 " [unsafe: only fix --unsafe-fixes applies it]")
+    assert {f["applicability"] for f in fixes.values()} == {"safe", "unsafe"}
     fix_all = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "source.fixAll.evidence-plan"]
     assert len(fix_all) == 1 and fix_all[0].edit is not None and fix_all[0].edit.document_changes
     edit = fix_all[0].edit.document_changes[0]
