@@ -116,7 +116,8 @@ class PlanServer(LanguageServer):
 
     @property
     def encoding(self) -> Encoding:
-        chosen = str(self.workspace.position_encoding or "utf-16")
+        agreed = self.workspace.position_encoding  # an enum member (its str() is its name), or a str
+        chosen = getattr(agreed, "value", agreed) or "utf-16"
         return next((known for known in ENCODINGS if known == chosen), "utf-16")
 
 

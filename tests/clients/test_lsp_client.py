@@ -43,6 +43,20 @@ async def client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env={"PYTHONPATH": str(REPO)}))
+async def utf8_client(lsp_client: LanguageClient, tmp_path: Path) -> Any:
+    """A client that counts columns in UTF-8 bytes, and says so first (the server takes its first choice)."""
+    capabilities = client_capabilities("visual-studio-code")
+    capabilities.general = types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf8,
+                                                                               types.PositionEncodingKind.Utf16])
+    lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    result = await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities,
+                                                                       root_uri=tmp_path.as_uri()))
+    assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf8
+    yield
+    await lsp_client.shutdown_session()
+
+
 # --- helpers: what an editor does with the answers --------------------------------------------------
 
 
@@ -188,6 +202,16 @@ async def test_a_cited_file_saved_or_changed_on_disk_checks_the_plans_citing_it_
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=cited.as_uri(), type=types.FileChangeType.Deleted)]))
     assert rows(await published(client, plan.as_uri())) == before
+
+
+async def test_columns_are_in_the_units_the_client_chose(utf8_client: LanguageClient, tmp_path: Path) -> None:
+    plan = sloppy_repository(tmp_path) / "plan.yaml"
+    text = plan.read_text(encoding="utf-8").replace("  - id: docs", "  - id: dócs").replace(
+        "depends_on: [implementaton]", "depends_on: [dócs, implementaton]")
+    found = await opened(utf8_client, plan, text)
+    dep = next(d for d in found if str(d.code) == "EP301")
+    line = text.split("\n")[dep.range.start.line].encode("utf-8")
+    assert line[dep.range.start.character:dep.range.end.character] == b"implementaton"  # after ó, 2 bytes
 
 
 # --- code actions -------------------------------------------------------------------------------------
