@@ -198,6 +198,13 @@ def _current(ls: PlanServer, uri: str) -> tuple[Analysis, int | None] | None:
     return state.latest, document.version
 
 
+def _resolves_edits(ls: PlanServer) -> bool:
+    """Whether the client resolves a code action's edit once it is chosen."""
+    text = ls.client_capabilities.text_document
+    found = text.code_action if text is not None else None
+    return bool(found and found.resolve_support and "edit" in found.resolve_support.properties)
+
+
 def _good(ls: PlanServer, uri: str) -> Analysis | None:
     """The newest analysis of the open plan that could be read (a half-typed plan keeps the last)."""
     state = ls.plans.get(uri)
@@ -290,11 +297,24 @@ def make_server() -> PlanServer:
         files_changed(ls, [p for p in paths if from_fs_path(p) not in open_uris])
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=False))
+        code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True))
     @_guarded([])
     def code_action(ls: PlanServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         current = _current(ls, params.text_document.uri)
-        return [] if current is None else answers.code_actions(*current, ls.encoding, params)
+        return [] if current is None else answers.code_actions(*current, ls.encoding, params,
+                                                               lazy=_resolves_edits(ls))
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    @_guarded(None)
+    def code_action_resolve(ls: PlanServer, action: types.CodeAction) -> types.CodeAction:
+        """The whole plan's fix, its edit made now that it is chosen (for the text it was offered
+        for: an action of an older text comes back without one)."""
+        data = action.data if isinstance(action.data, dict) else {}
+        uri, version = data.get("uri"), data.get("version")
+        current = _current(ls, uri) if isinstance(uri, str) else None
+        if action.kind == FIX_ALL and current is not None and current[1] == version and isinstance(uri, str):
+            action.edit = answers.fix_all(*current, ls.encoding, uri)
+        return action
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @_guarded(None)

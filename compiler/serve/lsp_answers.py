@@ -26,11 +26,16 @@ def _wanted(only: list[str] | None, kind: str) -> bool:
     return only is None or any(kind == given or kind.startswith(f"{given}.") for given in only)
 
 
+FIX_ALL_TITLE = "Apply every safe fix (as evidence-plan fix)"
+
+
 def code_actions(analysis: Analysis, version: int | None, encoding: Encoding,
-                 params: types.CodeActionParams) -> list[types.CodeAction]:
+                 params: types.CodeActionParams, *, lazy: bool = False) -> list[types.CodeAction]:
     """The fixes of the diagnostics at the range asked about, and a fix of the whole plan when it
     has a safe fix: what `evidence-plan fix` would write. ``analysis``: of the text the editor
-    holds, at ``version``."""
+    holds, at ``version``. With ``lazy`` (the client resolves an action's edit when it is chosen),
+    the whole plan's fix comes without its edit, which ``fix_all`` makes: editors ask for code
+    actions at every move of the cursor, and that edit costs `fix`'s compiles."""
     uri = params.text_document.uri
     # a kind the protocol names is an enum member (its str() is its name, not its value); another, a str
     only = [getattr(kind, "value", kind) for kind in params.context.only] if params.context.only else None
@@ -60,12 +65,20 @@ def code_actions(analysis: Analysis, version: int | None, encoding: Encoding,
             kind=types.CodeActionKind.QuickFix, diagnostics=shown, is_preferred=safe,
             edit=_edit(uri, version, analysis, [(edit_range(e), e.new_text) for e in fix.edits], encoding)))
     if any_safe and _wanted(only, FIX_ALL):
-        fixed = fixed_text(analysis)
-        if fixed is not None:
-            actions.append(types.CodeAction(
-                title="Apply every safe fix (as evidence-plan fix)", kind=FIX_ALL,
-                edit=_edit(uri, version, analysis, [one_edit(analysis.text, fixed)], encoding)))
+        if lazy:
+            actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri, "version": version}))
+        else:
+            edit = fix_all(analysis, version, encoding, uri)
+            if edit is not None:
+                actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, edit=edit))
     return actions
+
+
+def fix_all(analysis: Analysis, version: int | None, encoding: Encoding, uri: str) -> types.WorkspaceEdit | None:
+    """The edit that makes of the plan's text what `evidence-plan fix` would write (one
+    replacement, of what lies between what stays), or None when fix would write nothing."""
+    fixed = fixed_text(analysis)
+    return None if fixed is None else _edit(uri, version, analysis, [one_edit(analysis.text, fixed)], encoding)
 
 
 # --- questions about places: answered from the newest analysis that could be read ------------------

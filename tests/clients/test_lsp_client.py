@@ -238,14 +238,22 @@ async def test_code_actions_are_the_fixes_and_fix_all_writes_what_fix_writes(cli
                                                  " [unsafe: only fix --unsafe-fixes applies it]")
     assert {f["applicability"] for f in fixes.values()} == {"safe", "unsafe"}
     fix_all = [a for a in actions if isinstance(a, types.CodeAction) and a.kind == "source.fixAll.evidence-plan"]
-    assert len(fix_all) == 1 and fix_all[0].edit is not None and fix_all[0].edit.document_changes
-    edit = fix_all[0].edit.document_changes[0]
+    # VS Code resolves an action's edit when it is chosen: offered without one, made on resolve
+    assert len(fix_all) == 1 and fix_all[0].edit is None
+    chosen = await client.code_action_resolve_async(fix_all[0])
+    assert chosen.edit is not None and chosen.edit.document_changes
+    edit = chosen.edit.document_changes[0]
     assert isinstance(edit, types.TextDocumentEdit) and edit.text_document.version == 1
     in_editor = apply_edits(text, list(edit.edits))  # type: ignore[arg-type]
     copy = tmp_path / "copy"
     shutil.copytree(tmp_path, copy, ignore=shutil.ignore_patterns("copy", ".git"))
     assert run("fix", str(copy / "plan.yaml")).exit_code in (0, 1)
     assert in_editor == (copy / "plan.yaml").read_text(encoding="utf-8") != text
+    # once the text changed, the action offered for the old one resolves to no edit
+    changed(client, plan, 2, [(types.Range(start=types.Position(line=0, character=0),
+                                           end=types.Position(line=0, character=0)), "# a comment\n")])
+    await published(client, plan.as_uri())
+    assert (await client.code_action_resolve_async(fix_all[0])).edit is None
 
 
 # --- bad input ----------------------------------------------------------------------------------------

@@ -59,4 +59,6 @@ def test_only_the_kinds_the_client_asks_for(tmp_path: Path) -> None:
     assert [a.kind for a in asked(root, 12, [FIX_ALL])] == [FIX_ALL]  # the whole plan's safe fixes, at once
     assert [a.kind for a in asked(root, 12, ["source"])] == [FIX_ALL]  # a parent kind admits it
     assert [a.kind for a in asked(root, 12)] == [types.CodeActionKind.QuickFix, FIX_ALL]
+    eager = asked(root, 12, [FIX_ALL])[0]  # for a client that does not resolve edits: made at once
+    assert eager.edit is not None and eager.data is None
     assert asked(root, 1, [types.CodeActionKind.QuickFix]) == []  # no diagnostic there
