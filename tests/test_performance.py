@@ -64,7 +64,7 @@ NOT_FOR_CHECK = frozenset({
     # extra), never imported by check.
     "compiler.api.editor", "compiler.api.editor_places", "compiler.api.editor_hover", "compiler.api.editor_place",
     "compiler.api.editor_completion", "compiler.serve.lsp", "compiler.serve.lsp_wire", "compiler.serve.lsp_answers",
-    "compiler.serve.positions", "pygls", "lsprotocol", "cattrs", "attrs",
+    "compiler.serve.positions", "compiler.serve.lsp_stdio", "pygls", "lsprotocol", "cattrs", "attrs",
     # `verify` (issue 24: its modules are never imported by check) and the reports of its receipts.
     "compiler.api.verify", "compiler.api.receipts", "compiler.api.cache", "compiler.api.processes",
     "compiler.api.against", "compiler.api.fanout", "compiler.api.merge", "compiler.api.results", "compiler.api.ci",

@@ -37,7 +37,7 @@ def command(stdio: bool) -> int:
     if absent is not None:
         err(absent)
         return EXIT_INPUT
-    from compiler.serve.lsp import serve
+    from compiler.serve.lsp_stdio import serve
 
     try:
         serve()
