@@ -52,12 +52,13 @@ def lsp_diagnostic(analysis: Analysis, diagnostic: Diagnostic, encoding: Encodin
             at = diagnostic_range(analysis, Diagnostic(diagnostic.code, note.message, location=loc))
             related.append(types.DiagnosticRelatedInformation(
                 location=types.Location(uri=uri, range=lsp_range(analysis.lines, at, encoding)), message=note.message))
-    message = diagnostic.message + (f"\nhint: {diagnostic.hint}" if diagnostic.hint else "")
+    name = CODES[diagnostic.code].name
+    message = f"{diagnostic.message} [{name}]" + (f"\nhint: {diagnostic.hint}" if diagnostic.hint else "")
     return types.Diagnostic(
         range=lsp_range(analysis.lines, diagnostic_range(analysis, diagnostic), encoding),
-        message=f"{message} [{CODES[diagnostic.code].name}]", severity=_SEVERITY[diagnostic.severity],
+        message=message, severity=_SEVERITY[diagnostic.severity],
         code=diagnostic.code, code_description=types.CodeDescription(href=url) if url else None, source=NAME,
-        related_information=related or None, data={"name": CODES[diagnostic.code].name})
+        related_information=related or None, data={"name": name})
 
 
 def docs_link(code: str) -> str | None:

@@ -134,7 +134,10 @@ async def test_an_open_plan_gets_the_diagnostics_check_gives(client: LanguageCli
     typo = by_code["EP301"]
     assert typo.severity == types.DiagnosticSeverity.Error
     assert typo.source == "evidence-plan"
-    assert typo.message.endswith("[unknown-dependency]")
+    assert typo.message.endswith("[unknown-dependency]")  # no hint: the rule's name ends it
+    hinted = by_code["EP306"]  # a hint: on its own line, after the message and the rule's name
+    assert hinted.message.endswith(" [redundant-dependency]\nhint: remove it (evidence-plan fix does): the order stays"
+                                   " the same")
     assert typo.code_description is not None
     assert typo.code_description.href == (REPO / "docs" / "codes" / "EP301.md").as_uri()
     assert typo.range == types.Range(start=types.Position(line=23, character=17),
