@@ -226,10 +226,11 @@ def cited_by(analysis: Analysis | None, path: str) -> bool:
 
 
 def files_changed(server: PlanServer, paths: Sequence[str]) -> None:
-    """Check again every open plan whose check a change of these files may change."""
+    """Check again every open plan whose check a change of these files may change, once the
+    changes pause (a checkout or a build changes many files, in many notifications)."""
     for uri, state in server.plans.items():
         if any(cited_by(state.good, path) for path in paths):
-            check(server, uri)
+            schedule(server, uri, DEBOUNCE)
 
 
 # --- the server -----------------------------------------------------------------------------------
